@@ -1,0 +1,8 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod failure;
+pub mod protocol;
+pub mod store;
+
+pub use failure::FailureKind;

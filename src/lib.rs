@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod config;
 pub mod failure;
 pub mod protocol;
 pub mod store;

@@ -1,1 +1,3 @@
+//! The `flightstate` binary.
+
 fn main() {}

@@ -1,0 +1,413 @@
+//! Configuration: a TOML file layered with `FLIGHTSTATE_*` environment
+//! variables (the environment wins), collected without I/O side effects and
+//! then resolved into typed settings that the adapters take.
+//!
+//! Adapters never read the environment themselves: they receive the typed
+//! structs below, so a test can build them directly.
+
+use std::path::Path;
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+
+/// Everything a `flightstate` process can be configured with.
+///
+/// Connection URLs are optional here because not every subcommand needs
+/// every server (`parse` needs none); the subcommand asks for the ones it
+/// uses through [`Config::database_url`] and friends, whose errors name the
+/// setting to fill in.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The state database (PostgreSQL or Oracle).
+    pub database: DatabaseConfig,
+    /// The shared AODB mailbox (MySQL / MariaDB).
+    pub mailbox: MailboxConfig,
+    /// The Kafka brokers and topics.
+    pub kafka: KafkaConfig,
+    /// How inbound SIS messages are read.
+    pub protocol: ProtocolConfig,
+    /// Facts about the airport itself.
+    pub station: StationConfig,
+    /// Log output.
+    pub log: LogConfig,
+}
+
+/// The state database.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DatabaseConfig {
+    /// `postgres://…` or `oracle://…`; env `FLIGHTSTATE_DATABASE_URL`.
+    pub url: Option<String>,
+    /// Connections in the pool shared by the pump, the dispatcher and the
+    /// read API.
+    pub pool_size: u32,
+    /// How long a thread waits for a pooled connection before it reports the
+    /// pool as exhausted.
+    pub connection_timeout_secs: u64,
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        DatabaseConfig {
+            url: None,
+            pool_size: 8,
+            connection_timeout_secs: 10,
+        }
+    }
+}
+
+/// The shared AODB mailbox.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct MailboxConfig {
+    /// `mysql://…`; env `FLIGHTSTATE_MAILBOX_URL`.
+    pub url: Option<String>,
+    /// The `CMINMSGS_STATUS` value of rows waiting to be read.
+    pub pending_status: String,
+}
+
+impl Default for MailboxConfig {
+    fn default() -> Self {
+        MailboxConfig {
+            url: None,
+            pending_status: "VALID".to_owned(),
+        }
+    }
+}
+
+/// Kafka brokers and topics.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct KafkaConfig {
+    /// `host:port,…`; env `FLIGHTSTATE_KAFKA_BROKERS`.
+    pub brokers: Option<String>,
+    /// Topic of whole-flight state events and tombstones.
+    pub state_topic: String,
+    /// Topic of change notifications.
+    pub change_topic: String,
+}
+
+impl Default for KafkaConfig {
+    fn default() -> Self {
+        KafkaConfig {
+            brokers: None,
+            state_topic: "flight.state".to_owned(),
+            change_topic: "flight.change".to_owned(),
+        }
+    }
+}
+
+/// How inbound SIS messages are read.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProtocolConfig {
+    /// Larger messages are rejected before parsing (a full day of 9,999
+    /// flights is well under 16 MiB; the default leaves room for that).
+    pub max_message_bytes: usize,
+    /// The element inside `<SCHD>` that names a snapshot's operation day, at
+    /// sites whose AODB sends one.
+    pub operation_day_element: Option<String>,
+}
+
+impl Default for ProtocolConfig {
+    fn default() -> Self {
+        ProtocolConfig {
+            max_message_bytes: 16 * 1024 * 1024,
+            operation_day_element: None,
+        }
+    }
+}
+
+/// Facts about the airport.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct StationConfig {
+    /// IATA code of the home airport.
+    pub home_airport: Option<String>,
+    /// Local time at which one operation day ends and the next begins,
+    /// `HH:MM`.
+    pub day_boundary: String,
+}
+
+impl Default for StationConfig {
+    fn default() -> Self {
+        StationConfig {
+            home_airport: None,
+            day_boundary: "00:00".to_owned(),
+        }
+    }
+}
+
+/// Log output.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// `json` for one JSON object per line (production), anything else for
+    /// human-readable text.
+    pub format: Option<String>,
+}
+
+/// Why a configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file or an environment variable does not fit the settings' shape.
+    #[error("invalid configuration")]
+    Invalid(#[source] Box<figment::Error>),
+    /// A setting that this subcommand needs is not set.
+    #[error("`{setting}` is not set; set it in the config file or in env `{env}`")]
+    Missing {
+        /// The setting's path in the file.
+        setting: &'static str,
+        /// The environment variable that can supply it.
+        env: &'static str,
+    },
+    /// A setting has a value that cannot work.
+    #[error("`{setting}` = {value:?}: {reason}")]
+    BadValue {
+        /// The setting's path in the file.
+        setting: &'static str,
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+}
+
+impl Config {
+    /// Reads `file` (a missing file is not an error: defaults and the
+    /// environment may be all a site needs), layers `FLIGHTSTATE_*`
+    /// variables over it and validates the result.
+    ///
+    /// Environment variables map to settings by their first underscore:
+    /// `FLIGHTSTATE_DATABASE_URL` sets `database.url`,
+    /// `FLIGHTSTATE_DATABASE_POOL_SIZE` sets `database.pool_size`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Invalid`] when a value has the wrong type or a key is
+    /// unknown, [`ConfigError::BadValue`] when a value cannot work.
+    pub fn load(file: &Path) -> Result<Config, ConfigError> {
+        Self::from_figment(
+            Figment::from(Serialized::defaults(Config::default()))
+                .merge(Toml::file(file))
+                .merge(Env::prefixed("FLIGHTSTATE_").map(|key| {
+                    key.as_str()
+                        .to_ascii_lowercase()
+                        .replacen('_', ".", 1)
+                        .into()
+                })),
+        )
+    }
+
+    fn from_figment(figment: Figment) -> Result<Config, ConfigError> {
+        let config: Config = figment
+            .extract()
+            .map_err(|e| ConfigError::Invalid(Box::new(e)))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.database.pool_size == 0 {
+            return Err(ConfigError::BadValue {
+                setting: "database.pool_size",
+                value: "0".to_owned(),
+                reason: "a pool needs at least one connection",
+            });
+        }
+        if let Some(url) = &self.database.url {
+            database_dialect(url)?;
+        }
+        if self.protocol.max_message_bytes < 1024 {
+            return Err(ConfigError::BadValue {
+                setting: "protocol.max_message_bytes",
+                value: self.protocol.max_message_bytes.to_string(),
+                reason: "must be at least 1024",
+            });
+        }
+        parse_day_boundary(&self.station.day_boundary)?;
+        Ok(())
+    }
+
+    /// The state database URL.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Missing`] when it is not set.
+    pub fn database_url(&self) -> Result<&str, ConfigError> {
+        self.database.url.as_deref().ok_or(ConfigError::Missing {
+            setting: "database.url",
+            env: "FLIGHTSTATE_DATABASE_URL",
+        })
+    }
+
+    /// The mailbox URL.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Missing`] when it is not set.
+    pub fn mailbox_url(&self) -> Result<&str, ConfigError> {
+        self.mailbox.url.as_deref().ok_or(ConfigError::Missing {
+            setting: "mailbox.url",
+            env: "FLIGHTSTATE_MAILBOX_URL",
+        })
+    }
+
+    /// The Kafka bootstrap brokers.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Missing`] when they are not set.
+    pub fn kafka_brokers(&self) -> Result<&str, ConfigError> {
+        self.kafka.brokers.as_deref().ok_or(ConfigError::Missing {
+            setting: "kafka.brokers",
+            env: "FLIGHTSTATE_KAFKA_BROKERS",
+        })
+    }
+
+    /// The station's day boundary as a time of day.
+    pub fn day_boundary(&self) -> chrono::NaiveTime {
+        // Validated in `load`; a hand-built config with a bad value falls
+        // back to midnight, the protocol's own day boundary.
+        parse_day_boundary(&self.station.day_boundary).unwrap_or(chrono::NaiveTime::MIN)
+    }
+}
+
+/// Which state-database dialect a URL selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// `postgres://` or `postgresql://`.
+    Postgres,
+    /// `oracle://`.
+    Oracle,
+}
+
+/// Tells the dialect of a state-database URL, and whether this build has it.
+///
+/// # Errors
+///
+/// [`ConfigError::BadValue`] for another scheme, or for a dialect whose cargo
+/// feature this build lacks.
+pub fn database_dialect(url: &str) -> Result<Dialect, ConfigError> {
+    let bad = |reason| ConfigError::BadValue {
+        setting: "database.url",
+        value: redact_url(url),
+        reason,
+    };
+    let dialect = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Dialect::Postgres
+    } else if url.starts_with("oracle://") {
+        Dialect::Oracle
+    } else {
+        return Err(bad("must start with postgres:// or oracle://"));
+    };
+    match dialect {
+        Dialect::Postgres if !cfg!(feature = "postgres") => Err(bad(
+            "this build has no PostgreSQL support (feature `postgres`)",
+        )),
+        Dialect::Oracle if !cfg!(feature = "oracle") => {
+            Err(bad("this build has no Oracle support (feature `oracle`)"))
+        }
+        _ => Ok(dialect),
+    }
+}
+
+/// A URL with its password replaced, fit for logs and error messages.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let Some((userinfo, host)) = rest.split_once('@') else {
+        return url.to_owned();
+    };
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_owned(),
+    }
+}
+
+fn parse_day_boundary(value: &str) -> Result<chrono::NaiveTime, ConfigError> {
+    chrono::NaiveTime::parse_from_str(value, "%H:%M").map_err(|_| ConfigError::BadValue {
+        setting: "station.day_boundary",
+        value: value.to_owned(),
+        reason: "must be a local time of day, HH:MM",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        Config::from_figment(
+            Figment::from(Serialized::defaults(Config::default())).merge(Toml::string(text)),
+        )
+    }
+
+    #[test]
+    fn empty_file_gives_defaults() {
+        let config = from_toml("").expect("defaults are valid");
+        assert_eq!(config, Config::default());
+        assert_eq!(config.kafka.state_topic, "flight.state");
+    }
+
+    #[test]
+    fn missing_url_names_setting_and_variable() {
+        let config = from_toml("").expect("defaults are valid");
+        let err = config.database_url().expect_err("no url set");
+        assert_eq!(
+            err.to_string(),
+            "`database.url` is not set; set it in the config file or in env `FLIGHTSTATE_DATABASE_URL`"
+        );
+    }
+
+    #[test]
+    fn unknown_key_is_rejected() {
+        assert!(matches!(
+            from_toml("[database]\nurll = \"x\""),
+            Err(ConfigError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn bad_scheme_and_boundary_are_rejected() {
+        let err = from_toml("[database]\nurl = \"mysql://u:secret@h/db\"").expect_err("bad scheme");
+        assert!(err.to_string().contains("u:***@h/db"), "{err}");
+        assert!(!err.to_string().contains("secret"));
+        assert!(from_toml("[station]\nday_boundary = \"25:00\"").is_err());
+    }
+
+    #[test]
+    fn environment_overrides_the_file() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file(
+                "flightstate.toml",
+                "[database]\nurl = \"postgres://file/db\"\npool_size = 3\n",
+            )?;
+            jail.set_env("FLIGHTSTATE_DATABASE_URL", "postgres://env/db");
+            jail.set_env("FLIGHTSTATE_KAFKA_BROKERS", "127.0.0.1:9092");
+            jail.set_env("FLIGHTSTATE_LOG_FORMAT", "json");
+            let config = Config::load(Path::new("flightstate.toml")).map_err(|e| e.to_string())?;
+            assert_eq!(config.database.url.as_deref(), Some("postgres://env/db"));
+            assert_eq!(config.database.pool_size, 3);
+            assert_eq!(config.kafka_brokers().ok(), Some("127.0.0.1:9092"));
+            assert_eq!(config.log.format.as_deref(), Some("json"));
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn dialect_follows_features() {
+        assert_eq!(
+            database_dialect("postgres://h/db").ok(),
+            cfg!(feature = "postgres").then_some(Dialect::Postgres)
+        );
+        assert_eq!(
+            database_dialect("oracle://h/db").ok(),
+            cfg!(feature = "oracle").then_some(Dialect::Oracle)
+        );
+    }
+}

@@ -4,6 +4,7 @@
 pub mod config;
 pub mod failure;
 pub mod protocol;
+pub mod state;
 pub mod store;
 
 pub use failure::FailureKind;

@@ -1,0 +1,181 @@
+//! The full state of one flight: the main row and every collection, exactly
+//! what the state database holds for a FLID (DESIGN §3).
+
+use chrono::{NaiveDate, NaiveDateTime};
+use serde::{Deserialize, Serialize};
+
+use super::columns::columns_struct;
+
+columns_struct! {
+    /// Every scalar of the flight record: the columns of `FLIGHT_SCHD` other
+    /// than the key and the bookkeeping. Names are the SIS elements'
+    /// (attributes as `ELEMENT_ATTR`); `None` means "no such data".
+    pub struct FlightFields {
+        alcd: Text, alsc: Text, flno: Text, mvin: Text, sodt: Time, flty: Text, flin: Text,
+        acft: Text, reno: Text, taop: Text, tafl: Text, taid: Id, trml: Text, maxp: Count,
+        csop: Text, csft: Text, maid: Id, estt: Time, actt: Time, stnd: Text,
+        phag: Id, fhag: Id, mhag: Id, cncl: Time, remc: Text,
+        botm: Time, lacl: Time, fint: Time, appt: Time, egsr: Time, egst: Time,
+        vipp: Count, vipr: Count, lbno: Count, lbwt: Decimal, paxc: Count,
+        exsc: Text, exsr: Text, ftss: Text,
+        pedt: Time, neat: Time, padt: Time, naat: Time,
+        cobt: Time, tobt: Time, eobt: Time, iest: Time, ctot: Time, runw: Text, ffid: Text,
+        fdiv_ddes: Text, fdiv_ddir: Text, fdiv: Text,
+        fret_reid: Text, fret: Text,
+        flab_ares: Text, flab: Text,
+        port_open_potm: Time, port_close_potm: Time,
+    }
+}
+
+columns_struct! {
+    /// A gate allocation (GTDT), a row of `FLIGHT_GATE`.
+    pub struct Gate { source_seq: Count, gate: Text, pgot: Time, pgct: Time, gotm: Time, gctm: Time, gtyp: Text }
+}
+
+columns_struct! {
+    /// A check-in counter allocation (CKDT), a row of `FLIGHT_COUNTER`.
+    pub struct Counter { source_seq: Count, chkc: Text, ccls: Text, pcot: Time, pcct: Time, cotm: Time, cctm: Time, ctyp: Text }
+}
+
+columns_struct! {
+    /// A baggage carousel allocation (CLDT), a row of `FLIGHT_CAROUSEL`.
+    pub struct Carousel { source_seq: Count, belt: Text, bcls: Text, pcot: Time, pcct: Time, fbag: Time, lbag: Time, btyp: Text }
+}
+
+columns_struct! {
+    /// A planned stand (PSDT) with the push (PSHT) and tractor (TIPT) data
+    /// reported for it, a row of `FLIGHT_STAND`.
+    pub struct Stand { source_seq: Count, psst: Text, stst: Time, stet: Time, pshn: Count, pstm: Time, psid: Text, trtm: Time }
+}
+
+columns_struct! {
+    /// A chute allocation (CHDT), a row of `FLIGHT_CHUTE`.
+    pub struct Chute { source_seq: Count, chut: Text, ccls: Text, pcbt: Time, pcet: Time, cbtm: Time, cetm: Time, ctyp: Text }
+}
+
+columns_struct! {
+    /// A delay (DELY; duration in minutes), a row of `FLIGHT_DELAY`.
+    pub struct Delay { source_seq: Count, dely_code: Text, dely_strt: Time, dely_dura: Count, dely: Text }
+}
+
+columns_struct! {
+    /// An airbridge dock or undock (ABTM), a row of `FLIGHT_BRIDGE`.
+    pub struct Bridge { source_seq: Count, abdg: Text, abop: Text, aotm: Time }
+}
+
+columns_struct! {
+    /// A chocks-on or chocks-off record (CHOT), a row of `FLIGHT_CHOCK`.
+    pub struct Chock { source_seq: Count, chtm: Time, chid: Text, chst: Text }
+}
+
+columns_struct! {
+    /// A stop of the route (ROUT or ERUT), a row of `FLIGHT_ROUTE_POINT`.
+    pub struct RoutePoint { source_seq: Count, apcd: Text, scat: Time, scdt: Time }
+}
+
+/// The complete current state of one flight, without bookkeeping.
+///
+/// Two states are equal exactly when the database rows they stand for are
+/// equal, which is how an unchanged flight is recognised and left unwritten.
+/// Collections keep input order (`ORDINAL` is the position).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlightState {
+    /// The AODB flight id.
+    #[serde(rename = "FLID")]
+    pub flid: i64,
+    /// The scalars.
+    #[serde(flatten)]
+    pub fields: FlightFields,
+    /// GTDT.
+    #[serde(rename = "GTDT", skip_serializing_if = "Vec::is_empty", default)]
+    pub gates: Vec<Gate>,
+    /// CKDT.
+    #[serde(rename = "CKDT", skip_serializing_if = "Vec::is_empty", default)]
+    pub counters: Vec<Counter>,
+    /// CLDT.
+    #[serde(rename = "CLDT", skip_serializing_if = "Vec::is_empty", default)]
+    pub carousels: Vec<Carousel>,
+    /// PSDT (+ PSHT/TIPT).
+    #[serde(rename = "PSDT", skip_serializing_if = "Vec::is_empty", default)]
+    pub stands: Vec<Stand>,
+    /// CHDT.
+    #[serde(rename = "CHDT", skip_serializing_if = "Vec::is_empty", default)]
+    pub chutes: Vec<Chute>,
+    /// DELY.
+    #[serde(rename = "DELY", skip_serializing_if = "Vec::is_empty", default)]
+    pub delays: Vec<Delay>,
+    /// ABTM.
+    #[serde(rename = "ABTM", skip_serializing_if = "Vec::is_empty", default)]
+    pub bridges: Vec<Bridge>,
+    /// CHOT.
+    #[serde(rename = "CHOT", skip_serializing_if = "Vec::is_empty", default)]
+    pub chocks: Vec<Chock>,
+    /// ROUT: the other end(s) of the flight relative to the home airport.
+    #[serde(rename = "ROUT", skip_serializing_if = "Vec::is_empty", default)]
+    pub route: Vec<RoutePoint>,
+    /// ERUT: the entire route, home airport included.
+    #[serde(rename = "ERUT", skip_serializing_if = "Vec::is_empty", default)]
+    pub entire_route: Vec<RoutePoint>,
+}
+
+impl FlightState {
+    /// An empty flight: what a FLID is before any message said anything.
+    pub fn new(flid: i64) -> FlightState {
+        FlightState {
+            flid,
+            ..FlightState::default()
+        }
+    }
+}
+
+/// A flight as stored: its state plus the bookkeeping columns of
+/// `FLIGHT_SCHD`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredFlight {
+    /// The state.
+    #[serde(flatten)]
+    pub state: FlightState,
+    /// The operation day; `None` until a snapshot names it.
+    #[serde(rename = "OPERATION_DAY")]
+    pub operation_day: Option<NaiveDate>,
+    /// Bumped by one for every effective change.
+    #[serde(rename = "STATE_VERSION")]
+    pub state_version: i64,
+    /// The message that made the last change.
+    #[serde(rename = "LAST_MESSAGE_ID")]
+    pub last_message_id: i64,
+    /// When the last change was committed (UTC).
+    #[serde(rename = "UPDATED_AT")]
+    pub updated_at: NaiveDateTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::columns::{ColumnKind, ColumnValues};
+
+    #[test]
+    fn columns_follow_declaration_order() {
+        assert_eq!(FlightFields::COLUMNS.len(), 59);
+        assert_eq!(FlightFields::COLUMNS[0], ("alcd", ColumnKind::Text));
+        assert_eq!(FlightFields::COLUMNS[4], ("sodt", ColumnKind::Time));
+        assert_eq!(FlightFields::COLUMNS[34], ("lbwt", ColumnKind::Decimal));
+    }
+
+    #[test]
+    fn columnar_view_keeps_row_order() {
+        let rows = [
+            Gate {
+                gate: Some("G28".into()),
+                ..Gate::default()
+            },
+            Gate::default(),
+        ];
+        let columns = Gate::columns(rows.iter());
+        assert_eq!(columns.len(), Gate::COLUMNS.len());
+        assert_eq!(
+            columns[1],
+            ColumnValues::Text(vec![Some("G28".to_owned()), None])
+        );
+    }
+}

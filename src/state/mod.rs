@@ -1,0 +1,19 @@
+//! Flight state and the pure rules that change it: building a flight's full
+//! state from a record, comparing states, and deciding the operation day.
+//!
+//! Nothing here touches a database or the network, so every rule can be
+//! tested, and property-tested, in memory; `store` persists what this
+//! module computes.
+
+pub(crate) mod columns;
+mod flight;
+mod operation_day;
+mod snapshot;
+
+pub use columns::{ColumnKind, ColumnValues};
+pub use flight::{
+    Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, FlightState, Gate, RoutePoint,
+    Stand, StoredFlight,
+};
+pub use operation_day::{DaySource, UndeterminedDay, day_of, snapshot_day};
+pub use snapshot::{DuplicateFlid, FlightWrite, SnapshotPlan, plan_snapshot};

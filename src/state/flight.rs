@@ -6,72 +6,94 @@ use serde::{Deserialize, Serialize};
 
 use super::columns::columns_struct;
 
-columns_struct! {
-    /// Every scalar of the flight record: the columns of `FLIGHT_SCHD` other
-    /// than the key and the bookkeeping. Names are the SIS elements'
-    /// (attributes as `ELEMENT_ATTR`); `None` means "no such data".
-    pub struct FlightFields {
-        alcd: Text, alsc: Text, flno: Text, mvin: Text, sodt: Time, flty: Text, flin: Text,
-        acft: Text, reno: Text, taop: Text, tafl: Text, taid: Id, trml: Text, maxp: Count,
-        csop: Text, csft: Text, maid: Id, estt: Time, actt: Time, stnd: Text,
-        phag: Id, fhag: Id, mhag: Id, cncl: Time, remc: Text,
-        botm: Time, lacl: Time, fint: Time, appt: Time, egsr: Time, egst: Time,
-        vipp: Count, vipr: Count, lbno: Count, lbwt: Decimal, paxc: Count,
-        exsc: Text, exsr: Text, ftss: Text,
-        pedt: Time, neat: Time, padt: Time, naat: Time,
-        cobt: Time, tobt: Time, eobt: Time, iest: Time, ctot: Time, runw: Text, ffid: Text,
-        fdiv_ddes: Text, fdiv_ddir: Text, fdiv: Text,
-        fret_reid: Text, fret: Text,
-        flab_ares: Text, flab: Text,
-        port_open_potm: Time, port_close_potm: Time,
-    }
+/// Calls `$callback!` once for each table of a flight's state, with the
+/// struct's doc, name and columns (`name: Kind`, in table order).
+///
+/// This list is the one declaration of the flight tables' columns on the
+/// Rust side: the state structs and each dialect's row readers are generated
+/// from it, and a test holds it equal to the migrations.
+macro_rules! flight_tables {
+    ($callback:ident) => {
+        $callback! {
+            /// Every scalar of the flight record: the columns of `FLIGHT_SCHD`
+            /// other than the key and the bookkeeping. Names are the SIS
+            /// elements' (attributes as `ELEMENT_ATTR`); `None` means "no such
+            /// data".
+            pub struct FlightFields {
+                alcd: Text, alsc: Text, flno: Text, mvin: Text, sodt: Time, flty: Text,
+                flin: Text, acft: Text, reno: Text, taop: Text, tafl: Text, taid: Id,
+                trml: Text, maxp: Count, csop: Text, csft: Text, maid: Id, estt: Time,
+                actt: Time, stnd: Text, phag: Id, fhag: Id, mhag: Id, cncl: Time,
+                remc: Text, botm: Time, lacl: Time, fint: Time, appt: Time, egsr: Time,
+                egst: Time, vipp: Count, vipr: Count, lbno: Count, lbwt: Decimal,
+                paxc: Count, exsc: Text, exsr: Text, ftss: Text, pedt: Time, neat: Time,
+                padt: Time, naat: Time, cobt: Time, tobt: Time, eobt: Time, iest: Time,
+                ctot: Time, runw: Text, ffid: Text, fdiv_ddes: Text, fdiv_ddir: Text,
+                fdiv: Text, fret_reid: Text, fret: Text, flab_ares: Text, flab: Text,
+                port_open_potm: Time, port_close_potm: Time,
+            }
+        }
+        $callback! {
+            /// A gate allocation (GTDT), a row of `FLIGHT_GATE`.
+            pub struct Gate {
+                source_seq: Count, gate: Text, pgot: Time, pgct: Time, gotm: Time,
+                gctm: Time, gtyp: Text,
+            }
+        }
+        $callback! {
+            /// A check-in counter allocation (CKDT), a row of `FLIGHT_COUNTER`.
+            pub struct Counter {
+                source_seq: Count, chkc: Text, ccls: Text, pcot: Time, pcct: Time,
+                cotm: Time, cctm: Time, ctyp: Text,
+            }
+        }
+        $callback! {
+            /// A baggage carousel allocation (CLDT), a row of `FLIGHT_CAROUSEL`.
+            pub struct Carousel {
+                source_seq: Count, belt: Text, bcls: Text, pcot: Time, pcct: Time,
+                fbag: Time, lbag: Time, btyp: Text,
+            }
+        }
+        $callback! {
+            /// A planned stand (PSDT) with the push (PSHT) and tractor (TIPT)
+            /// data reported for it, a row of `FLIGHT_STAND`.
+            pub struct Stand {
+                source_seq: Count, psst: Text, stst: Time, stet: Time, pshn: Count,
+                pstm: Time, psid: Text, trtm: Time,
+            }
+        }
+        $callback! {
+            /// A chute allocation (CHDT), a row of `FLIGHT_CHUTE`.
+            pub struct Chute {
+                source_seq: Count, chut: Text, ccls: Text, pcbt: Time, pcet: Time,
+                cbtm: Time, cetm: Time, ctyp: Text,
+            }
+        }
+        $callback! {
+            /// A delay (DELY; duration in minutes), a row of `FLIGHT_DELAY`.
+            pub struct Delay {
+                source_seq: Count, dely_code: Text, dely_strt: Time, dely_dura: Count,
+                dely: Text,
+            }
+        }
+        $callback! {
+            /// An airbridge dock or undock (ABTM), a row of `FLIGHT_BRIDGE`.
+            pub struct Bridge { source_seq: Count, abdg: Text, abop: Text, aotm: Time }
+        }
+        $callback! {
+            /// A chocks-on or chocks-off record (CHOT), a row of `FLIGHT_CHOCK`.
+            pub struct Chock { source_seq: Count, chtm: Time, chid: Text, chst: Text }
+        }
+        $callback! {
+            /// A stop of the route (ROUT or ERUT), a row of
+            /// `FLIGHT_ROUTE_POINT`.
+            pub struct RoutePoint { source_seq: Count, apcd: Text, scat: Time, scdt: Time }
+        }
+    };
 }
+pub(crate) use flight_tables;
 
-columns_struct! {
-    /// A gate allocation (GTDT), a row of `FLIGHT_GATE`.
-    pub struct Gate { source_seq: Count, gate: Text, pgot: Time, pgct: Time, gotm: Time, gctm: Time, gtyp: Text }
-}
-
-columns_struct! {
-    /// A check-in counter allocation (CKDT), a row of `FLIGHT_COUNTER`.
-    pub struct Counter { source_seq: Count, chkc: Text, ccls: Text, pcot: Time, pcct: Time, cotm: Time, cctm: Time, ctyp: Text }
-}
-
-columns_struct! {
-    /// A baggage carousel allocation (CLDT), a row of `FLIGHT_CAROUSEL`.
-    pub struct Carousel { source_seq: Count, belt: Text, bcls: Text, pcot: Time, pcct: Time, fbag: Time, lbag: Time, btyp: Text }
-}
-
-columns_struct! {
-    /// A planned stand (PSDT) with the push (PSHT) and tractor (TIPT) data
-    /// reported for it, a row of `FLIGHT_STAND`.
-    pub struct Stand { source_seq: Count, psst: Text, stst: Time, stet: Time, pshn: Count, pstm: Time, psid: Text, trtm: Time }
-}
-
-columns_struct! {
-    /// A chute allocation (CHDT), a row of `FLIGHT_CHUTE`.
-    pub struct Chute { source_seq: Count, chut: Text, ccls: Text, pcbt: Time, pcet: Time, cbtm: Time, cetm: Time, ctyp: Text }
-}
-
-columns_struct! {
-    /// A delay (DELY; duration in minutes), a row of `FLIGHT_DELAY`.
-    pub struct Delay { source_seq: Count, dely_code: Text, dely_strt: Time, dely_dura: Count, dely: Text }
-}
-
-columns_struct! {
-    /// An airbridge dock or undock (ABTM), a row of `FLIGHT_BRIDGE`.
-    pub struct Bridge { source_seq: Count, abdg: Text, abop: Text, aotm: Time }
-}
-
-columns_struct! {
-    /// A chocks-on or chocks-off record (CHOT), a row of `FLIGHT_CHOCK`.
-    pub struct Chock { source_seq: Count, chtm: Time, chid: Text, chst: Text }
-}
-
-columns_struct! {
-    /// A stop of the route (ROUT or ERUT), a row of `FLIGHT_ROUTE_POINT`.
-    pub struct RoutePoint { source_seq: Count, apcd: Text, scat: Time, scdt: Time }
-}
+flight_tables!(columns_struct);
 
 /// The complete current state of one flight, without bookkeeping.
 ///

@@ -1,1 +1,87 @@
-//! Placeholder, replaced by the parser.
+//! SIS XML → typed messages: the only place that reads AODB's XML.
+//!
+//! Owns well-formedness, the protocol's lexical and value rules (strict dates, tri-state
+//! fields, closed code sets, mandatory elements) and the typed [`Message`]. It must not touch
+//! a database, decide merge semantics, or check one message against another (RECS against
+//! the record count, SODTs against an operation day, FLIDs against stored flights): those
+//! belong to the state and pipeline layers. It does no I/O beyond reading the input given.
+//!
+//! Both entry points share one quick-xml configuration and one size limit, checked before
+//! parsing. The decisions behind every strictness rule are in `docs/protocol.md`.
+
+mod errors;
+mod message;
+mod reader;
+mod values;
+mod write;
+
+use std::io::Read;
+
+pub use self::errors::{Position, ProtocolError};
+pub use self::message::{
+    Body, BridgeEvent, CarouselAllocation, ChockEvent, ChuteAllocation, CounterAllocation, Delay,
+    Diversion, FlightOperation, FlightRecord, FlightReturn, FlopSubtype, GateAllocation,
+    LandingAbort, Message, Meta, PortEvent, PushEvent, RoutePoint, Schedule, ScheduleSubtype,
+    StandAllocation, TractorEvent,
+};
+pub use self::values::{
+    AbortKind, ChockState, DiversionDirection, Field, FlightIndicator, Group, Minutes, Movement,
+    NoValue, PortAction, ReturnKind, format_date, format_date_time, format_message_time,
+    parse_date, parse_date_time, parse_message_time,
+};
+pub use self::write::{to_xml, to_xml_with};
+
+/// The default size limit: far above a day's snapshot of a large airport (a few thousand
+/// FLTRs of about 1 KiB), far below what would hurt a 2-core service.
+pub const DEFAULT_MAX_BYTES: usize = 4 * 1024 * 1024;
+
+/// Site settings that change how a message is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Largest message accepted, in bytes; a bigger one is refused before parsing.
+    pub max_bytes: usize,
+    /// Name of the optional element directly inside `<SCHD>` by which some sites name the
+    /// snapshot's operation day (`ddMMMyy`); `None` where the site sends none.
+    pub operation_day_element: Option<String>,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            max_bytes: DEFAULT_MAX_BYTES,
+            operation_day_element: None,
+        }
+    }
+}
+
+/// Parses one message held in memory (a mailbox CLOB, a file's bytes).
+///
+/// # Errors
+///
+/// [`ProtocolError`] says why the message is refused; every case but
+/// [`ProtocolError::Io`] is bad input, never worth a retry.
+pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, ProtocolError> {
+    if input.len() > opts.max_bytes {
+        return Err(ProtocolError::TooLarge {
+            size: input.len(),
+            limit: opts.max_bytes,
+        });
+    }
+    let root = reader::read_document(input)?;
+    message::parse_message(&root, opts)
+}
+
+/// Like [`parse_slice`], reading the message from `r` first; never reads more than
+/// `max_bytes + 1` bytes, so an endless input costs no more than the limit.
+///
+/// # Errors
+///
+/// As [`parse_slice`], plus [`ProtocolError::Io`] when reading fails.
+pub fn parse_reader<R: Read>(r: R, opts: &ParseOptions) -> Result<Message, ProtocolError> {
+    let cap = opts.max_bytes.saturating_add(1);
+    let mut input = Vec::new();
+    r.take(cap as u64)
+        .read_to_end(&mut input)
+        .map_err(ProtocolError::Io)?;
+    parse_slice(&input, opts)
+}

@@ -1,0 +1,146 @@
+//! SCHD: the daily flight schedule — a snapshot (DNLD, RESP), one ad-hoc flight (ADFT) or
+//! flights to delete (DEL), each a list of full FLTR records.
+//!
+//! Owns RECS and the site's optional operation-day element. It does not compare RECS with
+//! the number of records, nor find the operation day from the SODTs: the pipeline does both
+//! and reports what it finds.
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use super::fields::{Notes, child_path, leaf_text, no_text, put};
+use super::flight_record::{FlightRecord, RecordKind, parse_flight_record, write_flight_record};
+use crate::protocol::ParseOptions;
+use crate::protocol::errors::ProtocolError;
+use crate::protocol::reader::Element;
+use crate::protocol::values::{Field, format_date, parse_date};
+use crate::protocol::write::XmlOut;
+
+/// The SCHD subtypes flightstate applies; any other is unsupported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum ScheduleSubtype {
+    /// A full download: the complete flight list of an operation day.
+    Dnld,
+    /// The answer to our RQFD request; a full snapshot like DNLD.
+    Resp,
+    /// One ad-hoc flight, added or updated; never deletes.
+    Adft,
+    /// The listed flights are deleted.
+    Del,
+}
+
+impl ScheduleSubtype {
+    /// Reads the META STYP of an SCHD.
+    pub fn from_code(code: &str) -> Option<ScheduleSubtype> {
+        match code {
+            "DNLD" => Some(ScheduleSubtype::Dnld),
+            "RESP" => Some(ScheduleSubtype::Resp),
+            "ADFT" => Some(ScheduleSubtype::Adft),
+            "DEL" => Some(ScheduleSubtype::Del),
+            _ => None,
+        }
+    }
+
+    /// The STYP as SIS writes it.
+    pub fn code(self) -> &'static str {
+        match self {
+            ScheduleSubtype::Dnld => "DNLD",
+            ScheduleSubtype::Resp => "RESP",
+            ScheduleSubtype::Adft => "ADFT",
+            ScheduleSubtype::Del => "DEL",
+        }
+    }
+}
+
+/// An SCHD body.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Schedule {
+    /// What the snapshot is for.
+    pub subtype: ScheduleSubtype,
+    /// The sender's record count, as sent; not checked against `flights` here.
+    #[serde(rename = "RECS", skip_serializing_if = "Field::is_absent")]
+    pub recs: Field<u32>,
+    /// The operation day named by the site's configured element
+    /// ([`ParseOptions::operation_day_element`]); `None` when not configured, not sent, or empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation_day: Option<NaiveDate>,
+    /// The FLTR records, in input order.
+    pub flights: Vec<FlightRecord>,
+    /// SCHD children SIS does not define, by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<String>,
+}
+
+const EXPECTED_DAY: &str = "a date ddMMMyy such as 23JAN21";
+
+/// Reads `MSG/SCHD`.
+///
+/// # Errors
+///
+/// A non-numeric RECS, a bad operation day, or any error of an FLTR.
+pub(crate) fn parse_schedule(
+    element: &Element,
+    path: &str,
+    subtype: ScheduleSubtype,
+    opts: &ParseOptions,
+) -> Result<Schedule, ProtocolError> {
+    no_text(element, path)?;
+    let mut notes = Notes::default();
+    let mut recs = Field::Absent;
+    let mut day: Option<Field<NaiveDate>> = None;
+    let mut flights = Vec::new();
+    let day_element = opts.operation_day_element.as_deref();
+    for child in &element.children {
+        let path = &child_path(path, child);
+        match child.name.as_str() {
+            "RECS" => put(&mut recs, child, path)?,
+            "FLTR" => flights.push(parse_flight_record(
+                child,
+                path,
+                RecordKind::ScheduleRecord,
+            )?),
+            name if Some(name) == day_element => {
+                if day.is_some() {
+                    return Err(ProtocolError::Duplicate { path: path.clone() });
+                }
+                day = Some(operation_day(child, path)?);
+            }
+            other => notes.unknown(other.to_owned()),
+        }
+    }
+    Ok(Schedule {
+        subtype,
+        recs,
+        operation_day: day.and_then(|d| d.value().copied()),
+        flights,
+        unknown: notes.unknown,
+    })
+}
+
+fn operation_day(element: &Element, path: &str) -> Result<Field<NaiveDate>, ProtocolError> {
+    let text = leaf_text(element, path)?;
+    if text.is_empty() {
+        return Ok(Field::Empty);
+    }
+    parse_date(text)
+        .map(Field::Value)
+        .ok_or_else(|| ProtocolError::BadValue {
+            path: path.to_owned(),
+            value: text.to_owned(),
+            expected: EXPECTED_DAY,
+        })
+}
+
+/// Writes SCHD back; the operation day only when `opts` names its element.
+pub(crate) fn write_schedule(schedule: &Schedule, opts: &ParseOptions, out: &mut XmlOut) {
+    out.open("SCHD", &[]);
+    out.leaf("RECS", &schedule.recs);
+    if let (Some(name), Some(day)) = (&opts.operation_day_element, &schedule.operation_day) {
+        out.text_element(name, &[], &format_date(day));
+    }
+    for flight in &schedule.flights {
+        write_flight_record(flight, "FLTR", out);
+    }
+    out.close("SCHD");
+}

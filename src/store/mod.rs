@@ -1,1 +1,54 @@
-//! Placeholder, replaced by the PostgreSQL store.
+//! The state database: the repository the pipeline writes flight state through, and its
+//! dialects.
+//!
+//! Owns everything that touches the state database (PostgreSQL here, Oracle 11g later); owns
+//! nothing of the protocol or the business rules. Callers see one error type, [`StoreError`],
+//! and decide what to do from its [`FailureKind`] alone, never from the driver's text.
+
+use std::error::Error as StdError;
+
+use crate::FailureKind;
+
+#[cfg(feature = "postgres")]
+pub mod pg;
+
+/// A state-database operation failed.
+///
+/// Happens whenever a statement, a connection or a migration fails. What to do depends only
+/// on [`StoreError::kind`]: retry when [`FailureKind::retryable`] says so, otherwise treat
+/// the work as failed; the source chain (print it with `{:#}`) is for the operator.
+#[derive(Debug, thiserror::Error)]
+#[error("state database: {op} failed")]
+pub struct StoreError {
+    kind: FailureKind,
+    op: &'static str,
+    #[source]
+    source: Box<dyn StdError + Send + Sync + 'static>,
+}
+
+impl StoreError {
+    /// Wraps a driver error; `op` names what was being done (a statement file's name or a
+    /// short verb phrase), because the driver's own text rarely says.
+    pub(crate) fn new(
+        kind: FailureKind,
+        op: &'static str,
+        source: impl Into<Box<dyn StdError + Send + Sync + 'static>>,
+    ) -> Self {
+        StoreError {
+            kind,
+            op,
+            source: source.into(),
+        }
+    }
+
+    /// What went wrong, as far as the caller must know to decide between retry, dead letter
+    /// and giving up.
+    pub fn kind(&self) -> FailureKind {
+        self.kind
+    }
+
+    /// Which operation failed (for logs and metrics labels).
+    pub fn op(&self) -> &'static str {
+        self.op
+    }
+}

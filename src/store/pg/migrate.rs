@@ -1,0 +1,82 @@
+//! Applies `migrations_pg/`, compiled into the binary, to a PostgreSQL state database.
+//!
+//! The same directory drives the `diesel` CLI (through `diesel.toml`), so a DBA may run
+//! either; both record what they applied in diesel's `__diesel_schema_migrations` table.
+
+use diesel::migration::MigrationSource;
+use diesel::pg::Pg;
+use diesel::sql_types::BigInt;
+use diesel::{Connection, PgConnection, RunQueryDsl};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+use super::errors;
+use crate::store::StoreError;
+
+const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations_pg");
+
+/// Session advisory lock taken around the run: diesel_migrations does not lock, and two
+/// `flightstate migrate` started together (two hosts rolling out) would both try to create
+/// the same tables. The value is arbitrary but fixed ("flight" + 1).
+const MIGRATION_LOCK_KEY: i64 = 0x0066_6c69_6768_7401;
+
+/// Applies every migration of `migrations_pg/` that the database has not seen yet, each in
+/// its own transaction, and returns the names of those applied (empty when the database was
+/// already up to date).
+///
+/// A concurrent run against the same database waits for this one to finish, then finds
+/// nothing left to do. The URL is never logged or put in an error (it may hold a password).
+///
+/// # Errors
+///
+/// A [`StoreError`] with kind `ConnectionLost` when the server cannot be reached, or the kind
+/// of the failing statement; a migration that fails is rolled back and later ones are not
+/// tried.
+pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreError> {
+    let mut conn = PgConnection::establish(database_url)
+        .map_err(|e| errors::connect("connect to the state database", e))?;
+    lock(
+        &mut conn,
+        "SELECT pg_advisory_lock($1)",
+        "take the migration lock",
+    )?;
+    let applied = conn
+        .run_pending_migrations(MIGRATIONS)
+        .map(|versions| versions.iter().map(ToString::to_string).collect::<Vec<_>>())
+        .map_err(|e| errors::migration("apply migrations", e));
+    // Closing the session releases the lock as well; unlock explicitly all the same so that
+    // a failed unlock is reported rather than hidden.
+    let unlocked = lock(
+        &mut conn,
+        "SELECT pg_advisory_unlock($1)",
+        "release the migration lock",
+    );
+    let applied = applied?;
+    unlocked?;
+    names_of(&applied)
+}
+
+/// Takes or releases the migration advisory lock.
+fn lock(conn: &mut PgConnection, sql: &'static str, op: &'static str) -> Result<(), StoreError> {
+    diesel::sql_query(sql)
+        .bind::<BigInt, _>(MIGRATION_LOCK_KEY)
+        .execute(conn)
+        .map(drop)
+        .map_err(|e| errors::query(op, e))
+}
+
+/// The directory names (`2026-11-29-000001_flight_state`) of the given versions, which is
+/// what an operator sees in `migrations_pg/`.
+fn names_of(versions: &[String]) -> Result<Vec<String>, StoreError> {
+    let migrations = MigrationSource::<Pg>::migrations(&MIGRATIONS)
+        .map_err(|e| errors::migration("list embedded migrations", e))?;
+    Ok(versions
+        .iter()
+        .map(|version| {
+            migrations
+                .iter()
+                .map(|m| m.name())
+                .find(|name| name.version().to_string() == *version)
+                .map_or_else(|| version.clone(), ToString::to_string)
+        })
+        .collect())
+}

@@ -1,0 +1,50 @@
+//! Every message of the peer's sample corpus, parsed; each outcome (the message as JSON, or
+//! why it is rejected) is pinned by a snapshot named after the file.
+
+use std::fs;
+use std::path::Path;
+
+use flightstate::protocol::{ParseOptions, parse_slice};
+
+const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/samples/peer");
+
+fn outcome(bytes: &[u8]) -> String {
+    match parse_slice(bytes, &ParseOptions::default()) {
+        Ok(message) => match serde_json::to_string_pretty(&message) {
+            Ok(json) => json,
+            Err(e) => format!("not serializable: {e}"),
+        },
+        Err(e) => format!("rejected: {e}"),
+    }
+}
+
+#[test]
+fn every_sample_has_its_pinned_outcome() {
+    let dir = Path::new(SAMPLES);
+    if !dir.is_dir() {
+        println!("skipped: ../shared/samples/peer not found");
+        return;
+    }
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .expect("the samples folder is readable")
+        .map(|entry| entry.expect("a sample entry is readable").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no *.xml in {SAMPLES}");
+
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/protocol_samples");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        for path in &files {
+            let name = path
+                .file_stem()
+                .and_then(|stem| stem.to_str())
+                .expect("sample names are UTF-8");
+            let bytes = fs::read(path).expect("a sample is readable");
+            insta::assert_snapshot!(name, outcome(&bytes));
+        }
+    });
+}

@@ -1,3 +1,10 @@
-//! The `flightstate` binary.
+//! The `flightstate` binary: parses the command line, loads the
+//! configuration, starts logging and hands over to one subcommand.
 
-fn main() {}
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cli::main()
+}

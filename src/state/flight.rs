@@ -91,6 +91,7 @@ macro_rules! flight_tables {
         }
     };
 }
+#[allow(unused_imports)] // until the dialects read rows through it
 pub(crate) use flight_tables;
 
 flight_tables!(columns_struct);

@@ -1,0 +1,70 @@
+//! The command line: one module per subcommand, each with `Opts` and
+//! `run(opts, config)`. This is the only place that turns errors into exit
+//! codes and prints them.
+
+mod logging;
+mod migrate;
+mod parse;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use flightstate::config::Config;
+
+/// Keeps the current state of every flight at an airport from AODB SIS
+/// messages.
+#[derive(Debug, Parser)]
+#[command(name = "flightstate", version, about)]
+pub struct Cli {
+    /// Configuration file; `FLIGHTSTATE_*` environment variables override it.
+    #[arg(long, global = true, default_value = "flightstate.toml")]
+    config: PathBuf,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Apply the state-database migrations to `database.url`.
+    Migrate(migrate::Opts),
+    /// Print SIS message files as JSON, or the reason each is rejected.
+    Parse(parse::Opts),
+}
+
+/// Exit status of a run that worked but found something wrong with its input
+/// (`EX_DATAERR` of sysexits.h: scripts can tell it from a crash).
+pub const EXIT_DATA_ERROR: u8 = 65;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::load(&cli.config) {
+        Ok(config) => config,
+        Err(e) => return report(&anyhow::Error::new(e).context("cannot load the configuration")),
+    };
+    logging::init(&config.log);
+    let outcome = match cli.command {
+        Command::Migrate(opts) => migrate::run(opts, &config),
+        Command::Parse(opts) => parse::run(opts, &config),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => report(&e),
+    }
+}
+
+fn report(error: &anyhow::Error) -> ExitCode {
+    eprintln!("flightstate: {error:#}");
+    ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,115 @@
+//! The `flightstate` binary as an operator runs it: `--help`, `parse` (JSON
+//! or one rejection line with exit 65) and `migrate` against a real
+//! PostgreSQL database.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::TestDatabase;
+
+fn flightstate(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_flightstate"));
+    command
+        .args(args)
+        // No config file: defaults and the environment only.
+        .args(["--config", "/nonexistent/flightstate.toml"])
+        .env_remove("FLIGHTSTATE_DATABASE_URL");
+    for (key, value) in envs {
+        command.env(key, value);
+    }
+    command.output().expect("run the flightstate binary")
+}
+
+fn message(name: &str) -> String {
+    format!("{}/tests/messages/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn help_lists_the_subcommands() {
+    let out = flightstate(&["--help"], &[]);
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    for subcommand in ["migrate", "parse"] {
+        assert!(
+            help.contains(subcommand),
+            "{subcommand} missing from:\n{help}"
+        );
+    }
+}
+
+#[test]
+fn parse_prints_json_of_a_good_message() {
+    let out = flightstate(&["parse", &message("schd_dnld_turnaround.xml")], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(json["meta"]["TYPE"], "SCHD");
+    assert_eq!(json["body"]["subtype"], "DNLD");
+}
+
+#[test]
+fn parse_rejects_with_one_line_and_exit_65() {
+    let out = flightstate(
+        &[
+            "parse",
+            &message("flop_botm_value.xml"),
+            &message("not_well_formed.xml"),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(65));
+    let stderr = text(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].contains("not_well_formed.xml: rejected: "),
+        "{stderr}"
+    );
+    // The good file before it is still printed.
+    assert!(serde_json::from_slice::<serde_json::Value>(&out.stdout).is_ok());
+}
+
+#[test]
+fn parse_honours_the_configured_size_limit() {
+    let out = flightstate(
+        &["parse", &message("schd_dnld_turnaround.xml")],
+        &[("FLIGHTSTATE_PROTOCOL_MAX_MESSAGE_BYTES", "1024")],
+    );
+    assert_eq!(out.status.code(), Some(65));
+    assert!(text(&out.stderr).contains("1024"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn migrate_creates_the_schema_and_then_does_nothing() {
+    let db = TestDatabase::empty();
+    let env = [("FLIGHTSTATE_DATABASE_URL", db.url())];
+    let first = flightstate(&["migrate"], &env);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert!(
+        text(&first.stderr).contains("applied"),
+        "{}",
+        text(&first.stderr)
+    );
+    let second = flightstate(&["migrate"], &env);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert!(
+        text(&second.stderr).contains("up to date"),
+        "{}",
+        text(&second.stderr)
+    );
+}
+
+#[test]
+fn migrate_without_a_database_url_names_the_setting() {
+    let out = flightstate(&["migrate"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("FLIGHTSTATE_DATABASE_URL"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -36,7 +36,12 @@ pub enum ColumnValues {
 
 /// The Rust type of a column kind (`column_type!(Time)` is
 /// `Option<NaiveDateTime>`), so that field lists name kinds, not types.
+/// `Code` (`VARCHAR(16)`), `Key` (`VARCHAR(64)`) and `Text`
+/// (`VARCHAR(1000)`) are all text; they differ in the longest value the
+/// column takes.
 macro_rules! column_type {
+    (Code) => { Option<String> };
+    (Key) => { Option<String> };
     (Text) => { Option<String> };
     (Time) => { Option<chrono::NaiveDateTime> };
     (Id) => { Option<i64> };
@@ -44,6 +49,65 @@ macro_rules! column_type {
     (Decimal) => { Option<String> };
 }
 pub(crate) use column_type;
+
+/// The storage kind of a declared column kind.
+macro_rules! storage_kind {
+    (Code) => {
+        $crate::state::columns::ColumnKind::Text
+    };
+    (Key) => {
+        $crate::state::columns::ColumnKind::Text
+    };
+    ($kind:ident) => {
+        $crate::state::columns::ColumnKind::$kind
+    };
+}
+pub(crate) use storage_kind;
+
+/// Checks a text value against the most characters its column holds
+/// (`?` on [`TooLong`]); nothing for other kinds.
+macro_rules! check_chars {
+    (Code, $name:expr, $value:expr) => {
+        $crate::state::columns::check_length($name, 16, $value)?
+    };
+    (Key, $name:expr, $value:expr) => {
+        $crate::state::columns::check_length($name, 64, $value)?
+    };
+    (Text, $name:expr, $value:expr) => {
+        $crate::state::columns::check_length($name, 1000, $value)?
+    };
+    ($kind:ident, $name:expr, $value:expr) => {
+        ()
+    };
+}
+pub(crate) use check_chars;
+
+/// Wraps one column's values in the [`ColumnValues`] variant of its kind.
+macro_rules! column_values {
+    (Code, $values:expr) => {
+        $crate::state::columns::ColumnValues::Text($values)
+    };
+    (Key, $values:expr) => {
+        $crate::state::columns::ColumnValues::Text($values)
+    };
+    ($kind:ident, $values:expr) => {
+        $crate::state::columns::ColumnValues::$kind($values)
+    };
+}
+pub(crate) use column_values;
+
+/// A text value longer than its column: bad input, rejected before any
+/// statement runs rather than failing inside the transaction.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{column} holds at most {max} characters, got {len}")]
+pub struct TooLong {
+    /// The column (the SIS element's name in lower case).
+    pub column: &'static str,
+    /// Its limit.
+    pub max: usize,
+    /// The value's length in characters.
+    pub len: usize,
+}
 
 /// Defines a struct of nullable columns declared once as `name: Kind`, with
 /// its column list and its columnar view. Field names are the columns' names
@@ -67,7 +131,7 @@ macro_rules! columns_struct {
         impl $name {
             /// The table's columns in declaration order, with their kinds.
             pub const COLUMNS: &'static [(&'static str, $crate::state::columns::ColumnKind)] = &[
-                $( (stringify!($field), $crate::state::columns::ColumnKind::$kind), )*
+                $( (stringify!($field), $crate::state::columns::storage_kind!($kind)), )*
             ];
 
             /// Column by column, the values of `rows` in row order.
@@ -76,10 +140,47 @@ macro_rules! columns_struct {
                 Self: 'a,
             {
                 vec![
-                    $( $crate::state::columns::ColumnValues::$kind(rows.clone().map(|r| r.$field.clone()).collect()), )*
+                    $( $crate::state::columns::column_values!($kind, rows.clone().map(|r| r.$field.clone()).collect()), )*
                 ]
+            }
+
+            /// Checks every text value against its column's length.
+            ///
+            /// # Errors
+            ///
+            /// The first [`TooLong`](crate::state::TooLong) value found.
+            pub fn check_lengths(&self) -> Result<(), $crate::state::columns::TooLong> {
+                $( $crate::state::columns::check_chars!($kind, stringify!($field), &self.$field); )*
+                Ok(())
+            }
+
+            /// The names of the columns whose values differ between `self`
+            /// and `other`, in declaration order.
+            pub fn changed_columns(&self, other: &Self) -> Vec<&'static str> {
+                let mut changed = Vec::new();
+                $( if self.$field != other.$field { changed.push(stringify!($field)); } )*
+                changed
             }
         }
     };
 }
 pub(crate) use columns_struct;
+
+/// Used by the `check_lengths` that [`columns_struct`] generates.
+pub(crate) fn check_length(
+    column: &'static str,
+    max: usize,
+    value: &Option<String>,
+) -> Result<(), TooLong> {
+    match value {
+        Some(text) => {
+            let len = text.chars().count();
+            if len > max {
+                Err(TooLong { column, max, len })
+            } else {
+                Ok(())
+            }
+        }
+        None => Ok(()),
+    }
+}

@@ -20,74 +20,74 @@ macro_rules! flight_tables {
             /// elements' (attributes as `ELEMENT_ATTR`); `None` means "no such
             /// data".
             pub struct FlightFields {
-                alcd: Text, alsc: Text, flno: Text, mvin: Text, sodt: Time, flty: Text,
-                flin: Text, acft: Text, reno: Text, taop: Text, tafl: Text, taid: Id,
-                trml: Text, maxp: Count, csop: Text, csft: Text, maid: Id, estt: Time,
-                actt: Time, stnd: Text, phag: Id, fhag: Id, mhag: Id, cncl: Time,
+                alcd: Code, alsc: Code, flno: Code, mvin: Code, sodt: Time, flty: Code,
+                flin: Code, acft: Code, reno: Code, taop: Code, tafl: Code, taid: Id,
+                trml: Code, maxp: Count, csop: Code, csft: Code, maid: Id, estt: Time,
+                actt: Time, stnd: Code, phag: Id, fhag: Id, mhag: Id, cncl: Time,
                 remc: Text, botm: Time, lacl: Time, fint: Time, appt: Time, egsr: Time,
                 egst: Time, vipp: Count, vipr: Count, lbno: Count, lbwt: Decimal,
-                paxc: Count, exsc: Text, exsr: Text, ftss: Text, pedt: Time, neat: Time,
+                paxc: Count, exsc: Code, exsr: Text, ftss: Code, pedt: Time, neat: Time,
                 padt: Time, naat: Time, cobt: Time, tobt: Time, eobt: Time, iest: Time,
-                ctot: Time, runw: Text, ffid: Text, fdiv_ddes: Text, fdiv_ddir: Text,
-                fdiv: Text, fret_reid: Text, fret: Text, flab_ares: Text, flab: Text,
+                ctot: Time, runw: Code, ffid: Key, fdiv_ddes: Code, fdiv_ddir: Code,
+                fdiv: Text, fret_reid: Code, fret: Text, flab_ares: Code, flab: Text,
                 port_open_potm: Time, port_close_potm: Time,
             }
         }
         $callback! {
             /// A gate allocation (GTDT), a row of `FLIGHT_GATE`.
             pub struct Gate {
-                source_seq: Count, gate: Text, pgot: Time, pgct: Time, gotm: Time,
-                gctm: Time, gtyp: Text,
+                source_seq: Count, gate: Code, pgot: Time, pgct: Time, gotm: Time,
+                gctm: Time, gtyp: Code,
             }
         }
         $callback! {
             /// A check-in counter allocation (CKDT), a row of `FLIGHT_COUNTER`.
             pub struct Counter {
-                source_seq: Count, chkc: Text, ccls: Text, pcot: Time, pcct: Time,
-                cotm: Time, cctm: Time, ctyp: Text,
+                source_seq: Count, chkc: Code, ccls: Code, pcot: Time, pcct: Time,
+                cotm: Time, cctm: Time, ctyp: Code,
             }
         }
         $callback! {
             /// A baggage carousel allocation (CLDT), a row of `FLIGHT_CAROUSEL`.
             pub struct Carousel {
-                source_seq: Count, belt: Text, bcls: Text, pcot: Time, pcct: Time,
-                fbag: Time, lbag: Time, btyp: Text,
+                source_seq: Count, belt: Code, bcls: Code, pcot: Time, pcct: Time,
+                fbag: Time, lbag: Time, btyp: Code,
             }
         }
         $callback! {
             /// A planned stand (PSDT) with the push (PSHT) and tractor (TIPT)
             /// data reported for it, a row of `FLIGHT_STAND`.
             pub struct Stand {
-                source_seq: Count, psst: Text, stst: Time, stet: Time, pshn: Count,
-                pstm: Time, psid: Text, trtm: Time,
+                source_seq: Count, psst: Code, stst: Time, stet: Time, pshn: Count,
+                pstm: Time, psid: Code, trtm: Time,
             }
         }
         $callback! {
             /// A chute allocation (CHDT), a row of `FLIGHT_CHUTE`.
             pub struct Chute {
-                source_seq: Count, chut: Text, ccls: Text, pcbt: Time, pcet: Time,
-                cbtm: Time, cetm: Time, ctyp: Text,
+                source_seq: Count, chut: Code, ccls: Code, pcbt: Time, pcet: Time,
+                cbtm: Time, cetm: Time, ctyp: Code,
             }
         }
         $callback! {
             /// A delay (DELY; duration in minutes), a row of `FLIGHT_DELAY`.
             pub struct Delay {
-                source_seq: Count, dely_code: Text, dely_strt: Time, dely_dura: Count,
+                source_seq: Count, dely_code: Code, dely_strt: Time, dely_dura: Count,
                 dely: Text,
             }
         }
         $callback! {
             /// An airbridge dock or undock (ABTM), a row of `FLIGHT_BRIDGE`.
-            pub struct Bridge { source_seq: Count, abdg: Text, abop: Text, aotm: Time }
+            pub struct Bridge { source_seq: Count, abdg: Code, abop: Code, aotm: Time }
         }
         $callback! {
             /// A chocks-on or chocks-off record (CHOT), a row of `FLIGHT_CHOCK`.
-            pub struct Chock { source_seq: Count, chtm: Time, chid: Text, chst: Text }
+            pub struct Chock { source_seq: Count, chtm: Time, chid: Code, chst: Code }
         }
         $callback! {
             /// A stop of the route (ROUT or ERUT), a row of
             /// `FLIGHT_ROUTE_POINT`.
-            pub struct RoutePoint { source_seq: Count, apcd: Text, scat: Time, scdt: Time }
+            pub struct RoutePoint { source_seq: Count, apcd: Code, scat: Time, scdt: Time }
         }
     };
 }

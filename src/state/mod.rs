@@ -7,13 +7,15 @@
 
 pub(crate) mod columns;
 mod flight;
+mod from_record;
 mod operation_day;
 mod snapshot;
 
-pub use columns::{ColumnKind, ColumnValues};
+pub use columns::{ColumnKind, ColumnValues, TooLong};
 pub use flight::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, FlightState, Gate, RoutePoint,
     Stand, StoredFlight,
 };
+pub use from_record::{RecordError, state_from_record};
 pub use operation_day::{DaySource, UndeterminedDay, day_of, snapshot_day};
 pub use snapshot::{DuplicateFlid, FlightWrite, SnapshotPlan, plan_snapshot};

@@ -176,6 +176,10 @@ pub enum ConfigError {
     },
 }
 
+/// The sections of the file, which are also the environment variables'
+/// first word.
+const SECTIONS: &[&str] = &["database", "mailbox", "kafka", "protocol", "station", "log"];
+
 impl Config {
     /// Reads `file` (a missing file is not an error: defaults and the
     /// environment may be all a site needs), layers `FLIGHTSTATE_*`
@@ -183,7 +187,10 @@ impl Config {
     ///
     /// Environment variables map to settings by their first underscore:
     /// `FLIGHTSTATE_DATABASE_URL` sets `database.url`,
-    /// `FLIGHTSTATE_DATABASE_POOL_SIZE` sets `database.pool_size`.
+    /// `FLIGHTSTATE_DATABASE_POOL_SIZE` sets `database.pool_size`. Only
+    /// variables naming one of the sections are read, so that other
+    /// `FLIGHTSTATE_*` variables (the test suite's `FLIGHTSTATE_TEST_*`,
+    /// `FLIGHTSTATE_ORACLE_URL`) are not mistaken for settings.
     ///
     /// # Errors
     ///
@@ -193,12 +200,21 @@ impl Config {
         Self::from_figment(
             Figment::from(Serialized::defaults(Config::default()))
                 .merge(Toml::file(file))
-                .merge(Env::prefixed("FLIGHTSTATE_").map(|key| {
-                    key.as_str()
-                        .to_ascii_lowercase()
-                        .replacen('_', ".", 1)
-                        .into()
-                })),
+                .merge(
+                    Env::prefixed("FLIGHTSTATE_")
+                        .filter(|key| {
+                            let key = key.as_str().to_ascii_lowercase();
+                            SECTIONS
+                                .iter()
+                                .any(|section| key.starts_with(&format!("{section}_")))
+                        })
+                        .map(|key| {
+                            key.as_str()
+                                .to_ascii_lowercase()
+                                .replacen('_', ".", 1)
+                                .into()
+                        }),
+                ),
         )
     }
 
@@ -392,6 +408,7 @@ mod tests {
             jail.set_env("FLIGHTSTATE_DATABASE_URL", "postgres://env/db");
             jail.set_env("FLIGHTSTATE_KAFKA_BROKERS", "127.0.0.1:9092");
             jail.set_env("FLIGHTSTATE_LOG_FORMAT", "json");
+            jail.set_env("FLIGHTSTATE_TEST_PG_ADMIN_URL", "postgres://not/a/setting");
             let config = Config::load(Path::new("flightstate.toml")).map_err(|e| e.to_string())?;
             assert_eq!(config.database.url.as_deref(), Some("postgres://env/db"));
             assert_eq!(config.database.pool_size, 3);

@@ -2,9 +2,19 @@
 #![warn(missing_docs)]
 
 pub mod config;
+#[cfg(feature = "failpoints")]
+pub mod failpoint;
 pub mod failure;
+pub mod pipeline;
 pub mod protocol;
 pub mod state;
 pub mod store;
 
 pub use failure::FailureKind;
+
+/// Without the `failpoints` feature, failure points cost nothing.
+#[cfg(not(feature = "failpoints"))]
+#[macro_export]
+macro_rules! failpoint {
+    ($name:literal) => {};
+}

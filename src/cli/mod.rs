@@ -2,9 +2,11 @@
 //! `run(opts, config)`. This is the only place that turns errors into exit
 //! codes and prints them.
 
+mod apply;
 mod logging;
 mod migrate;
 mod parse;
+mod sql;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,10 +29,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Apply one message file to the state database, as the pump would.
+    Apply(apply::Opts),
     /// Apply the state-database migrations to `database.url`.
     Migrate(migrate::Opts),
     /// Print SIS message files as JSON, or the reason each is rejected.
     Parse(parse::Opts),
+    /// Print every SQL statement of a dialect, for DBA review.
+    Sql(sql::Opts),
 }
 
 /// Exit status of a run that worked but found something wrong with its input
@@ -47,6 +53,8 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Migrate(opts) => migrate::run(opts, &config),
         Command::Parse(opts) => parse::run(opts, &config),
+        Command::Apply(opts) => apply::run(opts, &config),
+        Command::Sql(opts) => sql::run(opts, &config),
     };
     match outcome {
         Ok(code) => code,

@@ -82,6 +82,18 @@ macro_rules! check_chars {
 }
 pub(crate) use check_chars;
 
+/// A struct whose fields are the columns of a table (after its key columns),
+/// so that set-based writes can be written once for every table.
+pub trait TableRow: Sized {
+    /// The columns in declaration order, with their kinds.
+    const COLUMNS: &'static [(&'static str, ColumnKind)];
+
+    /// Column by column, the values of `rows` in row order.
+    fn columns<'a>(rows: impl Iterator<Item = &'a Self> + Clone) -> Vec<ColumnValues>
+    where
+        Self: 'a;
+}
+
 /// Wraps one column's values in the [`ColumnValues`] variant of its kind.
 macro_rules! column_values {
     (Code, $values:expr) => {
@@ -128,14 +140,12 @@ macro_rules! columns_struct {
             )*
         }
 
-        impl $name {
-            /// The table's columns in declaration order, with their kinds.
-            pub const COLUMNS: &'static [(&'static str, $crate::state::columns::ColumnKind)] = &[
+        impl $crate::state::columns::TableRow for $name {
+            const COLUMNS: &'static [(&'static str, $crate::state::columns::ColumnKind)] = &[
                 $( (stringify!($field), $crate::state::columns::storage_kind!($kind)), )*
             ];
 
-            /// Column by column, the values of `rows` in row order.
-            pub fn columns<'a>(rows: impl Iterator<Item = &'a Self> + Clone) -> Vec<$crate::state::columns::ColumnValues>
+            fn columns<'a>(rows: impl Iterator<Item = &'a Self> + Clone) -> Vec<$crate::state::columns::ColumnValues>
             where
                 Self: 'a,
             {
@@ -143,7 +153,9 @@ macro_rules! columns_struct {
                     $( $crate::state::columns::column_values!($kind, rows.clone().map(|r| r.$field.clone()).collect()), )*
                 ]
             }
+        }
 
+        impl $name {
             /// Checks every text value against its column's length.
             ///
             /// # Errors

@@ -91,7 +91,6 @@ macro_rules! flight_tables {
         }
     };
 }
-#[allow(unused_imports)] // until the dialects read rows through it
 pub(crate) use flight_tables;
 
 flight_tables!(columns_struct);
@@ -175,7 +174,7 @@ pub struct StoredFlight {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::columns::{ColumnKind, ColumnValues};
+    use crate::state::columns::{ColumnKind, ColumnValues, TableRow};
 
     #[test]
     fn columns_follow_declaration_order() {

@@ -6,12 +6,15 @@
 //! module computes.
 
 pub(crate) mod columns;
+mod diff;
 mod flight;
 mod from_record;
 mod operation_day;
 mod snapshot;
 
-pub use columns::{ColumnKind, ColumnValues, TooLong};
+pub use columns::{ColumnKind, ColumnValues, TableRow, TooLong};
+pub use diff::changed_parts;
+pub(crate) use flight::flight_tables;
 pub use flight::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, FlightState, Gate, RoutePoint,
     Stand, StoredFlight,

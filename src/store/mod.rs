@@ -11,6 +11,12 @@ use crate::FailureKind;
 
 #[cfg(feature = "postgres")]
 pub mod pg;
+mod repository;
+
+pub use repository::{
+    ChangeNotice, EventKind, Outcome, PipelineLease, ProcRecord, ProcStatus, SnapshotLedger,
+    StateEvent, StateTx, Store,
+};
 
 /// A state-database operation failed.
 ///

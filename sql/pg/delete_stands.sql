@@ -1,0 +1,8 @@
+-- name: delete_stands
+-- Deletes every PSDT, PSHT, TIPT row of the given flights: the first half of the
+-- group delete-insert, and the clean-up of deleted flights.
+-- binds: $1 bigint[]  flids
+-- returns: nothing
+-- locks: the deleted rows
+DELETE FROM flight_stand
+WHERE flid = ANY ($1)

@@ -1,0 +1,107 @@
+//! Named failure points: places in the pipeline where a test can make the
+//! process fail on cue — return an error (to prove a rollback) or abort (to
+//! prove crash recovery).
+//!
+//! Compiled only with the cargo feature `failpoints`; without it
+//! [`failpoint!`](crate::failpoint!) expands to nothing, so production
+//! builds carry no trace of them. A point is armed either for the current
+//! thread ([`arm`], in-process tests) or for the whole process through the
+//! environment variable `FLIGHTSTATE_FAILPOINTS=name=abort,other=error`
+//! (child-process crash tests).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// What an armed failure point does when reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Returns [`Injected`] from the point, as a fault of the infrastructure
+    /// would.
+    Error,
+    /// Returns [`Injected`] with the kind `Conflict`, as a lost CAS would.
+    Conflict,
+    /// Ends the process at once, without unwinding or running destructors,
+    /// as a power cut would.
+    Abort,
+}
+
+/// The error a failure point returns.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("failure injected at failpoint `{name}`")]
+pub struct Injected {
+    /// The point.
+    pub name: &'static str,
+    /// Error or Conflict.
+    pub action: Action,
+}
+
+thread_local! {
+    static ARMED: RefCell<HashMap<&'static str, (Action, u32)>> = RefCell::new(HashMap::new());
+}
+
+fn from_environment() -> &'static HashMap<String, Action> {
+    static POINTS: OnceLock<HashMap<String, Action>> = OnceLock::new();
+    POINTS.get_or_init(|| {
+        let Ok(spec) = std::env::var("FLIGHTSTATE_FAILPOINTS") else {
+            return HashMap::new();
+        };
+        spec.split(',')
+            .filter_map(|item| item.split_once('='))
+            .filter_map(|(name, action)| {
+                let action = match action.trim() {
+                    "abort" => Action::Abort,
+                    "error" => Action::Error,
+                    "conflict" => Action::Conflict,
+                    _ => return None,
+                };
+                Some((name.trim().to_owned(), action))
+            })
+            .collect()
+    })
+}
+
+/// Arms `name` on the current thread for its next `times` hits.
+pub fn arm(name: &'static str, action: Action, times: u32) {
+    ARMED.with(|armed| armed.borrow_mut().insert(name, (action, times)));
+}
+
+/// Disarms every point of the current thread.
+pub fn disarm_all() {
+    ARMED.with(|armed| armed.borrow_mut().clear());
+}
+
+/// Reached a point: does what it is armed to do.
+///
+/// # Errors
+///
+/// [`Injected`] when the point is armed with `Error` or `Conflict`.
+pub fn hit(name: &'static str) -> Result<(), Injected> {
+    let on_thread = ARMED.with(|armed| {
+        let mut armed = armed.borrow_mut();
+        let entry = armed.get_mut(name)?;
+        let action = entry.0;
+        entry.1 = entry.1.saturating_sub(1);
+        if entry.1 == 0 {
+            armed.remove(name);
+        }
+        Some(action)
+    });
+    match on_thread.or_else(|| from_environment().get(name).copied()) {
+        None => Ok(()),
+        Some(Action::Abort) => {
+            eprintln!("flightstate: failpoint `{name}`: aborting");
+            std::process::abort()
+        }
+        Some(action) => Err(Injected { name, action }),
+    }
+}
+
+/// Marks a failure point; `?` applies to the injected error, so the
+/// enclosing function's error type needs `From<Injected>`.
+#[macro_export]
+macro_rules! failpoint {
+    ($name:literal) => {
+        $crate::failpoint::hit($name)?
+    };
+}

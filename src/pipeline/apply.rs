@@ -1,0 +1,229 @@
+//! Applying one message: recognise it (identity key), parse it, hand it to
+//! the rule for its kind, and record the outcome in `PROC_STATE`. The pump
+//! and `flightstate apply` both come through here, so a message has one
+//! meaning however it arrives.
+
+use chrono::{NaiveDateTime, NaiveTime};
+use serde::Serialize;
+
+use super::PipelineError;
+use super::identity::identity_key;
+use super::snapshot::{MessageRef, SnapshotReport, apply_snapshot};
+use crate::config::Config;
+use crate::protocol::{self, Body, ParseOptions, ScheduleSubtype};
+use crate::store::{Outcome, PipelineLease, ProcStatus, StateTx, Store, StoreError};
+
+/// How messages are applied at this site.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// How messages are read.
+    pub parse: ParseOptions,
+    /// Local time at which an operation day begins.
+    pub day_boundary: NaiveTime,
+    /// How often a snapshot that lost the version race is retried at once.
+    pub conflict_retries: u32,
+    /// The pump's lease epoch: a transaction commits only while the lease is
+    /// still at this epoch. `None` for one-off applies outside the pump.
+    pub fence: Option<i64>,
+}
+
+impl Settings {
+    /// The settings a configuration gives.
+    pub fn from_config(config: &Config) -> Settings {
+        Settings {
+            parse: ParseOptions {
+                max_bytes: config.protocol.max_message_bytes,
+                operation_day_element: config.protocol.operation_day_element.clone(),
+            },
+            day_boundary: config.day_boundary(),
+            conflict_retries: 5,
+            fence: None,
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings::from_config(&Config::default())
+    }
+}
+
+/// Refuses to go on when the lease has moved past this pump's epoch.
+pub(super) fn check_fence(settings: &Settings, lease: &PipelineLease) -> Result<(), PipelineError> {
+    match settings.fence {
+        Some(held) if held != lease.epoch => Err(PipelineError::Fenced {
+            held,
+            current: lease.epoch,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// What became of a message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Applied {
+    /// A snapshot was applied (or recognised as a replay).
+    Snapshot(SnapshotReport),
+    /// The message had already been processed to this final status; nothing
+    /// was done again.
+    AlreadyProcessed {
+        /// Its recorded status.
+        status: ProcStatus,
+    },
+    /// The message can never be applied; recorded DEAD.
+    Dead {
+        /// Why.
+        reason: String,
+    },
+    /// A message flightstate does not apply; recorded FAILED(UNSUPPORTED).
+    Unsupported {
+        /// META TYPE.
+        msg_type: String,
+        /// META STYP.
+        subtype: String,
+    },
+}
+
+impl Applied {
+    /// The status recorded for the message.
+    pub fn status(&self) -> ProcStatus {
+        match self {
+            Applied::Snapshot(_) => ProcStatus::Succeeded,
+            Applied::AlreadyProcessed { status } => *status,
+            Applied::Dead { .. } => ProcStatus::Dead,
+            Applied::Unsupported { .. } => ProcStatus::Failed,
+        }
+    }
+}
+
+/// Applies message `message_id` whose bytes are `body`, and records the
+/// outcome.
+///
+/// Bad input is recorded DEAD and unsupported input FAILED(UNSUPPORTED);
+/// both are reported in `Ok`, since the caller's work (moving on) is the
+/// same. A message already SUCCEEDED or DEAD under the same identity is not
+/// applied again.
+///
+/// # Errors
+///
+/// A [`PipelineError`] for a fault that may pass (database down, lost CAS
+/// beyond the retries, a fenced pump). It is recorded as FAILED(INFRA) when
+/// the database allows; the caller retries later.
+pub fn apply_message<S: Store>(
+    store: &S,
+    settings: &Settings,
+    message_id: i64,
+    body: &[u8],
+    now: NaiveDateTime,
+) -> Result<Applied, PipelineError> {
+    let identity = identity_key(message_id, body);
+    let mut record = Recorder {
+        message_id,
+        identity: &identity,
+        msg_type: None,
+        subtype: None,
+        now,
+    };
+    match store.transaction(|tx| tx.proc_state(message_id))? {
+        Some(seen) if seen.identity_key != identity => {
+            let reason = format!(
+                "message {message_id} was already seen with another body; the mailbox row changed under the same id"
+            );
+            return record.dead(store, reason);
+        }
+        Some(seen) if seen.status != ProcStatus::Failed => {
+            return Ok(Applied::AlreadyProcessed {
+                status: seen.status,
+            });
+        }
+        _ => {}
+    }
+    crate::failpoint!("apply.before_parse");
+    let message = match protocol::parse_slice(body, &settings.parse) {
+        Ok(message) => message,
+        Err(e) => return record.dead(store, format!("rejected: {e}")),
+    };
+    crate::failpoint!("apply.after_parse");
+    record.msg_type = Some(message.meta.msg_type.clone());
+    record.subtype = Some(message.meta.styp.clone());
+    let message_ref = MessageRef {
+        id: message_id,
+        identity_key: &identity,
+        msg_type: &message.meta.msg_type,
+        subtype: &message.meta.styp,
+        now,
+    };
+    let result = match &message.body {
+        Body::Schedule(schedule)
+            if matches!(
+                schedule.subtype,
+                ScheduleSubtype::Dnld | ScheduleSubtype::Resp
+            ) =>
+        {
+            apply_snapshot(store, settings, &message_ref, schedule).map(Applied::Snapshot)
+        }
+        _ => Err(PipelineError::Unsupported {
+            msg_type: message.meta.msg_type.clone(),
+            subtype: message.meta.styp.clone(),
+        }),
+    };
+    match result {
+        Ok(applied) => Ok(applied),
+        Err(PipelineError::BadInput(reason)) => record.dead(store, reason),
+        Err(PipelineError::Unsupported { msg_type, subtype }) => {
+            let reason = format!("unsupported message {msg_type}/{subtype}");
+            record.save(store, ProcStatus::Failed, "UNSUPPORTED", &reason)?;
+            Ok(Applied::Unsupported { msg_type, subtype })
+        }
+        Err(e) => {
+            // Recording is best effort: the database may be what failed.
+            if let Err(again) =
+                record.save(store, ProcStatus::Failed, e.error_kind(), &format!("{e:#}"))
+            {
+                tracing::warn!(msg.id = message_id, error = %format!("{again:#}"), "cannot record the failure");
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Records outcomes of one message in transactions of their own.
+struct Recorder<'a> {
+    message_id: i64,
+    identity: &'a str,
+    msg_type: Option<String>,
+    subtype: Option<String>,
+    now: NaiveDateTime,
+}
+
+impl Recorder<'_> {
+    fn save<S: Store>(
+        &self,
+        store: &S,
+        status: ProcStatus,
+        error_kind: &str,
+        error_text: &str,
+    ) -> Result<(), StoreError> {
+        // PROC_STATE.ERROR_TEXT is VARCHAR(2000).
+        let error_text: String = error_text.chars().take(2000).collect();
+        store.transaction(|tx| {
+            tx.record_outcome(&Outcome {
+                message_id: self.message_id,
+                identity_key: self.identity,
+                status,
+                error_kind: Some(error_kind),
+                error_text: Some(&error_text),
+                msg_type: self.msg_type.as_deref(),
+                msg_subtype: self.subtype.as_deref(),
+                next_attempt_at: None,
+                now: self.now,
+            })
+        })
+    }
+
+    fn dead<S: Store>(&self, store: &S, reason: String) -> Result<Applied, PipelineError> {
+        self.save(store, ProcStatus::Dead, "BAD_INPUT", &reason)?;
+        Ok(Applied::Dead { reason })
+    }
+}

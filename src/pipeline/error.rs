@@ -1,0 +1,67 @@
+//! Why applying a message failed, and what that means for the message.
+
+use crate::FailureKind;
+use crate::store::StoreError;
+
+/// A failure while applying a message. Its [`kind`](PipelineError::kind)
+/// decides the outcome: bad input is DEAD at once, unsupported input is
+/// FAILED(UNSUPPORTED), everything else is an infrastructure fault that is
+/// retried.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PipelineError {
+    /// The message cannot be applied as it is (bad XML, RECS mismatch, a
+    /// value that does not fit, an undeterminable operation day, …).
+    #[error("{0}")]
+    BadInput(String),
+    /// A message type or subtype flightstate does not apply.
+    #[error("unsupported message {msg_type}/{subtype}")]
+    Unsupported {
+        /// META TYPE.
+        msg_type: String,
+        /// META STYP.
+        subtype: String,
+    },
+    /// The state database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A pump whose lease was taken over tried to commit.
+    #[error("the pump lease moved to epoch {current} (this pump holds {held}); not committing")]
+    Fenced {
+        /// The epoch this pump acquired.
+        held: i64,
+        /// The epoch found under the lock.
+        current: i64,
+    },
+    /// A failure injected by a test (feature `failpoints`).
+    #[cfg(feature = "failpoints")]
+    #[error(transparent)]
+    Injected(#[from] crate::failpoint::Injected),
+}
+
+impl PipelineError {
+    /// The failure's kind.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            PipelineError::BadInput(_) => FailureKind::BadInput,
+            PipelineError::Unsupported { .. } => FailureKind::Unsupported,
+            PipelineError::Store(e) => e.kind(),
+            PipelineError::Fenced { .. } => FailureKind::Conflict,
+            #[cfg(feature = "failpoints")]
+            PipelineError::Injected(e) => match e.action {
+                crate::failpoint::Action::Conflict => FailureKind::Conflict,
+                _ => FailureKind::Other,
+            },
+        }
+    }
+
+    /// The `PROC_STATE.ERROR_KIND` recorded for it.
+    pub fn error_kind(&self) -> &'static str {
+        match self.kind() {
+            FailureKind::BadInput => "BAD_INPUT",
+            FailureKind::Unsupported => "UNSUPPORTED",
+            FailureKind::Conflict => "CONFLICT",
+            _ => "INFRA",
+        }
+    }
+}

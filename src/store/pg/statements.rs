@@ -1,0 +1,102 @@
+//! Every handwritten PostgreSQL statement, compiled in from `sql/pg/`. A
+//! constant's name is its file's name; the file documents binds, result and
+//! locks.
+
+macro_rules! sql {
+    ($name:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sql/pg/",
+            $name,
+            ".sql"
+        ))
+    };
+}
+
+/// Every statement by file name, for `flightstate sql` and the snapshot
+/// tests.
+pub(crate) const ALL: &[(&str, &str)] = &[
+    ("bump_snapshot_version", BUMP_SNAPSHOT_VERSION),
+    ("delete_bridges", DELETE_BRIDGES),
+    ("delete_carousels", DELETE_CAROUSELS),
+    ("delete_chocks", DELETE_CHOCKS),
+    ("delete_chutes", DELETE_CHUTES),
+    ("delete_counters", DELETE_COUNTERS),
+    ("delete_delays", DELETE_DELAYS),
+    ("delete_flights_of_day", DELETE_FLIGHTS_OF_DAY),
+    ("delete_gates", DELETE_GATES),
+    ("delete_route_points", DELETE_ROUTE_POINTS),
+    ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
+    ("delete_stands", DELETE_STANDS),
+    ("insert_bridges", INSERT_BRIDGES),
+    ("insert_carousels", INSERT_CAROUSELS),
+    ("insert_change_notices", INSERT_CHANGE_NOTICES),
+    ("insert_chocks", INSERT_CHOCKS),
+    ("insert_chutes", INSERT_CHUTES),
+    ("insert_counters", INSERT_COUNTERS),
+    ("insert_delays", INSERT_DELAYS),
+    ("insert_gates", INSERT_GATES),
+    ("insert_route_points", INSERT_ROUTE_POINTS),
+    ("insert_snapshot_ledger", INSERT_SNAPSHOT_LEDGER),
+    ("insert_snapshot_list", INSERT_SNAPSHOT_LIST),
+    ("insert_stands", INSERT_STANDS),
+    ("insert_state_events", INSERT_STATE_EVENTS),
+    ("lock_pipeline", LOCK_PIPELINE),
+    ("record_outcome", RECORD_OUTCOME),
+    ("select_bridges", SELECT_BRIDGES),
+    ("select_carousels", SELECT_CAROUSELS),
+    ("select_chocks", SELECT_CHOCKS),
+    ("select_chutes", SELECT_CHUTES),
+    ("select_counters", SELECT_COUNTERS),
+    ("select_delays", SELECT_DELAYS),
+    ("select_flights", SELECT_FLIGHTS),
+    ("select_gates", SELECT_GATES),
+    ("select_proc_state", SELECT_PROC_STATE),
+    ("select_route_points", SELECT_ROUTE_POINTS),
+    ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
+    ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
+    ("select_stands", SELECT_STANDS),
+    ("upsert_flights", UPSERT_FLIGHTS),
+];
+
+pub(crate) const BUMP_SNAPSHOT_VERSION: &str = sql!("bump_snapshot_version");
+pub(crate) const DELETE_BRIDGES: &str = sql!("delete_bridges");
+pub(crate) const DELETE_CAROUSELS: &str = sql!("delete_carousels");
+pub(crate) const DELETE_CHOCKS: &str = sql!("delete_chocks");
+pub(crate) const DELETE_CHUTES: &str = sql!("delete_chutes");
+pub(crate) const DELETE_COUNTERS: &str = sql!("delete_counters");
+pub(crate) const DELETE_DELAYS: &str = sql!("delete_delays");
+pub(crate) const DELETE_FLIGHTS_OF_DAY: &str = sql!("delete_flights_of_day");
+pub(crate) const DELETE_GATES: &str = sql!("delete_gates");
+pub(crate) const DELETE_ROUTE_POINTS: &str = sql!("delete_route_points");
+pub(crate) const DELETE_SNAPSHOT_LIST: &str = sql!("delete_snapshot_list");
+pub(crate) const DELETE_STANDS: &str = sql!("delete_stands");
+pub(crate) const INSERT_BRIDGES: &str = sql!("insert_bridges");
+pub(crate) const INSERT_CAROUSELS: &str = sql!("insert_carousels");
+pub(crate) const INSERT_CHANGE_NOTICES: &str = sql!("insert_change_notices");
+pub(crate) const INSERT_CHOCKS: &str = sql!("insert_chocks");
+pub(crate) const INSERT_CHUTES: &str = sql!("insert_chutes");
+pub(crate) const INSERT_COUNTERS: &str = sql!("insert_counters");
+pub(crate) const INSERT_DELAYS: &str = sql!("insert_delays");
+pub(crate) const INSERT_GATES: &str = sql!("insert_gates");
+pub(crate) const INSERT_ROUTE_POINTS: &str = sql!("insert_route_points");
+pub(crate) const INSERT_SNAPSHOT_LEDGER: &str = sql!("insert_snapshot_ledger");
+pub(crate) const INSERT_SNAPSHOT_LIST: &str = sql!("insert_snapshot_list");
+pub(crate) const INSERT_STANDS: &str = sql!("insert_stands");
+pub(crate) const INSERT_STATE_EVENTS: &str = sql!("insert_state_events");
+pub(crate) const LOCK_PIPELINE: &str = sql!("lock_pipeline");
+pub(crate) const RECORD_OUTCOME: &str = sql!("record_outcome");
+pub(crate) const SELECT_BRIDGES: &str = sql!("select_bridges");
+pub(crate) const SELECT_CAROUSELS: &str = sql!("select_carousels");
+pub(crate) const SELECT_CHOCKS: &str = sql!("select_chocks");
+pub(crate) const SELECT_CHUTES: &str = sql!("select_chutes");
+pub(crate) const SELECT_COUNTERS: &str = sql!("select_counters");
+pub(crate) const SELECT_DELAYS: &str = sql!("select_delays");
+pub(crate) const SELECT_FLIGHTS: &str = sql!("select_flights");
+pub(crate) const SELECT_GATES: &str = sql!("select_gates");
+pub(crate) const SELECT_PROC_STATE: &str = sql!("select_proc_state");
+pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
+pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
+pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");
+pub(crate) const SELECT_STANDS: &str = sql!("select_stands");
+pub(crate) const UPSERT_FLIGHTS: &str = sql!("upsert_flights");

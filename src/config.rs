@@ -103,8 +103,9 @@ impl Default for KafkaConfig {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct ProtocolConfig {
-    /// Larger messages are rejected before parsing (a full day of 9,999
-    /// flights is well under 16 MiB; the default leaves room for that).
+    /// Larger messages are rejected before parsing (default
+    /// [`DEFAULT_MAX_BYTES`](crate::protocol::DEFAULT_MAX_BYTES): room for a
+    /// full day of 9,999 flights).
     pub max_message_bytes: usize,
     /// The element inside `<SCHD>` that names a snapshot's operation day, at
     /// sites whose AODB sends one.
@@ -114,7 +115,7 @@ pub struct ProtocolConfig {
 impl Default for ProtocolConfig {
     fn default() -> Self {
         ProtocolConfig {
-            max_message_bytes: 16 * 1024 * 1024,
+            max_message_bytes: crate::protocol::DEFAULT_MAX_BYTES,
             operation_day_element: None,
         }
     }

@@ -34,7 +34,7 @@ fn help_lists_the_subcommands() {
     let out = flightstate(&["--help"], &[]);
     assert!(out.status.success());
     let help = text(&out.stdout);
-    for subcommand in ["migrate", "parse"] {
+    for subcommand in ["apply", "migrate", "parse", "sql"] {
         assert!(
             help.contains(subcommand),
             "{subcommand} missing from:\n{help}"
@@ -112,4 +112,57 @@ fn migrate_without_a_database_url_names_the_setting() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn sql_prints_every_statement_with_its_file_name() {
+    let out = flightstate(&["sql", "--dialect", "pg"], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listing = text(&out.stdout);
+    for (name, _) in flightstate::store::pg::statements() {
+        assert!(
+            listing.contains(&format!("-- file: sql/pg/{name}.sql\n-- name: {name}\n")),
+            "{name} missing"
+        );
+    }
+}
+
+#[test]
+fn apply_applies_a_snapshot_then_recognises_it() {
+    let db = TestDatabase::migrated();
+    let dir = std::env::temp_dir().join(format!("flightstate-cli-apply-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("dnld.xml");
+    let body = common::sis::snapshot(
+        common::sis::sep(9),
+        vec![common::sis::flight(7, common::sis::at(9, 8, 0))],
+    );
+    std::fs::write(&file, body).expect("write message");
+    let file = file.to_string_lossy().into_owned();
+    let env = [
+        ("FLIGHTSTATE_DATABASE_URL", db.url()),
+        (
+            "FLIGHTSTATE_PROTOCOL_OPERATION_DAY_ELEMENT",
+            common::sis::DAY_ELEMENT,
+        ),
+    ];
+    let first = flightstate(&["apply", &file, "--message-id", "41"], &env);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).expect("JSON");
+    assert_eq!(report["outcome"], "snapshot");
+    assert_eq!(report["created"], 1);
+    assert_eq!(report["operation_day"], "2026-09-09");
+
+    let again = flightstate(&["apply", &file, "--message-id", "41"], &env);
+    assert_eq!(again.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON");
+    assert_eq!(report["outcome"], "already_processed");
+
+    std::fs::write(dir.join("bad.xml"), "<MSG>").expect("write bad message");
+    let bad = dir.join("bad.xml").to_string_lossy().into_owned();
+    let dead = flightstate(&["apply", &bad, "--message-id", "42"], &env);
+    assert_eq!(dead.status.code(), Some(65));
+    let report: serde_json::Value = serde_json::from_slice(&dead.stdout).expect("JSON");
+    assert_eq!(report["outcome"], "dead");
+    std::fs::remove_dir_all(&dir).ok();
 }

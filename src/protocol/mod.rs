@@ -31,9 +31,10 @@ pub use self::values::{
 };
 pub use self::write::{to_xml, to_xml_with};
 
-/// The default size limit: far above a day's snapshot of a large airport (a few thousand
-/// FLTRs of about 1 KiB), far below what would hurt a 2-core service.
-pub const DEFAULT_MAX_BYTES: usize = 4 * 1024 * 1024;
+/// The default size limit. A snapshot may carry 9,999 flights (RECS has four digits); with
+/// realistic collections an FLTR is 1 to 3 KiB, so a full day of a large hub reaches about
+/// 30 MB. The limit admits that and no more: anything larger is not a day's schedule.
+pub const DEFAULT_MAX_BYTES: usize = 32 * 1024 * 1024;
 
 /// Site settings that change how a message is read.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -19,6 +19,8 @@
 // Each test file uses a different part of this module.
 #![allow(dead_code)]
 
+pub mod sis;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};

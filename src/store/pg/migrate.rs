@@ -9,7 +9,7 @@ use diesel::sql_types::BigInt;
 use diesel::{Connection, PgConnection, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-use super::errors;
+use super::{errors, statements};
 use crate::store::StoreError;
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations_pg");
@@ -36,7 +36,7 @@ pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreEr
         .map_err(|e| errors::connect("connect to the state database", e))?;
     lock(
         &mut conn,
-        "SELECT pg_advisory_lock($1)",
+        statements::TAKE_MIGRATION_LOCK,
         "take the migration lock",
     )?;
     let applied = conn
@@ -47,7 +47,7 @@ pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreEr
     // a failed unlock is reported rather than hidden.
     let unlocked = lock(
         &mut conn,
-        "SELECT pg_advisory_unlock($1)",
+        statements::RELEASE_MIGRATION_LOCK,
         "release the migration lock",
     );
     let applied = applied?;

@@ -43,6 +43,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_state_events", INSERT_STATE_EVENTS),
     ("lock_pipeline", LOCK_PIPELINE),
     ("record_outcome", RECORD_OUTCOME),
+    ("release_migration_lock", RELEASE_MIGRATION_LOCK),
     ("select_bridges", SELECT_BRIDGES),
     ("select_carousels", SELECT_CAROUSELS),
     ("select_chocks", SELECT_CHOCKS),
@@ -56,6 +57,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stands", SELECT_STANDS),
+    ("take_migration_lock", TAKE_MIGRATION_LOCK),
     ("upsert_flights", UPSERT_FLIGHTS),
 ];
 
@@ -86,6 +88,7 @@ pub(crate) const INSERT_STANDS: &str = sql!("insert_stands");
 pub(crate) const INSERT_STATE_EVENTS: &str = sql!("insert_state_events");
 pub(crate) const LOCK_PIPELINE: &str = sql!("lock_pipeline");
 pub(crate) const RECORD_OUTCOME: &str = sql!("record_outcome");
+pub(crate) const RELEASE_MIGRATION_LOCK: &str = sql!("release_migration_lock");
 pub(crate) const SELECT_BRIDGES: &str = sql!("select_bridges");
 pub(crate) const SELECT_CAROUSELS: &str = sql!("select_carousels");
 pub(crate) const SELECT_CHOCKS: &str = sql!("select_chocks");
@@ -99,4 +102,5 @@ pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
 pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
 pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");
 pub(crate) const SELECT_STANDS: &str = sql!("select_stands");
+pub(crate) const TAKE_MIGRATION_LOCK: &str = sql!("take_migration_lock");
 pub(crate) const UPSERT_FLIGHTS: &str = sql!("upsert_flights");

@@ -1,0 +1,161 @@
+//! SIS messages built for tests (the project's own, never the peer samples),
+//! and the state database read back for comparison.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use diesel::sql_types::Text;
+use diesel::{PgConnection, QueryableByName, RunQueryDsl};
+use flightstate::protocol::{
+    Body, Field, FlightIndicator, FlightRecord, GateAllocation, Group, Message, Meta, Movement,
+    ParseOptions, RoutePoint, Schedule, ScheduleSubtype, to_xml_with,
+};
+
+/// The explicit operation-day element the tests' site configures.
+pub const DAY_ELEMENT: &str = "OPDY";
+
+/// Parse options of the tests' site.
+pub fn parse_options() -> ParseOptions {
+    ParseOptions {
+        operation_day_element: Some(DAY_ELEMENT.to_owned()),
+        ..ParseOptions::default()
+    }
+}
+
+/// A local time `2026-09-DD HH:MM`.
+pub fn at(day: u32, hour: u32, minute: u32) -> NaiveDateTime {
+    NaiveDate::from_ymd_opt(2026, 9, day)
+        .and_then(|d| d.and_hms_opt(hour, minute, 0))
+        .expect("valid test time")
+}
+
+/// A day of September 2026.
+pub fn sep(day: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 9, day).expect("valid test day")
+}
+
+/// A departure with every mandatory element, a gate and an entire route.
+pub fn flight(flid: i64, sodt: NaiveDateTime) -> FlightRecord {
+    FlightRecord {
+        flid,
+        alcd: Field::Value("CA".into()),
+        flno: Field::Value(format!("CA{}", 1000 + flid % 9000)),
+        mvin: Field::Value(Movement::Departure),
+        sodt: Field::Value(sodt),
+        flty: Field::Value('W'),
+        flin: Field::Value(FlightIndicator::Domestic),
+        acft: Field::Value("320".into()),
+        reno: Field::Value(format!("B{:04}", flid % 10_000)),
+        gtdt: Group::Items(vec![GateAllocation {
+            gtno: Field::Value(1),
+            gate: Field::Value(format!("G{}", flid % 40)),
+            pgot: Field::Value(sodt - chrono::Duration::minutes(50)),
+            pgct: Field::Value(sodt - chrono::Duration::minutes(15)),
+            ..GateAllocation::default()
+        }]),
+        erut: Group::Items(vec![
+            RoutePoint {
+                rtno: Field::Value(1),
+                apcd: Field::Value("CTU".into()),
+                scdt: Field::Value(sodt),
+                ..RoutePoint::default()
+            },
+            RoutePoint {
+                rtno: Field::Value(2),
+                apcd: Field::Value("PEK".into()),
+                scat: Field::Value(sodt + chrono::Duration::minutes(150)),
+                ..RoutePoint::default()
+            },
+        ]),
+        ..FlightRecord::default()
+    }
+}
+
+/// An SCHD of `subtype` whose RECS is `recs`.
+pub fn schedule_message(
+    subtype: ScheduleSubtype,
+    day: Option<NaiveDate>,
+    recs: Field<u32>,
+    flights: Vec<FlightRecord>,
+) -> Vec<u8> {
+    let message = Message {
+        meta: Meta {
+            sndr: "AODB".into(),
+            seqn: "1".into(),
+            dttm: at(9, 3, 0),
+            msg_type: "SCHD".into(),
+            styp: subtype.code().into(),
+            unknown: Vec::new(),
+        },
+        body: Body::Schedule(Schedule {
+            subtype,
+            recs,
+            operation_day: day,
+            flights,
+            unknown: Vec::new(),
+        }),
+        unknown: Vec::new(),
+    };
+    to_xml_with(&message, &parse_options()).into_bytes()
+}
+
+/// A DNLD of `day` (named explicitly) with RECS matching its flights.
+pub fn snapshot(day: NaiveDate, flights: Vec<FlightRecord>) -> Vec<u8> {
+    let recs = Field::Value(u32::try_from(flights.len()).expect("test size"));
+    schedule_message(ScheduleSubtype::Dnld, Some(day), recs, flights)
+}
+
+#[derive(QueryableByName)]
+struct Dump {
+    #[diesel(sql_type = Text)]
+    dump: String,
+}
+
+/// Every table of the state database as JSON text, one line per table, rows
+/// in key order: equal dumps mean the database did not change.
+pub fn dump_database(conn: &mut PgConnection) -> String {
+    let tables = [
+        ("flight_schd", "flid"),
+        ("flight_gate", "flid, ordinal"),
+        ("flight_counter", "flid, ordinal"),
+        ("flight_carousel", "flid, ordinal"),
+        ("flight_stand", "flid, ordinal"),
+        ("flight_chute", "flid, ordinal"),
+        ("flight_delay", "flid, ordinal"),
+        ("flight_bridge", "flid, ordinal"),
+        ("flight_chock", "flid, ordinal"),
+        ("flight_route_point", "flid, route_kind, ordinal"),
+        ("schd_gen", "operation_day"),
+        ("schd_gen_flid", "operation_day, flid"),
+        ("proc_state", "message_id"),
+        ("kafka_schd", "event_id"),
+        ("kafka_msg", "event_id"),
+    ];
+    tables
+        .iter()
+        .map(|(table, order)| {
+            // Test-only SQL: table names are constants of this list.
+            let query = format!(
+                "SELECT '{table}: ' || COALESCE(jsonb_agg(to_jsonb(t) ORDER BY {order})::text, '[]') AS dump FROM {table} t"
+            );
+            diesel::sql_query(query)
+                .get_result::<Dump>(conn)
+                .expect("dump a table")
+                .dump
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A count of `table`'s rows matching the test-only `condition`.
+pub fn count(conn: &mut PgConnection, table: &str, condition: &str) -> i64 {
+    #[derive(QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    diesel::sql_query(format!(
+        "SELECT count(*) AS n FROM {table} WHERE {condition}"
+    ))
+    .get_result::<Count>(conn)
+    .expect("count rows")
+    .n
+}

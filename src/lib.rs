@@ -9,6 +9,7 @@ pub mod pipeline;
 pub mod protocol;
 pub mod state;
 pub mod store;
+pub mod synth;
 
 pub use failure::FailureKind;
 

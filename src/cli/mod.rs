@@ -3,6 +3,7 @@
 //! codes and prints them.
 
 mod apply;
+mod generate;
 mod logging;
 mod migrate;
 mod parse;
@@ -31,6 +32,8 @@ pub struct Cli {
 enum Command {
     /// Apply one message file to the state database, as the pump would.
     Apply(apply::Opts),
+    /// Write a synthetic airport day as numbered SIS message files.
+    Generate(generate::Opts),
     /// Apply the state-database migrations to `database.url`.
     Migrate(migrate::Opts),
     /// Print SIS message files as JSON, or the reason each is rejected.
@@ -54,6 +57,7 @@ pub fn main() -> ExitCode {
         Command::Migrate(opts) => migrate::run(opts, &config),
         Command::Parse(opts) => parse::run(opts, &config),
         Command::Apply(opts) => apply::run(opts, &config),
+        Command::Generate(opts) => generate::run(opts, &config),
         Command::Sql(opts) => sql::run(opts, &config),
     };
     match outcome {

@@ -1,0 +1,785 @@
+//! The day as it happens: each flight's operational updates (FLOP), derived from its plan,
+//! its delay and its fate, and applied to its record as they are sent.
+//!
+//! Every collection update carries the collection's whole new list and every scalar update
+//! the new value, so that the morning snapshot plus the day's events in order leads to the
+//! records the closing snapshot holds (DESIGN §4: collections replace, DELY merges by code).
+
+use chrono::{Duration, NaiveDateTime};
+
+use super::catalog::{DELAY_CODES, EXTERNAL_STATUSES, REMARKS, RUNWAYS};
+use super::plan::{Fate, Flight, Plan};
+use super::rng::Rng;
+use crate::protocol::{
+    AbortKind, BridgeEvent, ChockEvent, ChockState, Delay, Diversion, DiversionDirection, Field,
+    FlightRecord, FlightReturn, FlopSubtype, Group, LandingAbort, Minutes, Movement, PortAction,
+    PortEvent, PushEvent, ReturnKind, TractorEvent,
+};
+
+/// What one update changes.
+#[derive(Clone, Debug)]
+enum Change {
+    /// A date-time scalar named by the subtype (EOBT, BOTM, PADT, …).
+    Time(FlopSubtype, NaiveDateTime),
+    Stand(String),
+    /// The planned stand `from` is replaced by `to` wherever it appears.
+    StandPlan(String, String),
+    Gate(String),
+    GatesOpen(NaiveDateTime),
+    GatesClose(NaiveDateTime),
+    CountersOpen(NaiveDateTime),
+    CountersClose(NaiveDateTime),
+    ChutesBegin(NaiveDateTime),
+    ChutesEnd(NaiveDateTime),
+    FirstBag(NaiveDateTime),
+    LastBag(NaiveDateTime),
+    Chocks(ChockState, NaiveDateTime, String),
+    Bridge(char, NaiveDateTime, String),
+    Push(NaiveDateTime, String),
+    Tractor(NaiveDateTime, String),
+    Door(PortAction, NaiveDateTime),
+    Delay(&'static str, NaiveDateTime, u32, &'static str),
+    Cancel(NaiveDateTime),
+    Delete,
+    Aircraft(String),
+    Seats(u32),
+    Registration(String),
+    Remark(&'static str),
+    External(&'static str, &'static str),
+    Status(&'static str),
+    Divert(String),
+    Return(ReturnKind, &'static str),
+    Abort(AbortKind, &'static str),
+    Runway(&'static str),
+    Agents(u32, u32),
+    Vip(u32, u8),
+    /// The flight is announced as a whole (SCHD ADFT).
+    Announce,
+}
+
+/// What a generated update becomes: a FLOP body, or an ad-hoc flight's full record.
+#[derive(Clone, Debug)]
+pub(crate) enum Update {
+    Flop(FlopSubtype, FlightRecord),
+    AdHoc(FlightRecord),
+}
+
+/// One update, stamped and ordered.
+#[derive(Clone, Debug)]
+pub(crate) struct Event {
+    pub dttm: NaiveDateTime,
+    /// Index of the flight in the plan: ties in time keep one flight's order.
+    pub flight: usize,
+    pub seq: usize,
+    pub update: Update,
+}
+
+/// Plays the day: applies every update to the plan's records and, when `keep`, returns
+/// them in time order. Updates before `not_before` (the snapshot) are not sent.
+pub(crate) fn play_day(
+    plan: &mut Plan,
+    mut rng: Rng,
+    not_before: NaiveDateTime,
+    keep: bool,
+) -> Vec<Event> {
+    let mut events = Vec::new();
+    for index in 0..plan.flights.len() {
+        let mut story = story(plan, index, &mut rng);
+        story.sort_by_key(|(at, _)| *at);
+        if let Some(announced) = plan.flights[index].announced {
+            // Nothing is said about an ad-hoc flight before AODB announces it.
+            story.retain(|(at, change)| *at >= announced || matches!(change, Change::Announce));
+        }
+        let flight = &mut plan.flights[index];
+        let mut last = not_before;
+        for (seq, (at, change)) in story.into_iter().enumerate() {
+            // Seconds after the minute: AODB stamps a message when it sends it.
+            let dttm = at + Duration::seconds(rng.range(0, 59));
+            if at < not_before {
+                continue;
+            }
+            let dttm = dttm.max(last);
+            last = dttm;
+            let deleted = matches!(change, Change::Delete);
+            let update = apply(flight, change);
+            if keep {
+                events.push(Event {
+                    dttm,
+                    flight: index,
+                    seq,
+                    update,
+                });
+            }
+            if deleted {
+                flight.deleted = true;
+                break;
+            }
+        }
+    }
+    events.sort_by_key(|e| (e.dttm, e.flight, e.seq));
+    events
+}
+
+fn minutes(m: i64) -> Duration {
+    Duration::minutes(m)
+}
+
+/// The updates one flight receives, unordered.
+fn story(plan: &Plan, index: usize, rng: &mut Rng) -> Vec<(NaiveDateTime, Change)> {
+    let flight = &plan.flights[index];
+    let visit = &plan.visits[flight.visit];
+    let mut out: Vec<(NaiveDateTime, Change)> = Vec::new();
+    let s = flight.sodt;
+    if let Some(at) = flight.announced {
+        out.push((at, Change::Announce));
+    }
+    if flight.record.cncl.value().is_some() {
+        // Cancelled before the day began: nothing more happens to it.
+        return out;
+    }
+    // The stand the aircraft really uses, after a stand change.
+    let planned_stand = visit.stands[0].clone();
+    let (stand, contact) = match &visit.stand_change {
+        Some((at, to)) => {
+            out.push((*at, Change::StandPlan(planned_stand.clone(), to.clone())));
+            (to.clone(), false)
+        }
+        None => (planned_stand, !visit.bridges.is_empty()),
+    };
+    if rng.chance(0.05) {
+        out.push((
+            s - minutes(rng.range(120, 300)),
+            Change::Remark(REMARKS[rng.index(REMARKS.len())]),
+        ));
+    }
+    if rng.chance(0.02) {
+        let agent = flight.record.phag.value().copied().unwrap_or(110001) + 1;
+        out.push((
+            s - minutes(rng.range(150, 300)),
+            Change::Agents(agent, agent),
+        ));
+    }
+    if rng.chance(0.02) {
+        // An aircraft swap: type, seats and registration follow one another.
+        let at = s - minutes(rng.range(150, 240));
+        let (code, seats) = if flight.wide {
+            ("333", 300)
+        } else {
+            ("321", 194)
+        };
+        out.push((at, Change::Aircraft(code.to_owned())));
+        out.push((at + minutes(1), Change::Seats(seats)));
+        out.push((
+            at + minutes(2),
+            Change::Registration(format!("B{}", 3000 + index % 7000)),
+        ));
+    }
+    if rng.chance(0.08) {
+        let gates = &flight.terminal.bus_gates;
+        let gate = rng.range(i64::from(*gates.start()), i64::from(*gates.end()));
+        out.push((
+            s - minutes(rng.range(60, 120)),
+            Change::Gate(gate.to_string()),
+        ));
+    }
+    if rng.chance(0.02) {
+        out.push((
+            s - minutes(rng.range(60, 200)),
+            Change::Vip(rng.range(1, 4) as u32, rng.range(1, 3) as u8),
+        ));
+    }
+    match flight.fate {
+        Fate::Cancelled => {
+            let at = s - minutes(rng.range(30, 240));
+            out.push((at, Change::Cancel(at)));
+            out.push((at + minutes(1), Change::Status("CNL")));
+            return out;
+        }
+        Fate::Deleted => {
+            out.push((s - minutes(rng.range(60, 300)), Change::Delete));
+            return out;
+        }
+        _ => {}
+    }
+    let late = flight.delay;
+    if late >= 15 {
+        let (code, text) = *rng.pick(DELAY_CODES);
+        let at = s - minutes(rng.range(20, 60));
+        if late > 30 && rng.chance(0.5) {
+            // A long delay is often split between a knock-on and its own cause.
+            let (second, why) = *rng.pick(DELAY_CODES);
+            let part = late / 2;
+            out.push((at, Change::Delay(code, s, part as u32, text)));
+            if second != code {
+                out.push((
+                    at + minutes(1),
+                    Change::Delay(second, s + minutes(part), (late - part) as u32, why),
+                ));
+            }
+        } else {
+            out.push((at, Change::Delay(code, s, late as u32, text)));
+        }
+        if rng.chance(0.5) {
+            let (code, text) = EXTERNAL_STATUSES[rng.index(4)];
+            out.push((at + minutes(1), Change::External(code, text)));
+        }
+    }
+    match flight.mvin {
+        Movement::Arrival => arrival(flight, &stand, contact, &visit.bridges, rng, &mut out),
+        Movement::Departure => departure(flight, &stand, contact, &visit.bridges, rng, &mut out),
+    }
+    // AODB keeps the ground events of a turnaround on both of its flights: the arrival
+    // also gets the off-blocks and undocking, the departure the in-blocks and docking.
+    let partner = match flight.mvin {
+        Movement::Arrival => visit.departure,
+        Movement::Departure => visit.arrival,
+    };
+    if let Some(partner) = partner.map(|p| &plan.flights[p])
+        && operates(partner)
+        && flight.fate != Fate::Diverted
+        && flight.fate != Fate::Returned
+    {
+        match flight.mvin {
+            Movement::Arrival => {
+                let off_block = partner.sodt + minutes(partner.delay);
+                out.push((
+                    off_block - minutes(1),
+                    Change::Chocks(ChockState::Off, off_block - minutes(1), stand.clone()),
+                ));
+                if contact {
+                    for bridge in &visit.bridges {
+                        out.push((
+                            off_block - minutes(4),
+                            Change::Bridge('D', off_block - minutes(4), bridge.clone()),
+                        ));
+                    }
+                }
+            }
+            Movement::Departure => {
+                let in_block = partner.sodt + minutes(partner.delay);
+                out.push((
+                    in_block,
+                    Change::Chocks(ChockState::On, in_block, stand.clone()),
+                ));
+                if contact {
+                    for bridge in &visit.bridges {
+                        out.push((
+                            in_block + minutes(2),
+                            Change::Bridge('A', in_block + minutes(2), bridge.clone()),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a flight reaches its block here: not cancelled, deleted or diverted.
+fn operates(flight: &Flight) -> bool {
+    flight.record.cncl.value().is_none()
+        && matches!(flight.fate, Fate::Normal | Fate::GoAround | Fate::Returned)
+}
+
+fn arrival(
+    flight: &Flight,
+    stand: &str,
+    contact: bool,
+    bridges: &[String],
+    rng: &mut Rng,
+    out: &mut Vec<(NaiveDateTime, Change)>,
+) {
+    let s = flight.sodt;
+    let in_block = s + minutes(flight.delay);
+    let off_origin = in_block - minutes(flight.block);
+    if rng.chance(0.35) {
+        out.push((
+            off_origin - minutes(60),
+            Change::Time(FlopSubtype::Pedt, off_origin),
+        ));
+    }
+    if rng.chance(0.6) {
+        out.push((
+            off_origin + minutes(2),
+            Change::Time(FlopSubtype::Padt, off_origin),
+        ));
+    }
+    out.push((off_origin + minutes(3), Change::Status("AIR")));
+    if rng.chance(0.4) {
+        out.push((
+            in_block - minutes(60),
+            Change::Time(FlopSubtype::Iest, in_block),
+        ));
+    }
+    if flight.fate == Fate::Diverted {
+        let to = if flight.international { "CKG" } else { "KWE" };
+        out.push((in_block - minutes(20), Change::Divert(to.to_owned())));
+        out.push((in_block - minutes(19), Change::Status("DIV")));
+        return;
+    }
+    if flight.fate == Fate::GoAround {
+        out.push((
+            in_block - minutes(12),
+            Change::Abort(AbortKind::GoAround, "unstable approach"),
+        ));
+    }
+    out.push((in_block - minutes(25), Change::Stand(stand.to_owned())));
+    if rng.chance(0.3) {
+        out.push((
+            in_block - minutes(8),
+            Change::Runway(RUNWAYS[rng.index(RUNWAYS.len())]),
+        ));
+    }
+    out.push((
+        in_block,
+        Change::Chocks(ChockState::On, in_block, stand.to_owned()),
+    ));
+    out.push((in_block, Change::Status("ARR")));
+    if contact {
+        for bridge in bridges {
+            out.push((
+                in_block + minutes(2),
+                Change::Bridge('A', in_block + minutes(2), bridge.clone()),
+            ));
+        }
+    }
+    if rng.chance(0.25) {
+        out.push((
+            in_block + minutes(3),
+            Change::Door(PortAction::Open, in_block + minutes(3)),
+        ));
+    }
+    let first = in_block + minutes(rng.range(8, 15));
+    let last = first + minutes(if flight.wide { 40 } else { 25 });
+    out.push((first, Change::FirstBag(first)));
+    out.push((last, Change::LastBag(last)));
+}
+
+fn departure(
+    flight: &Flight,
+    stand: &str,
+    contact: bool,
+    bridges: &[String],
+    rng: &mut Rng,
+    out: &mut Vec<(NaiveDateTime, Change)>,
+) {
+    let s = flight.sodt;
+    let off_block = s + minutes(flight.delay);
+    let counters = flight.record.ckdt.items().first();
+    if let Some(c) = counters
+        && rng.chance(0.5)
+        && let (Some(open), Some(close)) = (c.pcot.value(), c.pcct.value())
+    {
+        out.push((*open, Change::CountersOpen(*open)));
+        out.push((
+            *close + minutes(flight.delay.max(0)),
+            Change::CountersClose(*close + minutes(flight.delay.max(0))),
+        ));
+    }
+    if let Some(c) = flight.record.chdt.items().first()
+        && rng.chance(0.3)
+        && let (Some(begin), Some(end)) = (c.pcbt.value(), c.pcet.value())
+    {
+        out.push((*begin, Change::ChutesBegin(*begin)));
+        out.push((
+            *end + minutes(flight.delay.max(0)),
+            Change::ChutesEnd(*end + minutes(flight.delay.max(0))),
+        ));
+    }
+    if rng.chance(0.4) {
+        out.push((s - minutes(180), Change::Time(FlopSubtype::Eobt, off_block)));
+    }
+    if rng.chance(0.7) {
+        out.push((s - minutes(60), Change::Time(FlopSubtype::Tobt, off_block)));
+    }
+    if flight.delay >= 10 && rng.chance(0.5) {
+        out.push((s - minutes(90), Change::Time(FlopSubtype::Cobt, off_block)));
+    }
+    if rng.chance(0.15) {
+        out.push((
+            s - minutes(60),
+            Change::Time(FlopSubtype::Ctot, off_block + minutes(15)),
+        ));
+    }
+    if rng.chance(0.6) {
+        out.push((off_block - minutes(70), Change::Stand(stand.to_owned())));
+    }
+    let boarding = off_block - minutes(if flight.wide { 50 } else { 40 });
+    if rng.chance(0.6) {
+        out.push((
+            boarding - minutes(5),
+            Change::GatesOpen(boarding - minutes(5)),
+        ));
+        out.push((
+            off_block - minutes(8),
+            Change::GatesClose(off_block - minutes(8)),
+        ));
+    }
+    if rng.chance(0.9) {
+        out.push((boarding, Change::Time(FlopSubtype::Botm, boarding)));
+        out.push((boarding, Change::Status("BRD")));
+    }
+    if rng.chance(0.8) {
+        out.push((
+            off_block - minutes(20),
+            Change::Time(FlopSubtype::Lacl, off_block - minutes(20)),
+        ));
+    }
+    if rng.chance(0.7) {
+        out.push((
+            off_block - minutes(10),
+            Change::Time(FlopSubtype::Fint, off_block - minutes(10)),
+        ));
+        out.push((off_block - minutes(10), Change::Status("GCL")));
+    }
+    if rng.chance(0.25) {
+        out.push((
+            off_block - minutes(6),
+            Change::Door(PortAction::Close, off_block - minutes(6)),
+        ));
+    }
+    if contact {
+        for bridge in bridges {
+            out.push((
+                off_block - minutes(4),
+                Change::Bridge('D', off_block - minutes(4), bridge.clone()),
+            ));
+        }
+        if rng.chance(0.5) {
+            out.push((
+                off_block - minutes(8),
+                Change::Tractor(off_block - minutes(8), stand.to_owned()),
+            ));
+        }
+    }
+    if rng.chance(0.2) {
+        out.push((
+            off_block - minutes(2),
+            Change::Time(FlopSubtype::Egsr, off_block - minutes(2)),
+        ));
+        out.push((
+            off_block + minutes(1),
+            Change::Time(FlopSubtype::Egst, off_block + minutes(1)),
+        ));
+    }
+    out.push((
+        off_block - minutes(1),
+        Change::Chocks(ChockState::Off, off_block - minutes(1), stand.to_owned()),
+    ));
+    if contact {
+        out.push((off_block, Change::Push(off_block, stand.to_owned())));
+    }
+    if rng.chance(0.3) {
+        out.push((
+            off_block + minutes(5),
+            Change::Runway(RUNWAYS[rng.index(RUNWAYS.len())]),
+        ));
+    }
+    if flight.fate == Fate::Returned {
+        let (kind, why) = if rng.chance(0.5) {
+            (ReturnKind::Ground, "passenger unwell")
+        } else {
+            (ReturnKind::Air, "cabin pressure warning")
+        };
+        out.push((off_block + minutes(20), Change::Return(kind, why)));
+        out.push((off_block + minutes(21), Change::Status("RTN")));
+        return;
+    }
+    out.push((off_block + minutes(12), Change::Status("DEP")));
+    let next = off_block + minutes(flight.block + 10);
+    if rng.chance(0.2) {
+        out.push((
+            off_block + minutes(30),
+            Change::Time(FlopSubtype::Neat, next),
+        ));
+    }
+    if rng.chance(0.2) {
+        out.push((next + minutes(2), Change::Time(FlopSubtype::Naat, next)));
+    }
+    if rng.chance(0.05) {
+        out.push((
+            off_block + minutes(15),
+            Change::Time(FlopSubtype::Appt, off_block + minutes(12)),
+        ));
+    }
+}
+
+/// The date-time scalar a subtype carries, if it carries one.
+fn time_field(r: &mut FlightRecord, subtype: FlopSubtype) -> Option<&mut Field<NaiveDateTime>> {
+    Some(match subtype {
+        FlopSubtype::Eobt => &mut r.eobt,
+        FlopSubtype::Tobt => &mut r.tobt,
+        FlopSubtype::Cobt => &mut r.cobt,
+        FlopSubtype::Ctot => &mut r.ctot,
+        FlopSubtype::Botm => &mut r.botm,
+        FlopSubtype::Lacl => &mut r.lacl,
+        FlopSubtype::Fint => &mut r.fint,
+        FlopSubtype::Iest => &mut r.iest,
+        FlopSubtype::Pedt => &mut r.pedt,
+        FlopSubtype::Padt => &mut r.padt,
+        FlopSubtype::Neat => &mut r.neat,
+        FlopSubtype::Naat => &mut r.naat,
+        FlopSubtype::Egsr => &mut r.egsr,
+        FlopSubtype::Egst => &mut r.egst,
+        FlopSubtype::Appt => &mut r.appt,
+        _ => return None,
+    })
+}
+
+fn next_seq(count: usize) -> Field<u32> {
+    Field::Value(count as u32 + 1)
+}
+
+/// Sets each entry's field through `f`, for the "whole list with one time filled in" updates.
+fn stamp<T: Clone>(group: &mut Group<T>, f: impl Fn(&mut T)) -> Group<T> {
+    if let Group::Items(items) = group {
+        items.iter_mut().for_each(f);
+    }
+    group.clone()
+}
+
+fn push<T: Clone>(group: &mut Group<T>, entry: T) -> Group<T> {
+    match group {
+        Group::Items(items) => items.push(entry),
+        _ => *group = Group::Items(vec![entry]),
+    }
+    group.clone()
+}
+
+/// Applies `change` to the flight's record and returns the update that says so.
+fn apply(flight: &mut Flight, change: Change) -> Update {
+    let r = &mut flight.record;
+    let mut body = FlightRecord {
+        flid: r.flid,
+        ffid: Field::Value(flight.ffid.clone()),
+        ..FlightRecord::default()
+    };
+    let subtype = match change {
+        Change::Announce => return Update::AdHoc(r.clone()),
+        Change::Time(subtype, at) => {
+            if let Some(slot) = time_field(r, subtype) {
+                *slot = Field::Value(at);
+            }
+            if let Some(slot) = time_field(&mut body, subtype) {
+                *slot = Field::Value(at);
+            }
+            subtype
+        }
+        Change::Stand(stand) => {
+            r.stnd = Field::Value(stand);
+            body.stnd = r.stnd.clone();
+            FlopSubtype::Stnd
+        }
+        Change::StandPlan(from, to) => {
+            body.psdt = stamp(&mut r.psdt, |p| {
+                if p.psst.value() == Some(&from) {
+                    p.psst = Field::Value(to.clone());
+                }
+            });
+            FlopSubtype::Psdt
+        }
+        Change::Gate(gate) => {
+            if let Group::Items(items) = &mut r.gtdt
+                && let Some(first) = items.first_mut()
+            {
+                first.gate = Field::Value(gate);
+            }
+            body.gtdt = r.gtdt.clone();
+            FlopSubtype::Gtdt
+        }
+        Change::GatesOpen(at) => {
+            body.gtdt = stamp(&mut r.gtdt, |g| g.gotm = Field::Value(at));
+            FlopSubtype::Gtdt
+        }
+        Change::GatesClose(at) => {
+            body.gtdt = stamp(&mut r.gtdt, |g| g.gctm = Field::Value(at));
+            FlopSubtype::Gtdt
+        }
+        Change::CountersOpen(at) => {
+            body.ckdt = stamp(&mut r.ckdt, |c| c.cotm = Field::Value(at));
+            FlopSubtype::Ckdt
+        }
+        Change::CountersClose(at) => {
+            body.ckdt = stamp(&mut r.ckdt, |c| c.cctm = Field::Value(at));
+            FlopSubtype::Ckdt
+        }
+        Change::ChutesBegin(at) => {
+            body.chdt = stamp(&mut r.chdt, |c| c.cbtm = Field::Value(at));
+            FlopSubtype::Chdt
+        }
+        Change::ChutesEnd(at) => {
+            body.chdt = stamp(&mut r.chdt, |c| c.cetm = Field::Value(at));
+            FlopSubtype::Chdt
+        }
+        Change::FirstBag(at) => {
+            body.cldt = stamp(&mut r.cldt, |c| c.fbag = Field::Value(at));
+            FlopSubtype::Cldt
+        }
+        Change::LastBag(at) => {
+            body.cldt = stamp(&mut r.cldt, |c| c.lbag = Field::Value(at));
+            FlopSubtype::Cldt
+        }
+        Change::Chocks(chid, at, stand) => {
+            let csno = next_seq(r.chot.items().len());
+            body.chot = push(
+                &mut r.chot,
+                ChockEvent {
+                    csno,
+                    chtm: Field::Value(at),
+                    chid: Field::Value(chid),
+                    chst: Field::Value(stand),
+                },
+            );
+            FlopSubtype::Chot
+        }
+        Change::Bridge(abop, at, abdg) => {
+            let asno = next_seq(r.abtm.items().len());
+            body.abtm = push(
+                &mut r.abtm,
+                BridgeEvent {
+                    asno,
+                    abdg: Field::Value(abdg),
+                    abop: Field::Value(abop),
+                    aotm: Field::Value(at),
+                },
+            );
+            FlopSubtype::Abtm
+        }
+        Change::Push(at, stand) => {
+            let pshn = next_seq(r.psht.items().len());
+            body.psht = push(
+                &mut r.psht,
+                PushEvent {
+                    pshn,
+                    pstm: Field::Value(at),
+                    psid: Field::Value("IN".to_owned()),
+                    pust: Field::Value(stand),
+                },
+            );
+            FlopSubtype::Psht
+        }
+        Change::Tractor(at, stand) => {
+            body.tipt = push(
+                &mut r.tipt,
+                TractorEvent {
+                    trtm: Field::Value(at),
+                    trst: Field::Value(stand),
+                },
+            );
+            FlopSubtype::Tipt
+        }
+        Change::Door(poid, at) => {
+            // PORT in a FLOP carries one entry (PROTOCOL §4.3); the record keeps both.
+            let entry = PortEvent {
+                potm: Field::Value(at),
+                poid: Field::Value(poid),
+            };
+            push(&mut r.port, entry.clone());
+            body.port = Group::Items(vec![entry]);
+            FlopSubtype::Port
+        }
+        Change::Delay(code, strt, minutes, text) => {
+            let delay = Delay {
+                code: Field::Value(code.to_owned()),
+                strt: Field::Value(strt),
+                dura: Field::Value(Minutes(minutes)),
+                text: text.to_owned(),
+            };
+            let mut items = r.dely.items().to_vec();
+            match items.iter_mut().find(|d| d.code == delay.code) {
+                Some(existing) => *existing = delay,
+                None => items.push(delay),
+            }
+            r.dely = Group::Items(items);
+            body.dely = r.dely.clone();
+            FlopSubtype::Dely
+        }
+        Change::Cancel(at) => {
+            r.cncl = Field::Value(at);
+            body.cncl = r.cncl.clone();
+            FlopSubtype::Cncl
+        }
+        Change::Delete => {
+            body.fdel = Field::Empty;
+            FlopSubtype::Fdel
+        }
+        Change::Aircraft(code) => {
+            r.acft = Field::Value(code);
+            body.acft = r.acft.clone();
+            FlopSubtype::Acft
+        }
+        Change::Seats(maxp) => {
+            r.maxp = Field::Value(maxp);
+            body.maxp = r.maxp.clone();
+            FlopSubtype::Maxp
+        }
+        Change::Registration(reno) => {
+            r.reno = Field::Value(reno);
+            body.reno = r.reno.clone();
+            FlopSubtype::Reno
+        }
+        Change::Remark(text) => {
+            r.remc = Field::Value(text.to_owned());
+            body.remc = r.remc.clone();
+            FlopSubtype::Remc
+        }
+        Change::External(code, text) => {
+            r.exsc = Field::Value(code.to_owned());
+            r.exsr = Field::Value(text.to_owned());
+            body.exsc = r.exsc.clone();
+            body.exsr = r.exsr.clone();
+            FlopSubtype::Exss
+        }
+        Change::Status(code) => {
+            r.ftss = Field::Value(code.to_owned());
+            body.ftss = r.ftss.clone();
+            FlopSubtype::Ftss
+        }
+        Change::Divert(to) => {
+            r.fdiv = Field::Value(Diversion {
+                ddes: to,
+                ddir: DiversionDirection::To,
+                text: "weather below minima".to_owned(),
+            });
+            body.fdiv = r.fdiv.clone();
+            FlopSubtype::Fdiv
+        }
+        Change::Return(reid, text) => {
+            r.fret = Field::Value(FlightReturn {
+                reid,
+                text: text.to_owned(),
+            });
+            body.fret = r.fret.clone();
+            FlopSubtype::Fret
+        }
+        Change::Abort(ares, text) => {
+            r.flab = Field::Value(LandingAbort {
+                ares,
+                text: text.to_owned(),
+            });
+            body.flab = r.flab.clone();
+            FlopSubtype::Flab
+        }
+        Change::Runway(runway) => {
+            r.runw = Field::Value(runway.to_owned());
+            body.runw = r.runw.clone();
+            FlopSubtype::Runw
+        }
+        Change::Agents(phag, fhag) => {
+            r.phag = Field::Value(phag);
+            r.fhag = Field::Value(fhag);
+            body.phag = r.phag.clone();
+            body.fhag = r.fhag.clone();
+            body.mhag = r.mhag.clone();
+            FlopSubtype::Hnag
+        }
+        Change::Vip(count, rank) => {
+            r.vipp = Field::Value(count);
+            r.vipr = Field::Value(rank);
+            body.vipp = r.vipp.clone();
+            body.vipr = r.vipr.clone();
+            FlopSubtype::Vipp
+        }
+    };
+    Update::Flop(subtype, body)
+}

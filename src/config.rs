@@ -32,6 +32,8 @@ pub struct Config {
     pub station: StationConfig,
     /// Log output.
     pub log: LogConfig,
+    /// The main pump: lease, failure policy, batches.
+    pub pump: PumpConfig,
 }
 
 /// The state database.
@@ -66,6 +68,17 @@ pub struct MailboxConfig {
     pub url: Option<String>,
     /// The `CMINMSGS_STATUS` value of rows waiting to be read.
     pub pending_status: String,
+    /// The `CMINMSGS_STATUS` written back for a message applied (SUCCEEDED).
+    pub succeeded_status: String,
+    /// The `CMINMSGS_STATUS` written back for a dead letter (DEAD).
+    pub dead_status: String,
+    /// Connections in the mailbox pool (its own, separate from the state
+    /// database's).
+    pub pool_size: u32,
+    /// How long to wait for a mailbox connection.
+    pub connect_timeout_secs: u64,
+    /// How long one read or write on a mailbox connection may block.
+    pub io_timeout_secs: u64,
 }
 
 impl Default for MailboxConfig {
@@ -73,6 +86,11 @@ impl Default for MailboxConfig {
         MailboxConfig {
             url: None,
             pending_status: "VALID".to_owned(),
+            succeeded_status: "PROCESSED".to_owned(),
+            dead_status: "DEAD".to_owned(),
+            pool_size: 2,
+            connect_timeout_secs: 5,
+            io_timeout_secs: 30,
         }
     }
 }
@@ -150,6 +168,47 @@ pub struct LogConfig {
     pub format: Option<String>,
 }
 
+/// The main pump (`flightstate pump`, `flightstate run`); see `docs/pump.md`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct PumpConfig {
+    /// Name of this pump in `PIPELINE_LOCK.LEASE_HOLDER`; default
+    /// `host:pid:random`.
+    pub holder: Option<String>,
+    /// How long the lease lasts unless renewed (renewed after a third).
+    pub lease_secs: u64,
+    /// FAILED(UNSUPPORTED) attempts after which a message is DEAD.
+    pub unsupported_threshold: u32,
+    /// Wait before an unsupported head is tried again.
+    pub unsupported_retry_ms: u64,
+    /// First backoff of a head blocked by a database or mailbox fault.
+    pub backoff_initial_ms: u64,
+    /// Longest backoff.
+    pub backoff_max_ms: u64,
+    /// Sleep of an idle or stand-by pump between looks.
+    pub idle_poll_ms: u64,
+    /// Mailbox rows read per look at the head.
+    pub head_batch: u32,
+    /// Write-backs made per pass of the effect worker.
+    pub effect_batch: u32,
+}
+
+impl Default for PumpConfig {
+    fn default() -> Self {
+        PumpConfig {
+            holder: None,
+            lease_secs: 15,
+            unsupported_threshold: 3,
+            unsupported_retry_ms: 0,
+            backoff_initial_ms: 200,
+            backoff_max_ms: 30_000,
+            idle_poll_ms: 500,
+            head_batch: 100,
+            effect_batch: 100,
+        }
+    }
+}
+
 /// Why a configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -179,7 +238,9 @@ pub enum ConfigError {
 
 /// The sections of the file, which are also the environment variables'
 /// first word.
-const SECTIONS: &[&str] = &["database", "mailbox", "kafka", "protocol", "station", "log"];
+const SECTIONS: &[&str] = &[
+    "database", "mailbox", "kafka", "protocol", "station", "log", "pump",
+];
 
 impl Config {
     /// Reads `file` (a missing file is not an error: defaults and the
@@ -246,6 +307,20 @@ impl Config {
             });
         }
         parse_day_boundary(&self.station.day_boundary)?;
+        if self.pump.lease_secs < 3 {
+            return Err(ConfigError::BadValue {
+                setting: "pump.lease_secs",
+                value: self.pump.lease_secs.to_string(),
+                reason: "must be at least 3 (the lease is renewed every third of it)",
+            });
+        }
+        if self.pump.head_batch == 0 || self.pump.effect_batch == 0 {
+            return Err(ConfigError::BadValue {
+                setting: "pump.head_batch / pump.effect_batch",
+                value: "0".to_owned(),
+                reason: "a batch needs at least one row",
+            });
+        }
         Ok(())
     }
 

@@ -5,8 +5,11 @@ pub mod config;
 #[cfg(feature = "failpoints")]
 pub mod failpoint;
 pub mod failure;
+pub mod journal;
+pub mod mailbox;
 pub mod pipeline;
 pub mod protocol;
+pub mod pump;
 pub mod state;
 pub mod store;
 pub mod synth;

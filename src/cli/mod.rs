@@ -7,6 +7,8 @@ mod generate;
 mod logging;
 mod migrate;
 mod parse;
+mod pump;
+mod run;
 mod sql;
 
 use std::path::PathBuf;
@@ -38,6 +40,10 @@ enum Command {
     Migrate(migrate::Opts),
     /// Print SIS message files as JSON, or the reason each is rejected.
     Parse(parse::Opts),
+    /// Drain the mailbox into the state database (the main pump alone).
+    Pump(pump::Opts),
+    /// Run the whole pipeline: pump and effect worker threads.
+    Run(run::Opts),
     /// Print every SQL statement of a dialect, for DBA review.
     Sql(sql::Opts),
 }
@@ -56,6 +62,8 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Migrate(opts) => migrate::run(opts, &config),
         Command::Parse(opts) => parse::run(opts, &config),
+        Command::Pump(opts) => pump::run(opts, &config),
+        Command::Run(opts) => run::run(opts, &config),
         Command::Apply(opts) => apply::run(opts, &config),
         Command::Generate(opts) => generate::run(opts, &config),
         Command::Sql(opts) => sql::run(opts, &config),

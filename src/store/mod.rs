@@ -9,10 +9,14 @@ use std::error::Error as StdError;
 
 use crate::FailureKind;
 
+mod journal;
+mod lease;
 #[cfg(feature = "postgres")]
 pub mod pg;
 mod repository;
 
+pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
+pub use lease::LeaseOps;
 pub use repository::{
     ChangeNotice, EventKind, Outcome, PipelineLease, ProcRecord, ProcStatus, SnapshotLedger,
     StateEvent, StateTx, Store,

@@ -8,12 +8,14 @@ use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
 use super::StoreError;
+use super::journal::JournalOps;
+use super::lease::LeaseOps;
 use crate::state::StoredFlight;
 
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
     /// A transaction in progress.
-    type Tx<'c>: StateTx
+    type Tx<'c>: StateTx + LeaseOps + JournalOps
     where
         Self: 'c;
 

@@ -6,6 +6,8 @@
 //! migrations. Only what the binary and the tests need is re-exported.
 
 mod errors;
+mod journal;
+mod lease;
 mod migrate;
 mod rows;
 #[allow(dead_code)] // the repository reads through handwritten statements so far

@@ -16,6 +16,7 @@ macro_rules! sql {
 /// Every statement by file name, for `flightstate sql` and the snapshot
 /// tests.
 pub(crate) const ALL: &[(&str, &str)] = &[
+    ("acquire_lease", ACQUIRE_LEASE),
     ("bump_snapshot_version", BUMP_SNAPSHOT_VERSION),
     ("delete_bridges", DELETE_BRIDGES),
     ("delete_carousels", DELETE_CAROUSELS),
@@ -28,6 +29,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_route_points", DELETE_ROUTE_POINTS),
     ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
     ("delete_stands", DELETE_STANDS),
+    ("grant_effect_calls", GRANT_EFFECT_CALLS),
     ("insert_bridges", INSERT_BRIDGES),
     ("insert_carousels", INSERT_CAROUSELS),
     ("insert_change_notices", INSERT_CHANGE_NOTICES),
@@ -35,6 +37,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_chutes", INSERT_CHUTES),
     ("insert_counters", INSERT_COUNTERS),
     ("insert_delays", INSERT_DELAYS),
+    ("insert_effect_intent", INSERT_EFFECT_INTENT),
     ("insert_gates", INSERT_GATES),
     ("insert_route_points", INSERT_ROUTE_POINTS),
     ("insert_snapshot_ledger", INSERT_SNAPSHOT_LEDGER),
@@ -42,16 +45,22 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_stands", INSERT_STANDS),
     ("insert_state_events", INSERT_STATE_EVENTS),
     ("lock_pipeline", LOCK_PIPELINE),
+    ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_outcome", RECORD_OUTCOME),
+    ("release_lease", RELEASE_LEASE),
     ("release_migration_lock", RELEASE_MIGRATION_LOCK),
+    ("renew_lease", RENEW_LEASE),
+    ("schedule_retry", SCHEDULE_RETRY),
     ("select_bridges", SELECT_BRIDGES),
     ("select_carousels", SELECT_CAROUSELS),
     ("select_chocks", SELECT_CHOCKS),
     ("select_chutes", SELECT_CHUTES),
     ("select_counters", SELECT_COUNTERS),
     ("select_delays", SELECT_DELAYS),
+    ("select_effect_call", SELECT_EFFECT_CALL),
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
+    ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
     ("select_proc_state", SELECT_PROC_STATE),
     ("select_route_points", SELECT_ROUTE_POINTS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
@@ -61,6 +70,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("upsert_flights", UPSERT_FLIGHTS),
 ];
 
+pub(crate) const ACQUIRE_LEASE: &str = sql!("acquire_lease");
 pub(crate) const BUMP_SNAPSHOT_VERSION: &str = sql!("bump_snapshot_version");
 pub(crate) const DELETE_BRIDGES: &str = sql!("delete_bridges");
 pub(crate) const DELETE_CAROUSELS: &str = sql!("delete_carousels");
@@ -73,6 +83,7 @@ pub(crate) const DELETE_GATES: &str = sql!("delete_gates");
 pub(crate) const DELETE_ROUTE_POINTS: &str = sql!("delete_route_points");
 pub(crate) const DELETE_SNAPSHOT_LIST: &str = sql!("delete_snapshot_list");
 pub(crate) const DELETE_STANDS: &str = sql!("delete_stands");
+pub(crate) const GRANT_EFFECT_CALLS: &str = sql!("grant_effect_calls");
 pub(crate) const INSERT_BRIDGES: &str = sql!("insert_bridges");
 pub(crate) const INSERT_CAROUSELS: &str = sql!("insert_carousels");
 pub(crate) const INSERT_CHANGE_NOTICES: &str = sql!("insert_change_notices");
@@ -80,6 +91,7 @@ pub(crate) const INSERT_CHOCKS: &str = sql!("insert_chocks");
 pub(crate) const INSERT_CHUTES: &str = sql!("insert_chutes");
 pub(crate) const INSERT_COUNTERS: &str = sql!("insert_counters");
 pub(crate) const INSERT_DELAYS: &str = sql!("insert_delays");
+pub(crate) const INSERT_EFFECT_INTENT: &str = sql!("insert_effect_intent");
 pub(crate) const INSERT_GATES: &str = sql!("insert_gates");
 pub(crate) const INSERT_ROUTE_POINTS: &str = sql!("insert_route_points");
 pub(crate) const INSERT_SNAPSHOT_LEDGER: &str = sql!("insert_snapshot_ledger");
@@ -87,16 +99,22 @@ pub(crate) const INSERT_SNAPSHOT_LIST: &str = sql!("insert_snapshot_list");
 pub(crate) const INSERT_STANDS: &str = sql!("insert_stands");
 pub(crate) const INSERT_STATE_EVENTS: &str = sql!("insert_state_events");
 pub(crate) const LOCK_PIPELINE: &str = sql!("lock_pipeline");
+pub(crate) const RECORD_EFFECT_RECEIPT: &str = sql!("record_effect_receipt");
 pub(crate) const RECORD_OUTCOME: &str = sql!("record_outcome");
+pub(crate) const RELEASE_LEASE: &str = sql!("release_lease");
 pub(crate) const RELEASE_MIGRATION_LOCK: &str = sql!("release_migration_lock");
+pub(crate) const RENEW_LEASE: &str = sql!("renew_lease");
+pub(crate) const SCHEDULE_RETRY: &str = sql!("schedule_retry");
 pub(crate) const SELECT_BRIDGES: &str = sql!("select_bridges");
 pub(crate) const SELECT_CAROUSELS: &str = sql!("select_carousels");
 pub(crate) const SELECT_CHOCKS: &str = sql!("select_chocks");
 pub(crate) const SELECT_CHUTES: &str = sql!("select_chutes");
 pub(crate) const SELECT_COUNTERS: &str = sql!("select_counters");
 pub(crate) const SELECT_DELAYS: &str = sql!("select_delays");
+pub(crate) const SELECT_EFFECT_CALL: &str = sql!("select_effect_call");
 pub(crate) const SELECT_FLIGHTS: &str = sql!("select_flights");
 pub(crate) const SELECT_GATES: &str = sql!("select_gates");
+pub(crate) const SELECT_OPEN_EFFECT_CALLS: &str = sql!("select_open_effect_calls");
 pub(crate) const SELECT_PROC_STATE: &str = sql!("select_proc_state");
 pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
 pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");

@@ -32,6 +32,12 @@ impl<'c> PgTx<'c> {
     pub(super) fn new(conn: &'c mut PgConnection) -> PgTx<'c> {
         PgTx { conn }
     }
+
+    /// The transaction's connection, for the operations implemented in
+    /// sibling modules (`lease`, `journal`).
+    pub(super) fn conn(&mut self) -> &mut PgConnection {
+        self.conn
+    }
 }
 
 type Boxed = BoxedSqlQuery<'static, Pg, SqlQuery>;

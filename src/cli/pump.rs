@@ -1,0 +1,103 @@
+//! `flightstate pump [--until-idle]`: the main pump alone, making its own
+//! write-backs after each batch. Stops gracefully on SIGTERM or Ctrl-C: the
+//! message in hand is finished (or rolled back), then the lease is released.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use flightstate::config::{Config, Dialect, database_dialect};
+use flightstate::mailbox::{Mailbox, MailboxSettings};
+use flightstate::pipeline::Settings;
+use flightstate::pump::{Pump, PumpSettings, default_holder};
+
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Stop (exit 0) once no message is pending and every write-back is made.
+    #[arg(long)]
+    until_idle: bool,
+}
+
+pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    let stop = stop_on_signals()?;
+    let parts = Parts::open(config, true)?;
+    let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
+    let summary = pump
+        .run(&stop, opts.until_idle)
+        .map_err(|e| anyhow::anyhow!("the pump stopped: {e}"))?;
+    tracing::info!(messages = summary.messages, "pump stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A flag set by SIGTERM or Ctrl-C (SIGINT).
+pub(super) fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        tracing::info!("stop requested; finishing the message in hand");
+        flag.store(true, Ordering::SeqCst);
+    })
+    .context("cannot install the SIGTERM / Ctrl-C handler")?;
+    Ok(stop)
+}
+
+/// Everything a pump needs, opened from the configuration.
+pub(super) struct Parts {
+    pub(super) store: flightstate::store::pg::PgStore,
+    pub(super) mailbox: Arc<Mailbox>,
+    pub(super) pipeline: Settings,
+    pub(super) pump: PumpSettings,
+}
+
+impl Parts {
+    pub(super) fn open(config: &Config, inline_effects: bool) -> anyhow::Result<Parts> {
+        let url = config.database_url()?;
+        if database_dialect(url)? == Dialect::Oracle {
+            anyhow::bail!("the Oracle dialect cannot run the pump yet");
+        }
+        let store = flightstate::store::pg::PgStore::connect(
+            url,
+            config.database.pool_size,
+            Duration::from_secs(config.database.connection_timeout_secs),
+        )?;
+        let mailbox =
+            Mailbox::connect(mailbox_settings(config)?).context("cannot open the mailbox pool")?;
+        Ok(Parts {
+            store,
+            mailbox: Arc::new(mailbox),
+            pipeline: Settings::from_config(config),
+            pump: pump_settings(config, inline_effects),
+        })
+    }
+}
+
+fn mailbox_settings(config: &Config) -> anyhow::Result<MailboxSettings> {
+    let m = &config.mailbox;
+    Ok(MailboxSettings {
+        url: config.mailbox_url()?.to_owned(),
+        pending_status: m.pending_status.clone(),
+        succeeded_status: m.succeeded_status.clone(),
+        dead_status: m.dead_status.clone(),
+        pool_size: m.pool_size as usize,
+        connect_timeout: Duration::from_secs(m.connect_timeout_secs),
+        io_timeout: Duration::from_secs(m.io_timeout_secs),
+    })
+}
+
+fn pump_settings(config: &Config, inline_effects: bool) -> PumpSettings {
+    let p = &config.pump;
+    PumpSettings {
+        holder: p.holder.clone().unwrap_or_else(default_holder),
+        lease_ttl: Duration::from_secs(p.lease_secs),
+        unsupported_threshold: i32::try_from(p.unsupported_threshold).unwrap_or(i32::MAX),
+        unsupported_retry: Duration::from_millis(p.unsupported_retry_ms),
+        backoff_initial: Duration::from_millis(p.backoff_initial_ms),
+        backoff_max: Duration::from_millis(p.backoff_max_ms),
+        idle_poll: Duration::from_millis(p.idle_poll_ms),
+        head_batch: p.head_batch as usize,
+        effect_batch: i64::from(p.effect_batch),
+        inline_effects,
+    }
+}

@@ -1,0 +1,58 @@
+//! `flightstate run`: the whole pipeline in one process, each part on its
+//! own thread sharing the pools — the pump and the effect worker (mailbox
+//! write-backs) today; the Kafka dispatcher and the read API join later.
+//! SIGTERM or Ctrl-C stops every thread after its unit of work; the pump
+//! releases its lease.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use flightstate::config::Config;
+use flightstate::pump::{Pump, run_effect_worker};
+
+use super::pump::{Parts, stop_on_signals};
+
+#[derive(Debug, clap::Args)]
+pub struct Opts {}
+
+pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    let stop = stop_on_signals()?;
+    let parts = Parts::open(config, false)?;
+    let worker_store = parts.store.clone();
+    let worker_mailbox = Arc::clone(&parts.mailbox);
+    let worker_settings = parts.pump.clone();
+    let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
+    let lease = pump.shared_lease();
+    let pump_stop = Arc::clone(&stop);
+    let worker_stop = Arc::clone(&stop);
+    let pump_thread = std::thread::Builder::new()
+        .name("pump".to_owned())
+        .spawn(move || {
+            let span = tracing::info_span!("worker", worker.name = "pump");
+            let _enter = span.enter();
+            let outcome = pump.run(&pump_stop, false);
+            // The other threads stop with the pump.
+            pump_stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            outcome.map_err(|e| anyhow::anyhow!("the pump stopped: {e}"))
+        })?;
+    let worker_thread = std::thread::Builder::new()
+        .name("effects".to_owned())
+        .spawn(move || {
+            run_effect_worker(
+                &worker_store,
+                &worker_mailbox,
+                &lease,
+                &worker_settings,
+                &worker_stop,
+            )
+        })?;
+    let pumped = pump_thread
+        .join()
+        .map_err(|_| anyhow::anyhow!("the pump thread panicked"))?;
+    worker_thread
+        .join()
+        .map_err(|_| anyhow::anyhow!("the effect worker thread panicked"))?;
+    let summary = pumped?;
+    tracing::info!(messages = summary.messages, "stopped");
+    Ok(ExitCode::SUCCESS)
+}

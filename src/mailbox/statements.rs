@@ -1,0 +1,25 @@
+//! Every mailbox statement, compiled in from `sql/mailbox/`. A constant's
+//! name is its file's name; the file documents binds, result and locks.
+
+macro_rules! sql {
+    ($name:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sql/mailbox/",
+            $name,
+            ".sql"
+        ))
+    };
+}
+
+/// Every statement by file name, for `flightstate sql` and the snapshot
+/// tests. (`aodb_mailbox.sql` is AODB's DDL for tests, not a statement.)
+pub(crate) const ALL: &[(&str, &str)] = &[
+    ("select_message_state", SELECT_MESSAGE_STATE),
+    ("select_pending_messages", SELECT_PENDING_MESSAGES),
+    ("write_back_message", WRITE_BACK_MESSAGE),
+];
+
+pub(crate) const SELECT_MESSAGE_STATE: &str = sql!("select_message_state");
+pub(crate) const SELECT_PENDING_MESSAGES: &str = sql!("select_pending_messages");
+pub(crate) const WRITE_BACK_MESSAGE: &str = sql!("write_back_message");

@@ -1,0 +1,469 @@
+//! The pump against real MariaDB (the mailbox) and PostgreSQL (the state
+//! database), in process: failure policy, blocking and release of the head,
+//! late lower ids, servers that become unreachable, and two pumps on one
+//! database. Servers are made unreachable through a TCP proxy the test cuts
+//! (`pumping::Proxy`): a test cannot stop the shared servers themselves.
+#![cfg(feature = "postgres")]
+
+mod common;
+mod pumping;
+
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::TestDatabase;
+use common::sis::{at, flight, parse_options, sep, snapshot};
+use diesel::RunQueryDsl;
+use flightstate::journal::{Executor, WorkerLease};
+use flightstate::mailbox::{Mailbox, WriteBack};
+use flightstate::pipeline::Settings;
+use flightstate::pump::{Pump, PumpSettings, Step, utc_now};
+use flightstate::store::pg::{PgStore, PgTx};
+use flightstate::store::{Store, StoreError};
+use pumping::{MailboxDatabase, Proxy, effect_calls, mailbox_settings, proc_states};
+
+fn pump_settings(holder: &str) -> PumpSettings {
+    PumpSettings {
+        holder: holder.to_owned(),
+        lease_ttl: Duration::from_secs(60),
+        unsupported_threshold: 3,
+        unsupported_retry: Duration::ZERO,
+        backoff_initial: Duration::from_millis(20),
+        backoff_max: Duration::from_millis(200),
+        idle_poll: Duration::from_millis(20),
+        head_batch: 100,
+        effect_batch: 100,
+        inline_effects: true,
+    }
+}
+
+fn pipeline() -> Settings {
+    Settings {
+        parse: parse_options(),
+        ..Settings::default()
+    }
+}
+
+fn pg_store(url: &str) -> PgStore {
+    PgStore::connect(url, 4, Duration::from_secs(2)).expect("pool on the test database")
+}
+
+fn mailbox(url: String) -> Arc<Mailbox> {
+    Arc::new(Mailbox::connect(mailbox_settings(url)).expect("mailbox pool"))
+}
+
+fn new_pump<S: Store + Clone>(store: S, mailbox: Arc<Mailbox>, holder: &str) -> Pump<S> {
+    Pump::new(store, mailbox, pipeline(), pump_settings(holder))
+}
+
+/// Steps until idle (bounded), sleeping while blocked; returns the steps.
+#[track_caller]
+fn drain<S: Store + Clone>(pump: &mut Pump<S>) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for _ in 0..500 {
+        let step = pump.step().expect("no failpoint armed");
+        steps.push(step.clone());
+        match step {
+            Step::Idle => return steps,
+            Step::Blocked { until, .. } => {
+                std::thread::sleep(until.saturating_duration_since(Instant::now()))
+            }
+            Step::Standby | Step::LeaseLost => panic!("the pump lost its lease: {steps:?}"),
+            Step::Progress { .. } => {}
+        }
+    }
+    panic!("the pump never became idle: {steps:?}");
+}
+
+fn day_snapshot(flids: &[i64]) -> Vec<u8> {
+    snapshot(
+        sep(9),
+        flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
+    )
+}
+
+const UNSUPPORTED: &[u8] =
+    b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><MSG><META><SNDR>AODB</SNDR>\
+<SEQN>1</SEQN><DTTM>20260909030000</DTTM><TYPE>AIRL</TYPE><STYP>DNLD</STYP></META>\
+<AIRL><X>1</X></AIRL></MSG>";
+
+#[test]
+fn a_malformed_message_in_the_middle_is_dead_and_the_rest_applied() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("malformed");
+    let first = mb.insert(&day_snapshot(&[1, 2]));
+    let bad = mb.insert(b"<MSG><META><TYPE>SCHD</TYPE>");
+    let last = mb.insert(&day_snapshot(&[1, 2, 3]));
+    let mut pump = new_pump(pg_store(db.url()), mailbox(mb.url()), "a");
+    drain(&mut pump);
+    let mut conn = db.connect();
+    let states = proc_states(&mut conn);
+    assert_eq!(states[0], (first, "SUCCEEDED".into(), None, 1));
+    assert_eq!(states[1].0, bad);
+    assert_eq!(states[1].1, "DEAD");
+    assert_eq!(states[1].2.as_deref(), Some("BAD_INPUT"));
+    assert_eq!(states[2], (last, "SUCCEEDED".into(), None, 1));
+    assert_eq!(common::sis::count(&mut conn, "flight_schd", "true"), 3);
+    let rows = mb.rows();
+    assert_eq!(
+        rows.iter().map(|r| r.1.as_deref()).collect::<Vec<_>>(),
+        [Some("PROCESSED"), Some("DEAD"), Some("PROCESSED")]
+    );
+    mb.assert_each_written_back_once();
+}
+
+#[test]
+fn an_unsupported_message_is_dead_after_the_threshold() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("unsupported");
+    let odd = mb.insert(UNSUPPORTED);
+    let next = mb.insert(&day_snapshot(&[7]));
+    let mut pump = new_pump(pg_store(db.url()), mailbox(mb.url()), "a");
+    let steps = drain(&mut pump);
+    let mut conn = db.connect();
+    let states = proc_states(&mut conn);
+    assert_eq!(
+        states[0],
+        (odd, "DEAD".into(), Some("UNSUPPORTED".into()), 4),
+        "three FAILED(UNSUPPORTED) attempts, then DEAD: {steps:?}"
+    );
+    assert_eq!(states[1], (next, "SUCCEEDED".into(), None, 1));
+    assert_eq!(mb.rows()[0].1.as_deref(), Some("DEAD"));
+    mb.assert_each_written_back_once();
+}
+
+#[test]
+fn an_unsupported_message_blocks_the_head_below_the_threshold() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("unsupblock");
+    mb.insert(UNSUPPORTED);
+    let next = mb.insert(&day_snapshot(&[7]));
+    let settings = PumpSettings {
+        unsupported_retry: Duration::from_secs(60),
+        ..pump_settings("a")
+    };
+    let mut pump = Pump::new(pg_store(db.url()), mailbox(mb.url()), pipeline(), settings);
+    assert!(matches!(pump.step(), Ok(Step::Blocked { .. })));
+    assert!(matches!(pump.step(), Ok(Step::Blocked { .. })));
+    let mut conn = db.connect();
+    let states = proc_states(&mut conn);
+    assert_eq!(states.len(), 1, "the message behind it waits: {states:?}");
+    assert_eq!(states[0].1, "FAILED");
+    assert_eq!(states[0].2.as_deref(), Some("UNSUPPORTED"));
+    assert!(!mb.rows().iter().any(|r| r.0 == next && r.2));
+}
+
+#[test]
+fn a_late_lower_id_is_still_taken() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("late");
+    mb.insert_with_id(10, &day_snapshot(&[1]));
+    mb.insert_with_id(11, &day_snapshot(&[1, 2]));
+    let mut pump = new_pump(pg_store(db.url()), mailbox(mb.url()), "a");
+    drain(&mut pump);
+    // Committed late by AODB with a lower id.
+    mb.insert_with_id(5, &snapshot(sep(10), vec![flight(5, at(10, 9, 0))]));
+    drain(&mut pump);
+    let mut conn = db.connect();
+    let ids: Vec<i64> = proc_states(&mut conn).iter().map(|s| s.0).collect();
+    assert_eq!(ids, [5, 10, 11]);
+    mb.assert_each_written_back_once();
+}
+
+#[test]
+fn postgres_unreachable_blocks_the_head_until_it_is_back() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("pgdown");
+    // The pump reaches PostgreSQL only through the proxy.
+    let proxy = Proxy::start("127.0.0.1:5432");
+    let proxied = common::database_url(
+        &format!("postgres://postgres@{}/postgres", proxy.host_port()),
+        db.name(),
+    );
+    let mut pump = new_pump(pg_store(&proxied), mailbox(mb.url()), "a");
+    assert_eq!(pump.step().expect("step"), Step::Idle, "takes the lease");
+    let head = mb.insert(&day_snapshot(&[1]));
+    let behind = mb.insert(&day_snapshot(&[1, 2]));
+
+    proxy.cut();
+    for attempt in 0..3 {
+        match pump.step().expect("step") {
+            Step::Blocked { message_id, until } => {
+                // Later looks stop earlier, at the lease renewal, which
+                // cannot reach the database either.
+                if attempt == 0 {
+                    assert_eq!(message_id, Some(head), "the head blocks");
+                }
+                std::thread::sleep(until.saturating_duration_since(Instant::now()));
+            }
+            other => panic!("expected the head blocked, got {other:?}"),
+        }
+    }
+    let mut conn = db.connect();
+    assert!(proc_states(&mut conn).is_empty(), "nothing applied");
+    assert!(mb.rows().iter().all(|r| !r.2), "nothing written back");
+
+    proxy.restore();
+    drain(&mut pump);
+    let states = proc_states(&mut conn);
+    assert_eq!(
+        states,
+        [
+            (head, "SUCCEEDED".into(), None, 1),
+            (behind, "SUCCEEDED".into(), None, 1)
+        ]
+    );
+    mb.assert_each_written_back_once();
+}
+
+#[test]
+fn a_database_fault_is_recorded_failed_infra_and_retried() {
+    use flightstate::failpoint::{Action, arm, disarm_all};
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("infra");
+    let head = mb.insert(&day_snapshot(&[1]));
+    let behind = mb.insert(&day_snapshot(&[1, 2]));
+    let mut pump = new_pump(pg_store(db.url()), mailbox(mb.url()), "a");
+    // The state transaction fails once just before its commit.
+    arm("pump.before_commit", Action::Error, 1);
+    let step = pump.step().expect("step");
+    disarm_all();
+    assert!(
+        matches!(step, Step::Blocked { message_id: Some(id), .. } if id == head),
+        "{step:?}"
+    );
+    let mut conn = db.connect();
+    assert_eq!(
+        proc_states(&mut conn),
+        [(head, "FAILED".into(), Some("INFRA".into()), 1)],
+        "the head is FAILED(INFRA) and the message behind it waits"
+    );
+    drain(&mut pump);
+    assert_eq!(
+        proc_states(&mut conn),
+        [
+            (head, "SUCCEEDED".into(), None, 2),
+            (behind, "SUCCEEDED".into(), None, 1)
+        ]
+    );
+    mb.assert_each_written_back_once();
+}
+
+#[test]
+fn mariadb_unreachable_during_write_back_then_back() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("mbdown");
+    let proxy = Proxy::start("127.0.0.1:3306");
+    let via_proxy = mailbox(mb.url_via(&proxy.host_port()));
+    let store = pg_store(db.url());
+    let ids = [
+        mb.insert(&day_snapshot(&[1])),
+        mb.insert(&day_snapshot(&[1, 2])),
+        mb.insert(&day_snapshot(&[2, 3])),
+    ];
+    let settings = PumpSettings {
+        inline_effects: false,
+        ..pump_settings("a")
+    };
+    let mut pump = Pump::new(store.clone(), Arc::clone(&via_proxy), pipeline(), settings);
+    assert_eq!(pump.step().expect("step"), Step::Progress { messages: 3 });
+    let lease = WorkerLease {
+        holder: "a".to_owned(),
+        epoch: pump.epoch().expect("holds the lease"),
+    };
+    let write_back = WriteBack::new(&via_proxy);
+    let executor = Executor::new(vec![&write_back], 100);
+
+    proxy.cut();
+    let report = executor.run_once(&store, &lease, utc_now).expect("a pass");
+    assert_eq!(report.retry, 3, "{report:?}");
+    let mut conn = db.connect();
+    assert!(
+        effect_calls(&mut conn)
+            .iter()
+            .all(|c| c.1 == "NOT_SENT" && c.2 == 1),
+        "{:?}",
+        effect_calls(&mut conn)
+    );
+    assert!(mb.rows().iter().all(|r| !r.2), "nothing written back yet");
+    assert!(
+        matches!(
+            pump.step(),
+            Ok(Step::Blocked {
+                message_id: None,
+                ..
+            })
+        ),
+        "the pump cannot read the mailbox either"
+    );
+
+    proxy.restore();
+    let report = executor.run_once(&store, &lease, utc_now).expect("a pass");
+    assert_eq!(report.settled, 3, "{report:?}");
+    assert!(
+        effect_calls(&mut conn)
+            .iter()
+            .all(|c| c.1 == "ACCEPTED" && c.2 == 2),
+        "granted again in a later attempt: {:?}",
+        effect_calls(&mut conn)
+    );
+    mb.assert_each_written_back_once();
+    assert_eq!(pump.step().expect("step"), Step::Idle);
+    let states = proc_states(&mut conn);
+    assert_eq!(
+        states.iter().map(|s| (s.0, s.3)).collect::<Vec<_>>(),
+        ids.iter().map(|id| (*id, 1)).collect::<Vec<_>>(),
+        "nothing applied twice"
+    );
+}
+
+/// A store whose N-th next transaction stops right after BEGIN until the
+/// test lets it go: the pump is then inside a transaction, before its lock.
+#[derive(Clone)]
+struct PausingStore {
+    inner: PgStore,
+    gate: Arc<Gate>,
+}
+
+struct Gate {
+    countdown: Mutex<Option<usize>>,
+    paused: Mutex<Option<mpsc::Sender<()>>>,
+    resume: Mutex<Option<mpsc::Receiver<()>>>,
+}
+
+impl Gate {
+    fn pass(&self) {
+        let pause = {
+            let mut countdown = self.countdown.lock().expect("gate");
+            match *countdown {
+                Some(1) => {
+                    *countdown = None;
+                    true
+                }
+                Some(n) => {
+                    *countdown = Some(n - 1);
+                    false
+                }
+                None => false,
+            }
+        };
+        if pause {
+            if let Some(paused) = self.paused.lock().expect("gate").take() {
+                let _ = paused.send(());
+            }
+            if let Some(resume) = self.resume.lock().expect("gate").take() {
+                let _ = resume.recv_timeout(Duration::from_secs(30));
+            }
+        }
+    }
+}
+
+impl Store for PausingStore {
+    type Tx<'c> = PgTx<'c>;
+
+    fn transaction<T, E, F>(&self, work: F) -> Result<T, E>
+    where
+        E: From<StoreError>,
+        F: FnOnce(&mut PgTx<'_>) -> Result<T, E>,
+    {
+        self.inner.transaction(|tx| {
+            self.gate.pass();
+            work(tx)
+        })
+    }
+}
+
+#[test]
+fn two_pumps_only_one_applies_and_a_fenced_commit_is_refused() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("twopumps");
+    let (paused_tx, paused_rx) = mpsc::channel();
+    let (resume_tx, resume_rx) = mpsc::channel();
+    let gate = Arc::new(Gate {
+        countdown: Mutex::new(None),
+        paused: Mutex::new(Some(paused_tx)),
+        resume: Mutex::new(Some(resume_rx)),
+    });
+    let store_a = PausingStore {
+        inner: pg_store(db.url()),
+        gate: Arc::clone(&gate),
+    };
+    let mut pump_a = Pump::new(
+        store_a,
+        mailbox(mb.url()),
+        pipeline(),
+        PumpSettings {
+            inline_effects: false,
+            ..pump_settings("pump-a")
+        },
+    );
+    let mut pump_b = new_pump(pg_store(db.url()), mailbox(mb.url()), "pump-b");
+
+    assert_eq!(
+        pump_a.step().expect("step"),
+        Step::Idle,
+        "A takes the lease"
+    );
+    let epoch_a = pump_a.epoch().expect("A holds the lease");
+    assert_eq!(pump_b.step().expect("step"), Step::Standby, "B waits");
+
+    let id = mb.insert(&day_snapshot(&[1, 2]));
+    // A's second transaction for the message is its state transaction (the
+    // first reads PROC_STATE): pause A right after its BEGIN.
+    *gate.countdown.lock().expect("gate") = Some(2);
+    let a = std::thread::spawn(move || {
+        let step = pump_a.step().expect("step");
+        (pump_a, step)
+    });
+    paused_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("A reaches its state transaction");
+
+    // A's lease runs out while A is inside the transaction; B takes over
+    // and applies the message.
+    let mut conn = db.connect();
+    diesel::sql_query(
+        "UPDATE pipeline_lock SET lease_expires_at = (now() AT TIME ZONE 'UTC') - interval '1 second'",
+    )
+    .execute(&mut conn)
+    .expect("expire A's lease");
+    assert_eq!(pump_b.step().expect("step"), Step::Progress { messages: 1 });
+    let epoch_b = pump_b.epoch().expect("B holds the lease");
+    assert!(epoch_b > epoch_a);
+
+    resume_tx.send(()).expect("resume A");
+    let (mut pump_a, step_a) = a.join().expect("A's thread");
+    assert_eq!(
+        step_a,
+        Step::LeaseLost,
+        "A's commit is refused by the epoch check"
+    );
+    assert_eq!(
+        pump_a.step().expect("step"),
+        Step::Standby,
+        "A stops and waits"
+    );
+
+    assert_eq!(
+        proc_states(&mut conn),
+        [(id, "SUCCEEDED".into(), None, 1)],
+        "applied exactly once"
+    );
+    assert_eq!(common::sis::count(&mut conn, "schd_gen", "version = 1"), 1);
+    assert_eq!(
+        common::sis::count(&mut conn, "kafka_schd", "true"),
+        2,
+        "one event per flight, from B only"
+    );
+    assert_eq!(drain(&mut pump_b).last(), Some(&Step::Idle));
+    mb.assert_each_written_back_once();
+    assert_eq!(
+        common::sis::count(
+            &mut conn,
+            "effect_call",
+            &format!("status = 'ACCEPTED' AND lease_epoch = {epoch_b}")
+        ),
+        1
+    );
+}

@@ -1,0 +1,366 @@
+//! Test infrastructure for the pump: a MariaDB mailbox database of the test's
+//! own (with a trigger that logs every effective write-back, so "written
+//! back exactly once" can be counted), a TCP proxy the test can cut to make
+//! a server unreachable on cue (the servers themselves cannot be stopped
+//! from a test), and a normalised dump of the state database for comparing
+//! runs.
+#![allow(dead_code)]
+
+use std::io::ErrorKind;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use diesel::sql_types::{BigInt, Text};
+use diesel::{PgConnection, QueryableByName, RunQueryDsl};
+use flightstate::mailbox::MailboxSettings;
+use mysql::prelude::Queryable;
+
+const MAILBOX_DDL: &str = include_str!("../../sql/mailbox/aodb_mailbox.sql");
+
+/// The MariaDB server's base URL.
+pub fn mariadb_server_url() -> String {
+    std::env::var("FLIGHTSTATE_TEST_MARIADB_URL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".to_owned())
+}
+
+/// A mailbox database of this test's own, dropped with the guard.
+pub struct MailboxDatabase {
+    server: mysql::Pool,
+    pub name: String,
+}
+
+impl MailboxDatabase {
+    /// Creates the AODB tables and a write-back log filled by a trigger.
+    #[track_caller]
+    pub fn create(tag: &str) -> MailboxDatabase {
+        static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let server = mysql::Pool::new(mariadb_server_url().as_str())
+            .expect("MariaDB must be running (scripts/services)");
+        let name = format!("fs_pump_{tag}_{}_{n}", std::process::id());
+        let mut conn = server.get_conn().expect("connect to MariaDB");
+        // Test database names are the one place identifiers are formatted.
+        conn.query_drop(format!("DROP DATABASE IF EXISTS {name}"))
+            .expect("drop stale database");
+        conn.query_drop(format!("CREATE DATABASE {name} CHARACTER SET utf8mb4"))
+            .expect("create database");
+        let db = MailboxDatabase { server, name };
+        let mut conn = db.conn();
+        for statement in MAILBOX_DDL.split(';').filter(|s| {
+            s.lines()
+                .any(|l| !l.trim().is_empty() && !l.trim().starts_with("--"))
+        }) {
+            conn.query_drop(statement).expect("mailbox DDL applies");
+        }
+        conn.query_drop(
+            "CREATE TABLE writeback_log (LOG_ID BIGINT AUTO_INCREMENT PRIMARY KEY, \
+             MSG_ID BIGINT NOT NULL, STATUS VARCHAR(20))",
+        )
+        .expect("create the write-back log");
+        conn.query_drop(
+            "CREATE TRIGGER cminmsgs_writeback AFTER UPDATE ON cminmsgs FOR EACH ROW \
+             INSERT INTO writeback_log (MSG_ID, STATUS) VALUES (NEW.CMINMSGS_ID, NEW.CMINMSGS_STATUS)",
+        )
+        .expect("create the write-back trigger");
+        db
+    }
+
+    /// A URL for this database on `host_port` (the server, or a proxy).
+    pub fn url_via(&self, host_port: &str) -> String {
+        // `prefer_socket=false`: on 127.0.0.1 the driver would otherwise
+        // switch to the server's Unix socket and bypass the proxy.
+        format!("mysql://root@{host_port}/{}?prefer_socket=false", self.name)
+    }
+
+    /// A URL for this database on the server itself.
+    pub fn url(&self) -> String {
+        format!("{}/{}", mariadb_server_url(), self.name)
+    }
+
+    /// A direct connection.
+    pub fn conn(&self) -> mysql::PooledConn {
+        let mut conn = self.server.get_conn().expect("connect to MariaDB");
+        conn.query_drop(format!("USE {}", self.name))
+            .expect("use test database");
+        conn
+    }
+
+    /// Inserts a pending message; returns its id.
+    pub fn insert(&self, body: &[u8]) -> i64 {
+        let mut conn = self.conn();
+        conn.exec_drop(
+            "INSERT INTO cminmsgs (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED, CMINMSGS_STATUS) \
+             VALUES (?, NOW(), 'VALID')",
+            (body,),
+        )
+        .expect("insert a message");
+        i64::try_from(conn.last_insert_id()).expect("id fits")
+    }
+
+    /// Inserts a pending message under an explicit id (a late lower id).
+    pub fn insert_with_id(&self, id: i64, body: &[u8]) {
+        self.conn()
+            .exec_drop(
+                "INSERT INTO cminmsgs (CMINMSGS_ID, CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED, \
+                 CMINMSGS_STATUS) VALUES (?, ?, NOW(), 'VALID')",
+                (id, body),
+            )
+            .expect("insert a message with its id");
+    }
+
+    /// `(id, status, processed)` of every row, by id.
+    pub fn rows(&self) -> Vec<(i64, Option<String>, bool)> {
+        self.conn()
+            .query_map(
+                "SELECT CMINMSGS_ID, CMINMSGS_STATUS, CMINMSGS_DATE_PROCESSED IS NOT NULL \
+                 FROM cminmsgs ORDER BY CMINMSGS_ID",
+                |(id, status, processed): (i64, Option<String>, i64)| (id, status, processed != 0),
+            )
+            .expect("read the mailbox")
+    }
+
+    /// How many effective write-backs each row had, by id (rows never
+    /// written back are missing).
+    pub fn write_back_counts(&self) -> Vec<(i64, i64)> {
+        self.conn()
+            .query_map(
+                "SELECT MSG_ID, COUNT(*) FROM writeback_log GROUP BY MSG_ID ORDER BY MSG_ID",
+                |(id, n): (i64, i64)| (id, n),
+            )
+            .expect("read the write-back log")
+    }
+
+    /// Asserts every row was written back exactly once.
+    #[track_caller]
+    pub fn assert_each_written_back_once(&self) {
+        let rows = self.rows();
+        assert!(
+            rows.iter().all(|(_, _, processed)| *processed),
+            "a row is still pending: {rows:?}"
+        );
+        let counts = self.write_back_counts();
+        let ids: Vec<i64> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(
+            counts.iter().map(|c| c.0).collect::<Vec<_>>(),
+            ids,
+            "write-backs per row"
+        );
+        assert!(
+            counts.iter().all(|(_, n)| *n == 1),
+            "a row was written back more than once: {counts:?}"
+        );
+    }
+}
+
+impl Drop for MailboxDatabase {
+    fn drop(&mut self) {
+        if let Ok(mut conn) = self.server.get_conn() {
+            let _ = conn.query_drop(format!("DROP DATABASE IF EXISTS {}", self.name));
+        }
+    }
+}
+
+/// Mailbox settings for tests: short timeouts so a cut server is noticed
+/// in seconds.
+pub fn mailbox_settings(url: String) -> MailboxSettings {
+    MailboxSettings {
+        url,
+        pending_status: "VALID".to_owned(),
+        succeeded_status: "PROCESSED".to_owned(),
+        dead_status: "DEAD".to_owned(),
+        pool_size: 2,
+        connect_timeout: Duration::from_secs(2),
+        io_timeout: Duration::from_secs(5),
+    }
+}
+
+/// A TCP proxy on 127.0.0.1 in front of a server, that a test can cut
+/// (every connection closed, new ones refused) and restore.
+pub struct Proxy {
+    pub addr: SocketAddr,
+    cut: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    sockets: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Proxy {
+    /// Starts forwarding to `target` (`host:port`).
+    pub fn start(target: &str) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
+        listener.set_nonblocking(true).expect("non-blocking accept");
+        let addr = listener.local_addr().expect("proxy address");
+        let cut = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let sockets: Arc<Mutex<Vec<TcpStream>>> = Arc::new(Mutex::new(Vec::new()));
+        let (c, s, socks, target) = (
+            Arc::clone(&cut),
+            Arc::clone(&stop),
+            Arc::clone(&sockets),
+            target.to_owned(),
+        );
+        std::thread::spawn(move || {
+            while !s.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((client, _)) => {
+                        if c.load(Ordering::SeqCst) {
+                            let _ = client.shutdown(Shutdown::Both);
+                            continue;
+                        }
+                        let _ = client.set_nonblocking(false);
+                        let Ok(server) = TcpStream::connect(&target) else {
+                            continue;
+                        };
+                        let mut list = socks.lock().expect("proxy sockets");
+                        for stream in [&client, &server] {
+                            if let Ok(clone) = stream.try_clone() {
+                                list.push(clone);
+                            }
+                        }
+                        pipe(&client, &server);
+                        pipe(&server, &client);
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        std::thread::sleep(Duration::from_millis(5))
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+        Proxy {
+            addr,
+            cut,
+            stop,
+            sockets,
+        }
+    }
+
+    /// `127.0.0.1:port` of the proxy.
+    pub fn host_port(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// Closes every connection and refuses new ones.
+    pub fn cut(&self) {
+        self.cut.store(true, Ordering::SeqCst);
+        for socket in self.sockets.lock().expect("proxy sockets").drain(..) {
+            let _ = socket.shutdown(Shutdown::Both);
+        }
+    }
+
+    /// Accepts connections again.
+    pub fn restore(&self) {
+        self.cut.store(false, Ordering::SeqCst);
+    }
+}
+
+fn pipe(from: &TcpStream, to: &TcpStream) {
+    let (Ok(mut from), Ok(mut to)) = (from.try_clone(), to.try_clone()) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut from, &mut to);
+        let _ = to.shutdown(Shutdown::Both);
+        let _ = from.shutdown(Shutdown::Both);
+    });
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.cut();
+    }
+}
+
+#[derive(QueryableByName)]
+struct Dump {
+    #[diesel(sql_type = Text)]
+    dump: String,
+}
+
+/// The state database as JSON text, one line per table, without the
+/// columns that depend on when or in which attempt things ran (times,
+/// generated ids): equal dumps mean the same state and the same outcomes.
+pub fn state_dump(conn: &mut PgConnection) -> String {
+    let tables = [
+        "flight_schd",
+        "flight_gate",
+        "flight_counter",
+        "flight_carousel",
+        "flight_stand",
+        "flight_chute",
+        "flight_delay",
+        "flight_bridge",
+        "flight_chock",
+        "flight_route_point",
+        "schd_gen",
+        "schd_gen_flid",
+        "proc_state",
+        "kafka_schd",
+        "kafka_msg",
+    ];
+    tables
+        .iter()
+        .map(|table| {
+            // Test-only SQL: table names are constants of this list.
+            let query = format!(
+                "SELECT '{table}: ' || COALESCE(jsonb_agg(j ORDER BY j::text)::text, '[]') AS dump \
+                 FROM (SELECT to_jsonb(t) - ARRAY['updated_at', 'created_at', 'first_seen_at', \
+                 'next_attempt_at', 'event_id', 'sent_at'] AS j FROM {table} t) s"
+            );
+            diesel::sql_query(query)
+                .get_result::<Dump>(conn)
+                .expect("dump a table")
+                .dump
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[derive(QueryableByName)]
+pub struct CallRow {
+    #[diesel(sql_type = Text)]
+    pub target: String,
+    #[diesel(sql_type = Text)]
+    pub status: String,
+    #[diesel(sql_type = BigInt)]
+    pub attempt: i64,
+}
+
+/// `(target, status, attempt)` of every journaled call, by target.
+pub fn effect_calls(conn: &mut PgConnection) -> Vec<(String, String, i64)> {
+    diesel::sql_query(
+        "SELECT target, status, attempt::bigint AS attempt FROM effect_call ORDER BY call_id",
+    )
+    .load::<CallRow>(conn)
+    .expect("read the journal")
+    .into_iter()
+    .map(|r| (r.target, r.status, r.attempt))
+    .collect()
+}
+
+#[derive(QueryableByName)]
+pub struct ProcRow {
+    #[diesel(sql_type = BigInt)]
+    pub message_id: i64,
+    #[diesel(sql_type = Text)]
+    pub status: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    pub error_kind: Option<String>,
+    #[diesel(sql_type = BigInt)]
+    pub attempts: i64,
+}
+
+/// `(message_id, status, error_kind, attempts)` of every PROC_STATE row.
+pub fn proc_states(conn: &mut PgConnection) -> Vec<(i64, String, Option<String>, i64)> {
+    diesel::sql_query(
+        "SELECT message_id, status, error_kind, attempts::bigint AS attempts \
+         FROM proc_state ORDER BY message_id",
+    )
+    .load::<ProcRow>(conn)
+    .expect("read PROC_STATE")
+    .into_iter()
+    .map(|r| (r.message_id, r.status, r.error_kind, r.attempts))
+    .collect()
+}

@@ -187,7 +187,7 @@ fn snapshot_transaction<T: StateTx>(
         unchanged,
         list,
         ..
-    } = plan_snapshot(day, prepared.states.clone(), &current, &[])
+    } = plan_snapshot(day, &prepared.states, &current, &[])
         .map_err(|e| PipelineError::BadInput(e.to_string()))?;
 
     let mut events = Vec::with_capacity(writes.len());

@@ -47,13 +47,14 @@ pub struct DuplicateFlid {
 
 /// Plans a snapshot of `day` whose flights are `new_states`, given the
 /// stored flights among them (`current`, by FLID) and the day's old list.
+/// Only the flights to write are copied: an unchanged day costs no copies.
 ///
 /// # Errors
 ///
 /// [`DuplicateFlid`] when a FLID appears twice in `new_states`.
 pub fn plan_snapshot(
     day: NaiveDate,
-    new_states: Vec<FlightState>,
+    new_states: &[FlightState],
     current: &HashMap<i64, StoredFlight>,
     old_list: &[i64],
 ) -> Result<SnapshotPlan, DuplicateFlid> {
@@ -65,16 +66,16 @@ pub fn plan_snapshot(
         }
         plan.list.push(state.flid);
         match current.get(&state.flid) {
-            Some(stored) if stored.state == state && stored.operation_day == Some(day) => {
+            Some(stored) if stored.state == *state && stored.operation_day == Some(day) => {
                 plan.unchanged += 1;
             }
             Some(stored) => plan.writes.push(FlightWrite {
-                state,
+                state: state.clone(),
                 state_version: stored.state_version + 1,
                 created: false,
             }),
             None => plan.writes.push(FlightWrite {
-                state,
+                state: state.clone(),
                 state_version: 1,
                 created: true,
             }),
@@ -125,7 +126,7 @@ mod tests {
         ]);
         let plan = plan_snapshot(
             day(9),
-            vec![
+            &[
                 flight(1, "B1"),
                 flight(2, "XX"),
                 flight(3, "B3"),
@@ -151,7 +152,7 @@ mod tests {
     fn a_repeated_flid_is_refused() {
         let got = plan_snapshot(
             day(9),
-            vec![flight(1, "A"), flight(1, "B")],
+            &[flight(1, "A"), flight(1, "B")],
             &HashMap::new(),
             &[],
         );

@@ -1,0 +1,322 @@
+//! Benchmark: applying a full day's snapshot (9,999 flights, realistic
+//! collections) to PostgreSQL, next to the raw baseline of loading the same
+//! rows with `COPY` into an empty copy of the tables, in the same run.
+//!
+//! Prints the three times, the ratios apply/COPY and unchanged/apply, the
+//! rows written by the unchanged re-apply, and the peak RSS. Nothing here is
+//! asserted on time: the numbers are for people.
+//!
+//! Run: `cargo bench --bench snapshot_apply` (PostgreSQL on
+//! `FLIGHTSTATE_TEST_PG_ADMIN_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`;
+//! `psql` on PATH). Options by env: `FLIGHTSTATE_BENCH_FLIGHTS` (default 9999).
+
+use std::io::Write;
+use std::process::Command;
+use std::time::Instant;
+
+use chrono::NaiveDate;
+use diesel::sql_types::BigInt;
+use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl};
+use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::protocol::{Body, to_xml};
+use flightstate::state::{ColumnValues, FlightState, TableRow, state_from_record};
+use flightstate::store::pg::{PgStore, run_pending_migrations};
+use flightstate::synth::{DayOptions, Moment, detail_rows, snapshot_of};
+
+type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> BenchResult<()> {
+    let admin = std::env::var("FLIGHTSTATE_TEST_PG_ADMIN_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let flights: usize = std::env::var("FLIGHTSTATE_BENCH_FLIGHTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(9_999);
+
+    let options = DayOptions {
+        seed: 20260909,
+        day: NaiveDate::from_ymd_opt(2026, 9, 9).ok_or("day")?,
+        flights,
+        ..DayOptions::default()
+    };
+    // The end-of-day snapshot carries the day's actuals too: ~14 detail rows
+    // per flight, the realistic worst case for a re-sent DNLD.
+    let message = snapshot_of(&options, Moment::Closing);
+    let details = detail_rows(&message);
+    let xml = to_xml(&message);
+    let states: Vec<FlightState> = match &message.body {
+        Body::Schedule(schedule) => schedule
+            .flights
+            .iter()
+            .map(state_from_record)
+            .collect::<Result<_, _>>()?,
+        _ => return Err("the generator gave no snapshot".into()),
+    };
+    println!(
+        "snapshot: {} flights, {details} detail rows, {:.1} MiB of XML",
+        states.len(),
+        xml.len() as f64 / (1024.0 * 1024.0)
+    );
+
+    // What parsing alone costs, to read the apply times against.
+    let started = Instant::now();
+    let parsed = flightstate::protocol::parse_slice(xml.as_bytes(), &Settings::default().parse)?;
+    let parse_secs = started.elapsed().as_secs_f64();
+    drop(parsed);
+
+    let apply_db = BenchDatabase::create(&admin, "apply")?;
+    let copy_db = BenchDatabase::create(&admin, "copy")?;
+    run_pending_migrations(&apply_db.url)?;
+    run_pending_migrations(&copy_db.url)?;
+
+    // Baseline: COPY the same rows into the empty tables of a migrated copy.
+    let csv_dir = std::env::temp_dir().join(format!("flightstate-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&csv_dir)?;
+    let script = write_copy_script(&csv_dir, &states)?;
+    let started = Instant::now();
+    let status = Command::new("psql")
+        .args(["-q", "-v", "ON_ERROR_STOP=1", "-d", &copy_db.url, "-f"])
+        .arg(&script)
+        .status()?;
+    let copy_secs = started.elapsed().as_secs_f64();
+    if !status.success() {
+        return Err("psql COPY failed".into());
+    }
+    std::fs::remove_dir_all(&csv_dir).ok();
+
+    let store = PgStore::connect(&apply_db.url, 2, std::time::Duration::from_secs(30))?;
+    let settings = Settings::default();
+    let now = chrono::Utc::now().naive_utc();
+
+    let started = Instant::now();
+    let applied = apply_message(&store, &settings, 1, xml.as_bytes(), now)?;
+    let apply_secs = started.elapsed().as_secs_f64();
+    let Applied::Snapshot(report) = applied else {
+        return Err(format!("not applied: {applied:?}").into());
+    };
+
+    let mut conn = PgConnection::establish(&apply_db.url)?;
+    let before = current_xid(&mut conn)?;
+    let started = Instant::now();
+    let applied = apply_message(&store, &settings, 2, xml.as_bytes(), now)?;
+    let unchanged_secs = started.elapsed().as_secs_f64();
+    let Applied::Snapshot(again) = applied else {
+        return Err(format!("not applied: {applied:?}").into());
+    };
+    let rewritten = rows_written_since(&mut conn, before)?;
+
+    println!("parse alone:      {parse_secs:8.3} s  (part of every apply)");
+    println!(
+        "apply:            {apply_secs:8.3} s  ({} created)",
+        report.created
+    );
+    println!(
+        "COPY baseline:    {copy_secs:8.3} s  (psql \\copy of the same rows, one transaction)"
+    );
+    println!(
+        "unchanged apply:  {unchanged_secs:8.3} s  ({} unchanged, {rewritten} flight rows written)",
+        again.unchanged
+    );
+    println!(
+        "ratio apply/COPY:        {:.2}  (goal <= 1.5)",
+        apply_secs / copy_secs
+    );
+    println!(
+        "ratio unchanged/apply:   {:.2}  (goal <= 0.3)",
+        unchanged_secs / apply_secs
+    );
+    println!("peak RSS:                {} MiB", peak_rss_kib()? / 1024);
+    Ok(())
+}
+
+/// A database of the benchmark's own, dropped at the end.
+struct BenchDatabase {
+    admin: String,
+    name: String,
+    url: String,
+}
+
+impl BenchDatabase {
+    fn create(admin: &str, tag: &str) -> BenchResult<BenchDatabase> {
+        let name = format!("flightstate_bench_{tag}_{}", std::process::id());
+        let mut conn = PgConnection::establish(admin)?;
+        // Benchmark infrastructure: the identifier is built from the pid.
+        diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&mut conn)?;
+        diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn)?;
+        let base = admin.rsplit_once('/').map_or(admin, |(base, _)| base);
+        Ok(BenchDatabase {
+            admin: admin.to_owned(),
+            url: format!("{base}/{name}"),
+            name,
+        })
+    }
+}
+
+impl Drop for BenchDatabase {
+    fn drop(&mut self) {
+        if let Ok(mut conn) = PgConnection::establish(&self.admin) {
+            let _ = diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .execute(&mut conn);
+        }
+    }
+}
+
+/// Writes one CSV per flight table with exactly the rows the pipeline
+/// writes, and a psql script that loads them all in one transaction.
+fn write_copy_script(
+    dir: &std::path::Path,
+    states: &[FlightState],
+) -> BenchResult<std::path::PathBuf> {
+    let now = chrono::Utc::now().naive_utc();
+    let mut commands = vec!["BEGIN;".to_owned()];
+    let mut main = Csv::create(dir, "flight_schd")?;
+    for state in states {
+        let mut row = vec![state.flid.to_string()];
+        row.extend(cells(&flightstate::state::FlightFields::columns(
+            std::iter::once(&state.fields),
+        )));
+        row.extend([
+            "2026-09-09".to_owned(),
+            "1".to_owned(),
+            "1".to_owned(),
+            now.to_string(),
+        ]);
+        main.row(&row)?;
+    }
+    commands.push(main.finish("flight_schd")?);
+    macro_rules! table {
+        ($table:literal, $field:ident) => {{
+            let mut csv = Csv::create(dir, $table)?;
+            for state in states {
+                for (i, item) in state.$field.iter().enumerate() {
+                    let mut row = vec![state.flid.to_string(), (i + 1).to_string()];
+                    row.extend(cells(&TableRow::columns(std::iter::once(item))));
+                    csv.row(&row)?;
+                }
+            }
+            commands.push(csv.finish($table)?);
+        }};
+    }
+    table!("flight_gate", gates);
+    table!("flight_counter", counters);
+    table!("flight_carousel", carousels);
+    table!("flight_stand", stands);
+    table!("flight_chute", chutes);
+    table!("flight_delay", delays);
+    table!("flight_bridge", bridges);
+    table!("flight_chock", chocks);
+    let mut routes = Csv::create(dir, "flight_route_point")?;
+    for state in states {
+        for (kind, points) in [("ROUT", &state.route), ("ERUT", &state.entire_route)] {
+            for (i, point) in points.iter().enumerate() {
+                let mut row = vec![state.flid.to_string(), kind.to_owned(), (i + 1).to_string()];
+                row.extend(cells(&TableRow::columns(std::iter::once(point))));
+                routes.row(&row)?;
+            }
+        }
+    }
+    commands.push(routes.finish("flight_route_point")?);
+    commands.push("COMMIT;".to_owned());
+    let script = dir.join("copy.sql");
+    std::fs::write(&script, commands.join("\n"))?;
+    Ok(script)
+}
+
+/// One-row columns as CSV cells (empty = NULL).
+fn cells(columns: &[ColumnValues]) -> Vec<String> {
+    fn cell<T: ToString>(value: &[Option<T>]) -> String {
+        value
+            .first()
+            .and_then(Option::as_ref)
+            .map_or_else(String::new, ToString::to_string)
+    }
+    columns
+        .iter()
+        .map(|column| match column {
+            ColumnValues::Text(v) | ColumnValues::Decimal(v) => v
+                .first()
+                .and_then(Option::as_ref)
+                .map_or_else(String::new, |s| format!("\"{}\"", s.replace('"', "\"\""))),
+            ColumnValues::Time(v) => cell(v),
+            ColumnValues::Id(v) => cell(v),
+            ColumnValues::Count(v) => cell(v),
+        })
+        .collect()
+}
+
+struct Csv {
+    path: std::path::PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl Csv {
+    fn create(dir: &std::path::Path, table: &str) -> BenchResult<Csv> {
+        let path = dir.join(format!("{table}.csv"));
+        Ok(Csv {
+            out: std::io::BufWriter::new(std::fs::File::create(&path)?),
+            path,
+        })
+    }
+
+    fn row(&mut self, cells: &[String]) -> BenchResult<()> {
+        writeln!(self.out, "{}", cells.join(","))?;
+        Ok(())
+    }
+
+    fn finish(mut self, table: &str) -> BenchResult<String> {
+        self.out.flush()?;
+        Ok(format!(
+            "\\copy {table} FROM '{}' WITH (FORMAT csv)",
+            self.path.display()
+        ))
+    }
+}
+
+#[derive(QueryableByName)]
+struct Xid {
+    #[diesel(sql_type = BigInt)]
+    xid: i64,
+}
+
+fn current_xid(conn: &mut PgConnection) -> BenchResult<i64> {
+    Ok(diesel::sql_query("SELECT txid_current() AS xid")
+        .get_result::<Xid>(conn)?
+        .xid)
+}
+
+/// Rows of the flight tables whose creating transaction came after `xid`.
+fn rows_written_since(conn: &mut PgConnection, xid: i64) -> BenchResult<i64> {
+    let mut total = 0;
+    for table in [
+        "flight_schd",
+        "flight_gate",
+        "flight_counter",
+        "flight_carousel",
+        "flight_stand",
+        "flight_chute",
+        "flight_delay",
+        "flight_bridge",
+        "flight_chock",
+        "flight_route_point",
+    ] {
+        let query = format!("SELECT count(*) AS xid FROM {table} WHERE xmin::text::bigint > $1");
+        total += diesel::sql_query(query)
+            .bind::<BigInt, _>(xid)
+            .get_result::<Xid>(conn)?
+            .xid;
+    }
+    Ok(total)
+}
+
+fn peak_rss_kib() -> BenchResult<u64> {
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| "no VmHWM in /proc/self/status".into())
+}

@@ -11,6 +11,8 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
+use crate::state::{AbsentFields, CollectionRules, MergeRules, Semantics};
+
 /// Everything a `flightstate` process can be configured with.
 ///
 /// Connection URLs are optional here because not every subcommand needs
@@ -32,6 +34,8 @@ pub struct Config {
     pub station: StationConfig,
     /// Log output.
     pub log: LogConfig,
+    /// How flight events and ad-hoc flights merge into stored state.
+    pub merge: MergeConfig,
     /// The main pump: lease, failure policy, batches.
     pub pump: PumpConfig,
 }
@@ -168,6 +172,81 @@ pub struct LogConfig {
     pub format: Option<String>,
 }
 
+/// How flight events (FLOP) and ad-hoc flights (SCHD ADFT) merge into
+/// stored state. The upstream collection semantics are not settled
+/// (PROTOCOL §5.2), so each collection kind is a setting: `replace` (the
+/// FLOP carries the complete new list) or `merge-by-key` (entries add or
+/// overwrite by their key, the others stay). Env:
+/// `FLIGHTSTATE_MERGE_GTDT=merge-by-key`, `FLIGHTSTATE_MERGE_ADFT_ABSENT=keep`.
+/// See `docs/events.md`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct MergeConfig {
+    /// Gate allocations (key GTNO); default `replace`.
+    pub gtdt: Semantics,
+    /// Check-in counters (key CKNO); default `replace`.
+    pub ckdt: Semantics,
+    /// Carousels (key CLNO); default `replace`.
+    pub cldt: Semantics,
+    /// Planned stands (key PSNO); default `replace`.
+    pub psdt: Semantics,
+    /// Chutes (key CHNO); default `replace`.
+    pub chdt: Semantics,
+    /// Chocks (key CSNO); default `replace`.
+    pub chot: Semantics,
+    /// Airbridge events (key ASNO); default `replace`.
+    pub abtm: Semantics,
+    /// Delays (key CODE); default `merge-by-key`.
+    pub dely: Semantics,
+    /// Entire route (key RTNO); default `merge-by-key`.
+    pub erut: Semantics,
+    /// What an element an SCHD ADFT record leaves out means: `clear`
+    /// (default: an FLTR is a full record) or `keep`.
+    pub adft_absent: AbsentFields,
+}
+
+impl Default for MergeConfig {
+    fn default() -> Self {
+        MergeConfig::from_rules(&MergeRules::default())
+    }
+}
+
+impl MergeConfig {
+    fn from_rules(rules: &MergeRules) -> MergeConfig {
+        let c = &rules.collections;
+        MergeConfig {
+            gtdt: c.gtdt,
+            ckdt: c.ckdt,
+            cldt: c.cldt,
+            psdt: c.psdt,
+            chdt: c.chdt,
+            chot: c.chot,
+            abtm: c.abtm,
+            dely: c.dely,
+            erut: c.erut,
+            adft_absent: rules.adft_absent,
+        }
+    }
+
+    /// The merge rules these settings give.
+    pub fn rules(&self) -> MergeRules {
+        MergeRules {
+            collections: CollectionRules {
+                gtdt: self.gtdt,
+                ckdt: self.ckdt,
+                cldt: self.cldt,
+                psdt: self.psdt,
+                chdt: self.chdt,
+                chot: self.chot,
+                abtm: self.abtm,
+                dely: self.dely,
+                erut: self.erut,
+            },
+            adft_absent: self.adft_absent,
+        }
+    }
+}
+
 /// The main pump (`flightstate pump`, `flightstate run`); see `docs/pump.md`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -239,7 +318,7 @@ pub enum ConfigError {
 /// The sections of the file, which are also the environment variables'
 /// first word.
 const SECTIONS: &[&str] = &[
-    "database", "mailbox", "kafka", "protocol", "station", "log", "pump",
+    "database", "mailbox", "kafka", "protocol", "station", "log", "merge", "pump",
 ];
 
 impl Config {
@@ -490,6 +569,29 @@ mod tests {
             assert_eq!(config.database.pool_size, 3);
             assert_eq!(config.kafka_brokers().ok(), Some("127.0.0.1:9092"));
             assert_eq!(config.log.format.as_deref(), Some("json"));
+            Ok(())
+        });
+    }
+
+    #[test]
+    // The closure's error type is figment's own (`figment::Error`), not ours.
+    #[allow(clippy::result_large_err)]
+    fn merge_semantics_are_per_site() {
+        let config = from_toml("[merge]\ngtdt = \"merge-by-key\"\n").expect("valid");
+        assert_eq!(config.merge.rules().collections.gtdt, Semantics::MergeByKey);
+        assert_eq!(config.merge.rules().collections.ckdt, Semantics::Replace);
+        assert_eq!(config.merge.rules(), MergeRules {
+            collections: CollectionRules { gtdt: Semantics::MergeByKey, ..CollectionRules::default() },
+            ..MergeRules::default()
+        });
+        assert!(from_toml("[merge]\ngtdt = \"append\"\n").is_err());
+        assert!(from_toml("[merge]\nsrvt = \"replace\"\n").is_err());
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("FLIGHTSTATE_MERGE_ADFT_ABSENT", "keep");
+            jail.set_env("FLIGHTSTATE_MERGE_DELY", "replace");
+            let config = Config::load(Path::new("none.toml")).map_err(|e| e.to_string())?;
+            assert_eq!(config.merge.adft_absent, AbsentFields::Keep);
+            assert_eq!(config.merge.dely, Semantics::Replace);
             Ok(())
         });
     }

@@ -9,6 +9,7 @@ pub(crate) mod columns;
 mod diff;
 mod flight;
 mod from_record;
+mod merge;
 mod operation_day;
 mod snapshot;
 
@@ -20,5 +21,9 @@ pub use flight::{
     Stand, StoredFlight,
 };
 pub use from_record::{RecordError, state_from_record};
+pub use merge::{
+    AbsentFields, CollectionKind, CollectionRules, Effect, FlightEvent, MERGE_TABLE, MergeError,
+    MergeRule, MergeRules, Semantics, merge_adft, merge_event, merge_rule, prepare_event,
+};
 pub use operation_day::{DaySource, UndeterminedDay, day_of, snapshot_day};
 pub use snapshot::{DuplicateFlid, FlightWrite, SnapshotPlan, plan_snapshot};

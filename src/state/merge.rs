@@ -1,0 +1,1259 @@
+//! The merge rules of flight events (FLOP) and ad-hoc flights (SCHD ADFT):
+//! what each FLOP subtype changes in a flight's full state, declared once as
+//! [`MERGE_TABLE`], and what an ADFT's absent elements mean.
+//!
+//! Pure: no I/O. The pipeline computes a flight's new state with these rules
+//! once, inside its transaction; tests compute the same state in memory.
+//! `docs/events.md` is the prose of this module.
+//!
+//! Common to every subtype: the body is cut down to the elements of its
+//! row (everything else in a `<FLOP>` is ignored, as the peer does), plus
+//! FFID, which a value records in `FFID`. A body that carries **none** of
+//! its row's elements is refused: "absent" is not a clear (an empty element
+//! is), and guessing either way would hide a sender's mistake
+//! (PROTOCOL §7.11, `FLOP_TOBT_1`).
+
+use serde::{Deserialize, Serialize};
+
+use super::flight::{FlightFields, FlightState, Stand};
+use super::from_record::{RecordError, state_from_record};
+use crate::protocol::{Field, FlightRecord, FlopSubtype, Group, PortAction};
+
+/// How a FLOP's entries of one collection meet the stored ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Semantics {
+    /// The entries are the complete new collection.
+    Replace,
+    /// Each entry adds or overwrites the stored entry with the same key
+    /// ([`CollectionKind::key`]); entries not sent are kept. An entry without
+    /// its key is refused.
+    MergeByKey,
+}
+
+/// The collections a FLOP subtype carries, each with its own semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CollectionKind {
+    /// Gate allocations.
+    Gtdt,
+    /// Check-in counter allocations.
+    Ckdt,
+    /// Carousel allocations.
+    Cldt,
+    /// Planned stands (their push and tractor data survive a change of plan).
+    Psdt,
+    /// Chute allocations.
+    Chdt,
+    /// Chocks on/off.
+    Chot,
+    /// Airbridge dock/undock.
+    Abtm,
+    /// Delays.
+    Dely,
+    /// Entire route.
+    Erut,
+}
+
+impl CollectionKind {
+    /// Every kind, in the order of the configuration section.
+    pub const ALL: [CollectionKind; 9] = [
+        CollectionKind::Gtdt,
+        CollectionKind::Ckdt,
+        CollectionKind::Cldt,
+        CollectionKind::Psdt,
+        CollectionKind::Chdt,
+        CollectionKind::Chot,
+        CollectionKind::Abtm,
+        CollectionKind::Dely,
+        CollectionKind::Erut,
+    ];
+
+    /// The SIS group element.
+    pub fn code(self) -> &'static str {
+        match self {
+            CollectionKind::Gtdt => "GTDT",
+            CollectionKind::Ckdt => "CKDT",
+            CollectionKind::Cldt => "CLDT",
+            CollectionKind::Psdt => "PSDT",
+            CollectionKind::Chdt => "CHDT",
+            CollectionKind::Chot => "CHOT",
+            CollectionKind::Abtm => "ABTM",
+            CollectionKind::Dely => "DELY",
+            CollectionKind::Erut => "ERUT",
+        }
+    }
+
+    /// The attribute entries are matched by under [`Semantics::MergeByKey`].
+    pub fn key(self) -> &'static str {
+        match self {
+            CollectionKind::Gtdt => "GTNO",
+            CollectionKind::Ckdt => "CKNO",
+            CollectionKind::Cldt => "CLNO",
+            CollectionKind::Psdt => "PSNO",
+            CollectionKind::Chdt => "CHNO",
+            CollectionKind::Chot => "CSNO",
+            CollectionKind::Abtm => "ASNO",
+            CollectionKind::Dely => "CODE",
+            CollectionKind::Erut => "RTNO",
+        }
+    }
+}
+
+/// The site's semantics per collection kind (configuration `[merge]`). The
+/// upstream semantics are not settled (PROTOCOL §5.2), so they are a
+/// setting; the defaults are DESIGN §4's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CollectionRules {
+    /// GTDT (default replace).
+    pub gtdt: Semantics,
+    /// CKDT (default replace).
+    pub ckdt: Semantics,
+    /// CLDT (default replace).
+    pub cldt: Semantics,
+    /// PSDT (default replace).
+    pub psdt: Semantics,
+    /// CHDT (default replace).
+    pub chdt: Semantics,
+    /// CHOT (default replace).
+    pub chot: Semantics,
+    /// ABTM (default replace).
+    pub abtm: Semantics,
+    /// DELY (default merge by CODE).
+    pub dely: Semantics,
+    /// ERUT (default merge by RTNO).
+    pub erut: Semantics,
+}
+
+impl Default for CollectionRules {
+    fn default() -> Self {
+        CollectionRules {
+            gtdt: Semantics::Replace,
+            ckdt: Semantics::Replace,
+            cldt: Semantics::Replace,
+            psdt: Semantics::Replace,
+            chdt: Semantics::Replace,
+            chot: Semantics::Replace,
+            abtm: Semantics::Replace,
+            dely: Semantics::MergeByKey,
+            erut: Semantics::MergeByKey,
+        }
+    }
+}
+
+impl CollectionRules {
+    /// The semantics of `kind` at this site.
+    pub fn of(&self, kind: CollectionKind) -> Semantics {
+        match kind {
+            CollectionKind::Gtdt => self.gtdt,
+            CollectionKind::Ckdt => self.ckdt,
+            CollectionKind::Cldt => self.cldt,
+            CollectionKind::Psdt => self.psdt,
+            CollectionKind::Chdt => self.chdt,
+            CollectionKind::Chot => self.chot,
+            CollectionKind::Abtm => self.abtm,
+            CollectionKind::Dely => self.dely,
+            CollectionKind::Erut => self.erut,
+        }
+    }
+}
+
+/// What an element that an SCHD ADFT record leaves out means.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AbsentFields {
+    /// No such data: the stored value is cleared (an FLTR is a full record).
+    #[default]
+    Clear,
+    /// Unchanged: the stored value is kept.
+    Keep,
+}
+
+/// The site's merge settings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MergeRules {
+    /// FLOP collection semantics.
+    pub collections: CollectionRules,
+    /// SCHD ADFT's absent elements.
+    pub adft_absent: AbsentFields,
+}
+
+/// What a FLOP subtype does with the elements of its row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// value: set the column(s); empty: clear them.
+    SetOrClear,
+    /// value: set; empty: refused — an FLTR cannot lack this element, so an
+    /// event cannot take it away.
+    SetNotClear,
+    /// Each element on its own: value sets, empty or absent clears (HNAG,
+    /// VIPP).
+    EachSetOrClear,
+    /// All set when every element carries a value, else all cleared (TAOP).
+    AllOrNone,
+    /// EXSS: EXSC must be sent; EXSC sets the code and EXSR the remark (an
+    /// absent or empty EXSR clears it); an empty EXSC clears both.
+    CodeWithRemark,
+    /// PORT: POID O/C picks the open or close time, POTM sets it (absent or
+    /// empty clears it); POID is required; an empty `<PORT>` clears both.
+    DoorTimes,
+    /// A collection with the site's [`Semantics`]; an empty group element
+    /// clears the collection.
+    Collection(CollectionKind),
+    /// PSHT: push data (PSHN, PSTM, PSID) on the stand row whose PSST is
+    /// PUST; no PSTM undoes the push; an unplanned stand gets a row of its
+    /// own; an empty `<PSHT>` clears every push.
+    PushOnStand,
+    /// TIPT: tractor time (TRTM) on the stand row whose PSST is TRST,
+    /// likewise.
+    TractorOnStand,
+    /// FDEL: the flight and its details are deleted.
+    DeleteFlight,
+}
+
+/// One row of [`MERGE_TABLE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergeRule {
+    /// The FLOP subtype.
+    pub subtype: FlopSubtype,
+    /// The elements of the body it reads; every other element is ignored.
+    pub elements: &'static [&'static str],
+    /// What it does with them.
+    pub effect: Effect,
+}
+
+const fn rule(
+    subtype: FlopSubtype,
+    elements: &'static [&'static str],
+    effect: Effect,
+) -> MergeRule {
+    MergeRule {
+        subtype,
+        elements,
+        effect,
+    }
+}
+
+use CollectionKind as C;
+use Effect::*;
+use FlopSubtype as S;
+
+/// Every FLOP subtype flightstate applies: the elements it reads and what
+/// value / empty mean for them. For every row, a body that carries none of
+/// its elements is refused (DEAD); a body for an unknown FLID creates the
+/// flight from the empty state.
+#[rustfmt::skip]
+pub const MERGE_TABLE: &[MergeRule] = &[
+    //    subtype  elements read                effect
+    rule(S::Abtm, &["ABTM"],                  Collection(C::Abtm)),
+    rule(S::Acft, &["ACFT"],                  SetNotClear),
+    rule(S::Appt, &["APPT"],                  SetOrClear),
+    rule(S::Botm, &["BOTM"],                  SetOrClear),
+    rule(S::Chdt, &["CHDT"],                  Collection(C::Chdt)),
+    rule(S::Chot, &["CHOT"],                  Collection(C::Chot)),
+    rule(S::Ckdt, &["CKDT"],                  Collection(C::Ckdt)),
+    rule(S::Cldt, &["CLDT"],                  Collection(C::Cldt)),
+    rule(S::Cncl, &["CNCL"],                  SetOrClear), // empty: cancellation undone
+    rule(S::Cobt, &["COBT"],                  SetOrClear),
+    rule(S::Ctot, &["CTOT"],                  SetOrClear),
+    rule(S::Dely, &["DELY"],                  Collection(C::Dely)),
+    rule(S::Egsr, &["EGSR"],                  SetOrClear),
+    rule(S::Egst, &["EGST"],                  SetOrClear),
+    rule(S::Eobt, &["EOBT"],                  SetOrClear),
+    rule(S::Erut, &["ERUT"],                  Collection(C::Erut)),
+    rule(S::Exss, &["EXSC", "EXSR"],          CodeWithRemark),
+    rule(S::Fdel, &["FDEL"],                  DeleteFlight),
+    rule(S::Fdiv, &["FDIV"],                  SetOrClear), // DDES, DDIR, reason together
+    rule(S::Fint, &["FINT"],                  SetOrClear),
+    rule(S::Flab, &["FLAB"],                  SetOrClear), // ARES, reason together
+    rule(S::Flin, &["FLIN"],                  SetNotClear),
+    rule(S::Flty, &["FLTY"],                  SetNotClear),
+    rule(S::Fret, &["FRET"],                  SetOrClear), // REID, reason together
+    rule(S::Ftss, &["FTSS"],                  SetOrClear),
+    rule(S::Gtdt, &["GTDT"],                  Collection(C::Gtdt)),
+    rule(S::Hnag, &["PHAG", "FHAG", "MHAG"],  EachSetOrClear),
+    rule(S::Iest, &["IEST"],                  SetOrClear),
+    rule(S::Lacl, &["LACL"],                  SetOrClear),
+    rule(S::Maxp, &["MAXP"],                  SetOrClear),
+    rule(S::Naat, &["NAAT"],                  SetOrClear),
+    rule(S::Neat, &["NEAT"],                  SetOrClear),
+    rule(S::Padt, &["PADT"],                  SetOrClear),
+    rule(S::Pedt, &["PEDT"],                  SetOrClear),
+    rule(S::Port, &["PORT"],                  DoorTimes),
+    rule(S::Psdt, &["PSDT"],                  Collection(C::Psdt)),
+    rule(S::Psht, &["PSHT"],                  PushOnStand),
+    rule(S::Remc, &["REMC"],                  SetOrClear),
+    rule(S::Reno, &["RENO"],                  SetOrClear),
+    rule(S::Runw, &["RUNW"],                  SetOrClear),
+    rule(S::Stnd, &["STND"],                  SetOrClear),
+    rule(S::Taop, &["TAOP", "TAFL", "TAID"],  AllOrNone),
+    rule(S::Tipt, &["TIPT"],                  TractorOnStand),
+    rule(S::Tobt, &["TOBT"],                  SetOrClear),
+    rule(S::Trml, &["TRML"],                  SetOrClear),
+    rule(S::Vipp, &["VIPP", "VIPR"],          EachSetOrClear),
+];
+
+/// The row of `subtype`, if it has one (every supported subtype does; a
+/// test holds the table to [`FlopSubtype::ALL`]).
+pub fn merge_rule(subtype: FlopSubtype) -> Option<&'static MergeRule> {
+    MERGE_TABLE.iter().find(|r| r.subtype == subtype)
+}
+
+/// Why an event or ad-hoc record cannot be applied; the message is bad
+/// input (DEAD).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MergeError {
+    /// The body carries none of the elements its subtype reads.
+    #[error(
+        "FLID {flid}: FLOP {subtype} carries none of its elements ({elements}); \
+         absent is not a clear: send the element empty to clear it"
+    )]
+    NothingToApply {
+        /// The flight.
+        flid: i64,
+        /// The subtype.
+        subtype: &'static str,
+        /// What it should carry.
+        elements: String,
+    },
+    /// An element that a flight cannot lack is sent empty.
+    #[error("FLID {flid}: FLOP {subtype} cannot clear {element}: every flight record carries it")]
+    CannotClear {
+        /// The flight.
+        flid: i64,
+        /// The subtype.
+        subtype: &'static str,
+        /// The element.
+        element: &'static str,
+    },
+    /// An element or child the rule needs is missing or empty.
+    #[error("FLID {flid}: FLOP {subtype}: {element} {position}has no {needed}")]
+    Missing {
+        /// The flight.
+        flid: i64,
+        /// The subtype.
+        subtype: &'static str,
+        /// The element (group) concerned.
+        element: &'static str,
+        /// `"entry 2 "` for a group entry, else empty.
+        position: String,
+        /// What it lacks.
+        needed: &'static str,
+    },
+    /// A value does not fit its column.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// A subtype without a row in [`MERGE_TABLE`] (a programming error).
+    #[error("FLOP {0} has no merge rule")]
+    NoRule(&'static str),
+}
+
+/// Whether and how an element is in a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Presence {
+    Absent,
+    Empty,
+    Value,
+}
+
+impl Presence {
+    fn of<T>(field: &Field<T>) -> Presence {
+        match field {
+            Field::Absent => Presence::Absent,
+            Field::Empty => Presence::Empty,
+            Field::Value(_) => Presence::Value,
+        }
+    }
+
+    fn of_group<T>(group: &Group<T>) -> Presence {
+        match group {
+            Group::Absent => Presence::Absent,
+            Group::Empty => Presence::Empty,
+            Group::Items(_) => Presence::Value,
+        }
+    }
+}
+
+/// The element table of the flight record as the merge sees it: for each
+/// scalar element, the record field and the state columns it fills; for
+/// each group, the record field.
+macro_rules! elements {
+    (
+        scalars { $( $s_name:literal : $s_field:ident => [ $( $column:ident ),* ], )+ }
+        groups { $( $g_name:literal : $g_field:ident, )+ }
+    ) => {
+        /// Every scalar element, for ADFT's "absent keeps".
+        const SCALAR_ELEMENTS: &[&str] = &[ $( $s_name ),+ ];
+
+        /// Copies element `name` from `from` into `into`; its presence, or
+        /// `None` for a name the record does not have.
+        fn project(from: &FlightRecord, into: &mut FlightRecord, name: &str) -> Option<Presence> {
+            match name {
+                $( $s_name => { into.$s_field = from.$s_field.clone(); Some(Presence::of(&from.$s_field)) } )+
+                $( $g_name => { into.$g_field = from.$g_field.clone(); Some(Presence::of_group(&from.$g_field)) } )+
+                _ => None,
+            }
+        }
+
+        /// The presence of element `name` in `record`.
+        fn presence(record: &FlightRecord, name: &str) -> Presence {
+            match name {
+                $( $s_name => Presence::of(&record.$s_field), )+
+                $( $g_name => Presence::of_group(&record.$g_field), )+
+                _ => Presence::Absent,
+            }
+        }
+
+        /// Copies the columns that scalar element `name` fills.
+        fn copy_columns(into: &mut FlightFields, from: &FlightFields, name: &str) {
+            match name {
+                $( $s_name => { $( into.$column = from.$column.clone(); )* } )+
+                _ => {}
+            }
+        }
+    };
+}
+
+elements! {
+    scalars {
+        "FFID": ffid => [ffid],
+        "ALCD": alcd => [alcd],
+        "ALSC": alsc => [alsc],
+        "FLNO": flno => [flno],
+        "MVIN": mvin => [mvin],
+        "SODT": sodt => [sodt],
+        "FLTY": flty => [flty],
+        "FLIN": flin => [flin],
+        "ACFT": acft => [acft],
+        "RENO": reno => [reno],
+        "TAOP": taop => [taop],
+        "TAFL": tafl => [tafl],
+        "TAID": taid => [taid],
+        "TRML": trml => [trml],
+        "MAXP": maxp => [maxp],
+        "CSOP": csop => [csop],
+        "CSFT": csft => [csft],
+        "MAID": maid => [maid],
+        "ESTT": estt => [estt],
+        "ACTT": actt => [actt],
+        "STND": stnd => [stnd],
+        "PHAG": phag => [phag],
+        "FHAG": fhag => [fhag],
+        "MHAG": mhag => [mhag],
+        "CNCL": cncl => [cncl],
+        "REMC": remc => [remc],
+        "BOTM": botm => [botm],
+        "LACL": lacl => [lacl],
+        "FINT": fint => [fint],
+        "APPT": appt => [appt],
+        "EGSR": egsr => [egsr],
+        "EGST": egst => [egst],
+        "VIPP": vipp => [vipp],
+        "VIPR": vipr => [vipr],
+        "LBNO": lbno => [lbno],
+        "LBWT": lbwt => [lbwt],
+        "PAXC": paxc => [paxc],
+        "EXSC": exsc => [exsc],
+        "EXSR": exsr => [exsr],
+        "FTSS": ftss => [ftss],
+        "PEDT": pedt => [pedt],
+        "NEAT": neat => [neat],
+        "PADT": padt => [padt],
+        "NAAT": naat => [naat],
+        "COBT": cobt => [cobt],
+        "TOBT": tobt => [tobt],
+        "EOBT": eobt => [eobt],
+        "IEST": iest => [iest],
+        "CTOT": ctot => [ctot],
+        "RUNW": runw => [runw],
+        "FDIV": fdiv => [fdiv_ddes, fdiv_ddir, fdiv],
+        "FRET": fret => [fret_reid, fret],
+        "FLAB": flab => [flab_ares, flab],
+        "FDEL": fdel => [],
+    }
+    groups {
+        "PORT": port,
+        "GTDT": gtdt,
+        "CKDT": ckdt,
+        "CLDT": cldt,
+        "PSDT": psdt,
+        "CHDT": chdt,
+        "CHOT": chot,
+        "ABTM": abtm,
+        "DELY": dely,
+        "ROUT": rout,
+        "ERUT": erut,
+        "PSHT": psht,
+        "TIPT": tipt,
+    }
+}
+
+/// A FLOP body checked against its rule and converted: applying it to any
+/// state can no longer fail.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlightEvent {
+    rule: &'static MergeRule,
+    /// The body cut down to the rule's elements (and FFID).
+    record: FlightRecord,
+    /// `record` as state values (length-checked).
+    values: FlightState,
+    /// PSHT / TIPT reports, converted.
+    reports: Vec<Stand>,
+}
+
+impl FlightEvent {
+    /// The flight the event is about.
+    pub fn flid(&self) -> i64 {
+        self.record.flid
+    }
+
+    /// Its subtype.
+    pub fn subtype(&self) -> FlopSubtype {
+        self.rule.subtype
+    }
+}
+
+/// Checks one `<FLOP>` body of `subtype` against its rule and the site's
+/// collection semantics, and converts it.
+///
+/// # Errors
+///
+/// [`MergeError`] when the body cannot be applied (the message is DEAD).
+pub fn prepare_event(
+    subtype: FlopSubtype,
+    record: &FlightRecord,
+    collections: &CollectionRules,
+) -> Result<FlightEvent, MergeError> {
+    let rule = merge_rule(subtype).ok_or(MergeError::NoRule(subtype.code()))?;
+    let flid = record.flid;
+    let styp = subtype.code();
+    let mut projected = FlightRecord {
+        flid,
+        ffid: record.ffid.clone(),
+        ..FlightRecord::default()
+    };
+    let mut presences = Vec::with_capacity(rule.elements.len());
+    for element in rule.elements {
+        presences.push(project(record, &mut projected, element).ok_or(MergeError::NoRule(styp))?);
+    }
+    if presences.iter().all(|p| *p == Presence::Absent) {
+        return Err(MergeError::NothingToApply {
+            flid,
+            subtype: styp,
+            elements: rule.elements.join(", "),
+        });
+    }
+    let missing = |element, position: Option<usize>, needed| MergeError::Missing {
+        flid,
+        subtype: styp,
+        element,
+        position: position.map_or_else(String::new, |p| format!("entry {p} ")),
+        needed,
+    };
+    let values = state_from_record(&projected)?;
+    let mut reports = Vec::new();
+    match rule.effect {
+        SetNotClear => {
+            if let Some(i) = presences.iter().position(|p| *p == Presence::Empty) {
+                return Err(MergeError::CannotClear {
+                    flid,
+                    subtype: styp,
+                    element: rule.elements[i],
+                });
+            }
+        }
+        CodeWithRemark if presences[0] == Presence::Absent => {
+            return Err(missing("EXSS", None, "EXSC"));
+        }
+        DoorTimes => {
+            for (i, port) in projected.port.items().iter().enumerate() {
+                if port.poid.value().is_none() {
+                    return Err(missing("PORT", Some(i + 1), "POID"));
+                }
+            }
+        }
+        Collection(kind) if collections.of(kind) == Semantics::MergeByKey => {
+            let keys = collection_keys(&values, kind);
+            if let Some(i) = keys.iter().position(|has| !has) {
+                return Err(missing(kind.code(), Some(i + 1), kind.key()));
+            }
+        }
+        PushOnStand => {
+            for (i, push) in projected.psht.items().iter().enumerate() {
+                if push.pust.value().is_none() {
+                    return Err(missing("PSHT", Some(i + 1), "PUST"));
+                }
+            }
+            reports = push_reports(&projected)?;
+        }
+        TractorOnStand => {
+            for (i, tractor) in projected.tipt.items().iter().enumerate() {
+                if tractor.trst.value().is_none() {
+                    return Err(missing("TIPT", Some(i + 1), "TRST"));
+                }
+            }
+            reports = tractor_reports(&projected);
+        }
+        _ => {}
+    }
+    Ok(FlightEvent {
+        rule,
+        record: projected,
+        values,
+        reports,
+    })
+}
+
+/// For each converted entry of `kind`, whether it carries its merge key.
+fn collection_keys(values: &FlightState, kind: CollectionKind) -> Vec<bool> {
+    match kind {
+        C::Gtdt => values
+            .gates
+            .iter()
+            .map(|r| r.source_seq.is_some())
+            .collect(),
+        C::Ckdt => values
+            .counters
+            .iter()
+            .map(|r| r.source_seq.is_some())
+            .collect(),
+        C::Cldt => values
+            .carousels
+            .iter()
+            .map(|r| r.source_seq.is_some())
+            .collect(),
+        C::Psdt => values
+            .stands
+            .iter()
+            .map(|r| r.source_seq.is_some())
+            .collect(),
+        C::Chdt => values
+            .chutes
+            .iter()
+            .map(|r| r.source_seq.is_some())
+            .collect(),
+        C::Chot => values
+            .chocks
+            .iter()
+            .map(|r| r.source_seq.is_some())
+            .collect(),
+        C::Abtm => values
+            .bridges
+            .iter()
+            .map(|r| r.source_seq.is_some())
+            .collect(),
+        C::Dely => values
+            .delays
+            .iter()
+            .map(|r| r.dely_code.is_some())
+            .collect(),
+        C::Erut => values
+            .entire_route
+            .iter()
+            .map(|r| r.source_seq.is_some())
+            .collect(),
+    }
+}
+
+/// The PSHT entries as stand reports: no PSTM means the push is undone, so
+/// its number and indicator go too.
+fn push_reports(record: &FlightRecord) -> Result<Vec<Stand>, RecordError> {
+    record
+        .psht
+        .items()
+        .iter()
+        .map(|push| {
+            let pstm = push.pstm.value().copied();
+            let pshn = match push.pshn.value() {
+                Some(n) => Some(i32::try_from(*n).map_err(|_| RecordError::OutOfRange {
+                    flid: record.flid,
+                    element: "PSHN",
+                    value: n.to_string(),
+                    max: i32::MAX.to_string(),
+                })?),
+                None => None,
+            };
+            Ok(Stand {
+                psst: push.pust.value().cloned(),
+                pshn: pstm.and(pshn),
+                pstm,
+                psid: pstm.and_then(|_| push.psid.value().cloned()),
+                ..Stand::default()
+            })
+        })
+        .collect()
+}
+
+/// The TIPT entries as stand reports.
+fn tractor_reports(record: &FlightRecord) -> Vec<Stand> {
+    record
+        .tipt
+        .items()
+        .iter()
+        .map(|tractor| Stand {
+            psst: tractor.trst.value().cloned(),
+            trtm: tractor.trtm.value().copied(),
+            ..Stand::default()
+        })
+        .collect()
+}
+
+/// Applies a prepared event to the flight's current state (`None`: no such
+/// flight, so the event creates it from the empty state). Returns the new
+/// state, or `None` when the event deletes the flight.
+pub fn merge_event(
+    current: Option<&FlightState>,
+    event: &FlightEvent,
+    collections: &CollectionRules,
+) -> Option<FlightState> {
+    let flid = event.flid();
+    let mut next = current.cloned().unwrap_or_else(|| FlightState::new(flid));
+    let (record, values) = (&event.record, &event.values);
+    if record.ffid.value().is_some() {
+        next.fields.ffid.clone_from(&values.fields.ffid);
+    }
+    let elements = event.rule.elements;
+    match event.rule.effect {
+        SetOrClear | SetNotClear | EachSetOrClear => {
+            for element in elements {
+                copy_columns(&mut next.fields, &values.fields, element);
+            }
+        }
+        AllOrNone => {
+            let all = elements
+                .iter()
+                .all(|e| presence(record, e) == Presence::Value);
+            let from = if all {
+                &values.fields
+            } else {
+                &FlightFields::default()
+            };
+            for element in elements {
+                copy_columns(&mut next.fields, from, element);
+            }
+        }
+        CodeWithRemark => {
+            if presence(record, "EXSC") == Presence::Empty {
+                next.fields.exsc = None;
+                next.fields.exsr = None;
+            } else {
+                next.fields.exsc.clone_from(&values.fields.exsc);
+                next.fields.exsr.clone_from(&values.fields.exsr);
+            }
+        }
+        DoorTimes => match &record.port {
+            Group::Items(ports) => {
+                for port in ports {
+                    let time = port.potm.value().copied();
+                    match port.poid.value() {
+                        Some(PortAction::Open) => next.fields.port_open_potm = time,
+                        Some(PortAction::Close) => next.fields.port_close_potm = time,
+                        None => {}
+                    }
+                }
+            }
+            Group::Empty | Group::Absent => {
+                next.fields.port_open_potm = None;
+                next.fields.port_close_potm = None;
+            }
+        },
+        Collection(kind) => {
+            let cleared = presence(record, kind.code()) == Presence::Empty;
+            merge_collection(&mut next, values, kind, collections.of(kind), cleared);
+        }
+        PushOnStand => {
+            if record.psht == Group::Empty {
+                clear_reports(&mut next.stands, Report::Push);
+            } else {
+                for report in &event.reports {
+                    lay_report(&mut next.stands, report, Report::Push);
+                }
+            }
+        }
+        TractorOnStand => {
+            if record.tipt == Group::Empty {
+                clear_reports(&mut next.stands, Report::Tractor);
+            } else {
+                for report in &event.reports {
+                    lay_report(&mut next.stands, report, Report::Tractor);
+                }
+            }
+        }
+        DeleteFlight => return None,
+    }
+    Some(next)
+}
+
+/// Replaces or merges `rows` with `incoming`; `cleared` empties them.
+fn merge_rows<T: Clone, K: PartialEq>(
+    rows: &mut Vec<T>,
+    incoming: &[T],
+    semantics: Semantics,
+    cleared: bool,
+    key: impl Fn(&T) -> K,
+) {
+    if cleared {
+        rows.clear();
+        return;
+    }
+    match semantics {
+        Semantics::Replace => *rows = incoming.to_vec(),
+        Semantics::MergeByKey => {
+            for entry in incoming {
+                match rows.iter().position(|r| key(r) == key(entry)) {
+                    Some(i) => rows[i] = entry.clone(),
+                    None => rows.push(entry.clone()),
+                }
+            }
+        }
+    }
+}
+
+fn merge_collection(
+    next: &mut FlightState,
+    values: &FlightState,
+    kind: CollectionKind,
+    semantics: Semantics,
+    cleared: bool,
+) {
+    let s = semantics;
+    match kind {
+        C::Gtdt => merge_rows(&mut next.gates, &values.gates, s, cleared, |r| r.source_seq),
+        C::Ckdt => merge_rows(&mut next.counters, &values.counters, s, cleared, |r| {
+            r.source_seq
+        }),
+        C::Cldt => merge_rows(&mut next.carousels, &values.carousels, s, cleared, |r| {
+            r.source_seq
+        }),
+        C::Chdt => merge_rows(&mut next.chutes, &values.chutes, s, cleared, |r| {
+            r.source_seq
+        }),
+        C::Chot => merge_rows(&mut next.chocks, &values.chocks, s, cleared, |r| {
+            r.source_seq
+        }),
+        C::Abtm => merge_rows(&mut next.bridges, &values.bridges, s, cleared, |r| {
+            r.source_seq
+        }),
+        C::Dely => merge_rows(&mut next.delays, &values.delays, s, cleared, |r| {
+            r.dely_code.clone()
+        }),
+        C::Erut => merge_rows(
+            &mut next.entire_route,
+            &values.entire_route,
+            s,
+            cleared,
+            |r| r.source_seq,
+        ),
+        C::Psdt => {
+            // The plan changes; what was reported about a stand (push,
+            // tractor) stays with that stand, or on a row of its own.
+            let (mut planned, reports) = split_reports(std::mem::take(&mut next.stands));
+            merge_rows(&mut planned, &values.stands, s, cleared, |r| r.source_seq);
+            for report in &reports {
+                lay_report(&mut planned, report, Report::Both);
+            }
+            next.stands = planned;
+        }
+    }
+}
+
+/// Which reported data of a stand row.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Report {
+    Push,
+    Tractor,
+    Both,
+}
+
+fn has_push(stand: &Stand) -> bool {
+    stand.pshn.is_some() || stand.pstm.is_some() || stand.psid.is_some()
+}
+
+fn has_report(stand: &Stand) -> bool {
+    has_push(stand) || stand.trtm.is_some()
+}
+
+/// A row that exists only for a push or tractor report: no PSDT planned
+/// it.
+fn report_only(stand: &Stand) -> bool {
+    stand.source_seq.is_none() && stand.stst.is_none() && stand.stet.is_none() && has_report(stand)
+}
+
+/// Splits stand rows into the planned stands (without reports) and the
+/// reports (stand code + reported data).
+fn split_reports(stands: Vec<Stand>) -> (Vec<Stand>, Vec<Stand>) {
+    let mut planned = Vec::with_capacity(stands.len());
+    let mut reports = Vec::new();
+    for stand in stands {
+        if has_report(&stand) {
+            reports.push(Stand {
+                psst: stand.psst.clone(),
+                pshn: stand.pshn,
+                pstm: stand.pstm,
+                psid: stand.psid.clone(),
+                trtm: stand.trtm,
+                ..Stand::default()
+            });
+        }
+        if !report_only(&stand) {
+            planned.push(Stand {
+                pshn: None,
+                pstm: None,
+                psid: None,
+                trtm: None,
+                ..stand
+            });
+        }
+    }
+    (planned, reports)
+}
+
+/// Lays `report`'s data (of the `which` kind) onto the first row of its
+/// stand; a report for a stand without a row gets a row of its own, unless
+/// it only undoes something.
+fn lay_report(stands: &mut Vec<Stand>, report: &Stand, which: Report) {
+    let push = matches!(which, Report::Push | Report::Both);
+    let tractor = matches!(which, Report::Tractor | Report::Both);
+    match stands.iter().position(|s| s.psst == report.psst) {
+        Some(i) => {
+            let was_report_only = report_only(&stands[i]);
+            let row = &mut stands[i];
+            if push && (which == Report::Push || has_push(report)) {
+                row.pshn = report.pshn;
+                row.pstm = report.pstm;
+                row.psid.clone_from(&report.psid);
+            }
+            if tractor && (which == Report::Tractor || report.trtm.is_some()) {
+                row.trtm = report.trtm;
+            }
+            if was_report_only && !has_report(&stands[i]) {
+                stands.remove(i);
+            }
+        }
+        None => {
+            let mut row = Stand {
+                psst: report.psst.clone(),
+                ..Stand::default()
+            };
+            if push {
+                row.pshn = report.pshn;
+                row.pstm = report.pstm;
+                row.psid.clone_from(&report.psid);
+            }
+            if tractor {
+                row.trtm = report.trtm;
+            }
+            if has_report(&row) {
+                stands.push(row);
+            }
+        }
+    }
+}
+
+/// Clears every push (or tractor) report; rows that held nothing else go.
+fn clear_reports(stands: &mut Vec<Stand>, which: Report) {
+    stands.retain_mut(|row| {
+        let was_report_only = report_only(row);
+        if which == Report::Push {
+            row.pshn = None;
+            row.pstm = None;
+            row.psid = None;
+        } else {
+            row.trtm = None;
+        }
+        !was_report_only || has_report(row)
+    });
+}
+
+/// The state an SCHD ADFT record gives the flight. With
+/// [`AbsentFields::Clear`] it is the record's own full state (as in a
+/// snapshot); with [`AbsentFields::Keep`] every element the record leaves
+/// out keeps its stored value, while a sent group replaces its collection
+/// and a sent PSHT/TIPT lays its reports onto the stands.
+///
+/// # Errors
+///
+/// [`RecordError`] when a value does not fit its column.
+pub fn merge_adft(
+    current: Option<&FlightState>,
+    record: &FlightRecord,
+    absent: AbsentFields,
+) -> Result<FlightState, MergeError> {
+    let mut next = state_from_record(record)?;
+    let (AbsentFields::Keep, Some(current)) = (absent, current) else {
+        return Ok(next);
+    };
+    for element in SCALAR_ELEMENTS {
+        if presence(record, element) == Presence::Absent {
+            copy_columns(&mut next.fields, &current.fields, element);
+        }
+    }
+    if record.port.is_absent() {
+        next.fields.port_open_potm = current.fields.port_open_potm;
+        next.fields.port_close_potm = current.fields.port_close_potm;
+    }
+    macro_rules! keep_if_absent {
+        ($($group:ident => $rows:ident),+) => {
+            $( if record.$group.is_absent() { next.$rows.clone_from(&current.$rows); } )+
+        };
+    }
+    keep_if_absent!(
+        gtdt => gates, ckdt => counters, cldt => carousels, chdt => chutes,
+        chot => chocks, abtm => bridges, dely => delays, rout => route,
+        erut => entire_route
+    );
+    if record.psdt.is_absent() || record.psht.is_absent() || record.tipt.is_absent() {
+        // Some of PSDT / PSHT / TIPT are kept: build the stands from the
+        // stored ones, as the events of those elements would.
+        let mut stands = current.stands.clone();
+        if !record.psdt.is_absent() {
+            let only_plan = FlightRecord {
+                flid: record.flid,
+                psdt: record.psdt.clone(),
+                ..FlightRecord::default()
+            };
+            let plan = state_from_record(&only_plan)?;
+            let (mut planned, reports) = split_reports(stands);
+            merge_rows(
+                &mut planned,
+                &plan.stands,
+                Semantics::Replace,
+                record.psdt == Group::Empty,
+                |r| r.source_seq,
+            );
+            for report in &reports {
+                lay_report(&mut planned, report, Report::Both);
+            }
+            stands = planned;
+        }
+        match &record.psht {
+            Group::Absent => {}
+            Group::Empty => clear_reports(&mut stands, Report::Push),
+            Group::Items(_) => {
+                for report in &push_reports(record)? {
+                    lay_report(&mut stands, report, Report::Push);
+                }
+            }
+        }
+        match &record.tipt {
+            Group::Absent => {}
+            Group::Empty => clear_reports(&mut stands, Report::Tractor),
+            Group::Items(_) => {
+                for report in &tractor_reports(record) {
+                    lay_report(&mut stands, report, Report::Tractor);
+                }
+            }
+        }
+        next.stands = stands;
+    }
+    Ok(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Body, ParseOptions, parse_slice};
+    use crate::state::{Delay, Gate, RoutePoint};
+
+    fn body(styp: &str, inner: &str) -> FlightRecord {
+        let xml = format!(
+            "<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260909080000</DTTM>\
+             <TYPE>FLOP</TYPE><STYP>{styp}</STYP></META><FLOP><FLID>7</FLID>{inner}</FLOP></MSG>"
+        );
+        match parse_slice(xml.as_bytes(), &ParseOptions::default())
+            .expect("test message")
+            .body
+        {
+            Body::FlightOperation(op) => op.flights.into_iter().next().expect("one body"),
+            other => panic!("not a FLOP: {other:?}"),
+        }
+    }
+
+    fn apply(
+        current: &FlightState,
+        subtype: FlopSubtype,
+        inner: &str,
+    ) -> Result<Option<FlightState>, MergeError> {
+        let rules = CollectionRules::default();
+        let event = prepare_event(subtype, &body(subtype.code(), inner), &rules)?;
+        Ok(merge_event(Some(current), &event, &rules))
+    }
+
+    fn applied(current: &FlightState, subtype: FlopSubtype, inner: &str) -> FlightState {
+        apply(current, subtype, inner)
+            .expect("applies")
+            .expect("not deleted")
+    }
+
+    fn stored() -> FlightState {
+        let mut state = FlightState::new(7);
+        state.fields.reno = Some("B1".into());
+        state.fields.acft = Some("320".into());
+        state.fields.phag = Some(1);
+        state.fields.fhag = Some(2);
+        state.gates = vec![Gate {
+            source_seq: Some(1),
+            gate: Some("G1".into()),
+            ..Gate::default()
+        }];
+        state.delays = vec![Delay {
+            dely_code: Some("AA".into()),
+            dely_dura: Some(5),
+            ..Delay::default()
+        }];
+        state.entire_route = vec![
+            RoutePoint {
+                source_seq: Some(1),
+                apcd: Some("CTU".into()),
+                ..RoutePoint::default()
+            },
+            RoutePoint {
+                source_seq: Some(2),
+                apcd: Some("PEK".into()),
+                ..RoutePoint::default()
+            },
+        ];
+        state.stands = vec![Stand {
+            source_seq: Some(1),
+            psst: Some("504".into()),
+            ..Stand::default()
+        }];
+        state
+    }
+
+    #[test]
+    fn every_subtype_has_exactly_one_rule_over_known_elements() {
+        for subtype in FlopSubtype::ALL {
+            let rows = MERGE_TABLE.iter().filter(|r| r.subtype == *subtype).count();
+            assert_eq!(rows, 1, "{subtype:?}");
+        }
+        assert_eq!(MERGE_TABLE.len(), FlopSubtype::ALL.len());
+        let mut scratch = FlightRecord::default();
+        for rule in MERGE_TABLE {
+            for element in rule.elements {
+                assert!(
+                    project(&FlightRecord::default(), &mut scratch, element).is_some(),
+                    "{element}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn absent_is_refused_and_empty_clears() {
+        let got = apply(&stored(), S::Tobt, "");
+        assert!(
+            matches!(got, Err(MergeError::NothingToApply { .. })),
+            "{got:?}"
+        );
+        let next = applied(&stored(), S::Reno, "<RENO></RENO>");
+        assert_eq!(next.fields.reno, None);
+        let next = applied(&stored(), S::Reno, "<RENO>B2</RENO><ACFT>999</ACFT>");
+        assert_eq!(next.fields.reno.as_deref(), Some("B2"));
+        // Elements of other subtypes are ignored.
+        assert_eq!(next.fields.acft.as_deref(), Some("320"));
+        let got = apply(&stored(), S::Acft, "<ACFT></ACFT>");
+        assert!(
+            matches!(got, Err(MergeError::CannotClear { .. })),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn grouped_scalars_follow_their_rules() {
+        let next = applied(&stored(), S::Hnag, "<PHAG>9</PHAG>");
+        assert_eq!((next.fields.phag, next.fields.fhag), (Some(9), None));
+        let next = applied(&stored(), S::Taop, "<TAOP>CA</TAOP><TAFL>CA1</TAFL>");
+        assert_eq!(next.fields.taop, None);
+        let next = applied(
+            &stored(),
+            S::Taop,
+            "<TAOP>CA</TAOP><TAFL>CA1</TAFL><TAID>8</TAID>",
+        );
+        assert_eq!(next.fields.taid, Some(8));
+        let got = apply(&stored(), S::Exss, "<EXSR>late</EXSR>");
+        assert!(matches!(got, Err(MergeError::Missing { .. })), "{got:?}");
+    }
+
+    #[test]
+    fn delays_merge_by_code_and_an_empty_group_clears() {
+        let next = applied(
+            &stored(),
+            S::Dely,
+            "<DELY CODE=\"BB\" DURA=\"0010\"></DELY><DELY CODE=\"AA\" DURA=\"0100\"></DELY>",
+        );
+        let codes: Vec<_> = next
+            .delays
+            .iter()
+            .map(|d| (d.dely_code.clone(), d.dely_dura))
+            .collect();
+        assert_eq!(
+            codes,
+            vec![(Some("AA".into()), Some(60)), (Some("BB".into()), Some(10))]
+        );
+        assert!(applied(&next, S::Dely, "<DELY></DELY>").delays.is_empty());
+        let got = apply(&stored(), S::Dely, "<DELY DURA=\"0010\">x</DELY>");
+        assert!(matches!(got, Err(MergeError::Missing { .. })), "{got:?}");
+    }
+
+    #[test]
+    fn gates_replace_unless_the_site_merges_them() {
+        let inner = "<GTDT GTNO=\"2\"><GATE>G2</GATE></GTDT>";
+        let next = applied(&stored(), S::Gtdt, inner);
+        assert_eq!(next.gates.len(), 1);
+        assert_eq!(next.gates[0].gate.as_deref(), Some("G2"));
+        let rules = CollectionRules {
+            gtdt: Semantics::MergeByKey,
+            ..CollectionRules::default()
+        };
+        let event = prepare_event(S::Gtdt, &body("GTDT", inner), &rules).expect("valid");
+        let next = merge_event(Some(&stored()), &event, &rules).expect("kept");
+        assert_eq!(next.gates.len(), 2);
+    }
+
+    #[test]
+    fn push_lands_on_its_stand_and_survives_a_new_plan() {
+        let pushed = applied(
+            &stored(),
+            S::Psht,
+            "<PSHT PSHN=\"1\"><PSTM>09SEP260810</PSTM><PSID>IN</PSID><PUST>504</PUST></PSHT>",
+        );
+        assert_eq!(pushed.stands.len(), 1);
+        assert_eq!(pushed.stands[0].psid.as_deref(), Some("IN"));
+        // A new plan without 504 keeps the push on a row of its own.
+        let replanned = applied(&pushed, S::Psdt, "<PSDT PSNO=\"1\"><PSST>506</PSST></PSDT>");
+        assert_eq!(replanned.stands.len(), 2);
+        assert_eq!(replanned.stands[1].psst.as_deref(), Some("504"));
+        assert!(replanned.stands[1].pstm.is_some());
+        // Undoing the push removes that row again.
+        let undone = applied(&replanned, S::Psht, "<PSHT><PUST>504</PUST></PSHT>");
+        assert_eq!(undone.stands.len(), 1);
+        let cleared = applied(&pushed, S::Psht, "<PSHT></PSHT>");
+        assert_eq!(cleared.stands, stored().stands);
+    }
+
+    #[test]
+    fn fdel_deletes_and_an_unknown_flight_is_created() {
+        assert_eq!(apply(&stored(), S::Fdel, "<FDEL></FDEL>"), Ok(None));
+        let rules = CollectionRules::default();
+        let event =
+            prepare_event(S::Reno, &body("RENO", "<RENO>B9</RENO>"), &rules).expect("valid");
+        let created = merge_event(None, &event, &rules).expect("created");
+        assert_eq!(created.flid, 7);
+        assert_eq!(created.fields.reno.as_deref(), Some("B9"));
+    }
+
+    #[test]
+    fn adft_keep_keeps_only_what_is_absent() {
+        let record = body("RENO", "<RENO>B5</RENO><GTDT></GTDT>");
+        let next = merge_adft(Some(&stored()), &record, AbsentFields::Keep).expect("fits");
+        assert_eq!(next.fields.reno.as_deref(), Some("B5"));
+        assert_eq!(next.fields.acft.as_deref(), Some("320"));
+        assert!(next.gates.is_empty());
+        assert_eq!(next.delays, stored().delays);
+        assert_eq!(next.stands, stored().stands);
+        let next = merge_adft(Some(&stored()), &record, AbsentFields::Clear).expect("fits");
+        assert_eq!(next.fields.acft, None);
+        assert!(next.delays.is_empty());
+    }
+}

@@ -7,10 +7,13 @@ use chrono::{NaiveDateTime, NaiveTime};
 use serde::Serialize;
 
 use super::PipelineError;
+use super::adft::{apply_adft, apply_delete};
+use super::event::{EventReport, apply_event};
 use super::identity::identity_key;
 use super::snapshot::{MessageRef, SnapshotReport, apply_snapshot};
 use crate::config::Config;
 use crate::protocol::{self, Body, ParseOptions, ScheduleSubtype};
+use crate::state::MergeRules;
 use crate::store::{Outcome, PipelineLease, ProcStatus, StateTx, Store, StoreError};
 
 /// How messages are applied at this site.
@@ -25,6 +28,9 @@ pub struct Settings {
     /// The pump's lease epoch: a transaction commits only while the lease is
     /// still at this epoch. `None` for one-off applies outside the pump.
     pub fence: Option<i64>,
+    /// How flight events and ad-hoc flights merge (configuration
+    /// `[merge]`).
+    pub merge: MergeRules,
 }
 
 impl Settings {
@@ -38,6 +44,7 @@ impl Settings {
             day_boundary: config.day_boundary(),
             conflict_retries: 5,
             fence: None,
+            merge: config.merge.rules(),
         }
     }
 }
@@ -65,6 +72,9 @@ pub(super) fn check_fence(settings: &Settings, lease: &PipelineLease) -> Result<
 pub enum Applied {
     /// A snapshot was applied (or recognised as a replay).
     Snapshot(SnapshotReport),
+    /// A flight event (FLOP), ad-hoc flights (SCHD ADFT) or a deletion list
+    /// (SCHD DEL) was applied; possibly changing nothing.
+    Flights(EventReport),
     /// The message had already been processed to this final status; nothing
     /// was done again.
     AlreadyProcessed {
@@ -89,7 +99,7 @@ impl Applied {
     /// The status recorded for the message.
     pub fn status(&self) -> ProcStatus {
         match self {
-            Applied::Snapshot(_) => ProcStatus::Succeeded,
+            Applied::Snapshot(_) | Applied::Flights(_) => ProcStatus::Succeeded,
             Applied::AlreadyProcessed { status } => *status,
             Applied::Dead { .. } => ProcStatus::Dead,
             Applied::Unsupported { .. } => ProcStatus::Failed,
@@ -162,6 +172,15 @@ pub fn apply_message<S: Store>(
             ) =>
         {
             apply_snapshot(store, settings, &message_ref, schedule).map(Applied::Snapshot)
+        }
+        Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Adft => {
+            apply_adft(store, settings, &message_ref, schedule).map(Applied::Flights)
+        }
+        Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Del => {
+            apply_delete(store, settings, &message_ref, schedule).map(Applied::Flights)
+        }
+        Body::FlightOperation(operation) => {
+            apply_event(store, settings, &message_ref, operation).map(Applied::Flights)
         }
         _ => Err(PipelineError::Unsupported {
             msg_type: message.meta.msg_type.clone(),

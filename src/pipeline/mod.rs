@@ -1,16 +1,20 @@
 //! The processing rules that turn a message into state: snapshots (SCHD
-//! DNLD/RESP) today; ad-hoc flights, flight events and requests join here.
+//! DNLD/RESP), flight events (FLOP), ad-hoc flights (SCHD ADFT) and
+//! deletion lists (SCHD DEL); requests join here.
 //!
 //! The pipeline talks to the state database only through the
 //! [`Store`](crate::store::Store) trait and never sees SQL; it owns the
 //! order of the steps and the outcome recorded for each message.
 
+mod adft;
 mod apply;
 mod error;
+mod event;
 mod identity;
 mod snapshot;
 
 pub use apply::{Applied, Settings, apply_message};
 pub use error::PipelineError;
+pub use event::EventReport;
 pub use identity::identity_key;
 pub use snapshot::{MAX_SNAPSHOT_FLIGHTS, SnapshotReport};

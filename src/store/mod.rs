@@ -18,8 +18,8 @@ mod repository;
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;
 pub use repository::{
-    ChangeNotice, EventKind, Outcome, PipelineLease, ProcRecord, ProcStatus, SnapshotLedger,
-    StateEvent, StateTx, Store,
+    ChangeNotice, DetailTable, EventKind, FlightChange, Outcome, PipelineLease, ProcRecord,
+    ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,
 };
 
 /// A state-database operation failed.

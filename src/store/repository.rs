@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::StoreError;
 use super::journal::JournalOps;
 use super::lease::LeaseOps;
-use crate::state::StoredFlight;
+use crate::state::{FlightState, StoredFlight};
 
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
@@ -103,6 +103,84 @@ pub trait StateTx {
 
     /// Records the outcome of an attempt at a message.
     fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError>;
+
+    /// Writes flights that a flight event or an ad-hoc flight changed: the
+    /// main row of each, and of each only the detail tables its change
+    /// names (group delete-insert, one statement pair per table over every
+    /// flight that names it). Tables a change does not name are not touched.
+    fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError>;
+
+    /// Deletes the flights `flids` (FLOP FDEL, SCHD DEL) with every detail
+    /// row, whatever their operation day. Returns each deleted FLID with its
+    /// last state version; FLIDs not stored are skipped.
+    fn delete_flights(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError>;
+}
+
+/// A detail table of a flight (DESIGN §3): what a partial write replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DetailTable {
+    /// `FLIGHT_GATE` (GTDT).
+    Gate,
+    /// `FLIGHT_COUNTER` (CKDT).
+    Counter,
+    /// `FLIGHT_CAROUSEL` (CLDT).
+    Carousel,
+    /// `FLIGHT_STAND` (PSDT + PSHT/TIPT).
+    Stand,
+    /// `FLIGHT_CHUTE` (CHDT).
+    Chute,
+    /// `FLIGHT_DELAY` (DELY).
+    Delay,
+    /// `FLIGHT_BRIDGE` (ABTM).
+    Bridge,
+    /// `FLIGHT_CHOCK` (CHOT).
+    Chock,
+    /// `FLIGHT_ROUTE_POINT` (ROUT and ERUT together).
+    RoutePoint,
+}
+
+impl DetailTable {
+    /// Every detail table.
+    pub const ALL: [DetailTable; 9] = [
+        DetailTable::Gate,
+        DetailTable::Counter,
+        DetailTable::Carousel,
+        DetailTable::Stand,
+        DetailTable::Chute,
+        DetailTable::Delay,
+        DetailTable::Bridge,
+        DetailTable::Chock,
+        DetailTable::RoutePoint,
+    ];
+
+    /// The tables whose rows differ between two states of one flight:
+    /// exactly what a write of `new` over `old` must replace.
+    pub fn changed(old: &FlightState, new: &FlightState) -> Vec<DetailTable> {
+        let differs = |table: &DetailTable| match table {
+            DetailTable::Gate => old.gates != new.gates,
+            DetailTable::Counter => old.counters != new.counters,
+            DetailTable::Carousel => old.carousels != new.carousels,
+            DetailTable::Stand => old.stands != new.stands,
+            DetailTable::Chute => old.chutes != new.chutes,
+            DetailTable::Delay => old.delays != new.delays,
+            DetailTable::Bridge => old.bridges != new.bridges,
+            DetailTable::Chock => old.chocks != new.chocks,
+            DetailTable::RoutePoint => {
+                old.route != new.route || old.entire_route != new.entire_route
+            }
+        };
+        DetailTable::ALL.into_iter().filter(differs).collect()
+    }
+}
+
+/// One flight to write with the detail tables to replace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlightChange {
+    /// The flight's new state and bookkeeping (the main row is always
+    /// written: it carries the version).
+    pub flight: StoredFlight,
+    /// The detail tables to replace; the others keep their rows.
+    pub tables: Vec<DetailTable>,
 }
 
 /// The pump lease as read under `PIPELINE_LOCK`.

@@ -24,6 +24,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_chutes", DELETE_CHUTES),
     ("delete_counters", DELETE_COUNTERS),
     ("delete_delays", DELETE_DELAYS),
+    ("delete_flights", DELETE_FLIGHTS),
     ("delete_flights_of_day", DELETE_FLIGHTS_OF_DAY),
     ("delete_gates", DELETE_GATES),
     ("delete_route_points", DELETE_ROUTE_POINTS),
@@ -78,6 +79,7 @@ pub(crate) const DELETE_CHOCKS: &str = sql!("delete_chocks");
 pub(crate) const DELETE_CHUTES: &str = sql!("delete_chutes");
 pub(crate) const DELETE_COUNTERS: &str = sql!("delete_counters");
 pub(crate) const DELETE_DELAYS: &str = sql!("delete_delays");
+pub(crate) const DELETE_FLIGHTS: &str = sql!("delete_flights");
 pub(crate) const DELETE_FLIGHTS_OF_DAY: &str = sql!("delete_flights_of_day");
 pub(crate) const DELETE_GATES: &str = sql!("delete_gates");
 pub(crate) const DELETE_ROUTE_POINTS: &str = sql!("delete_route_points");

@@ -15,8 +15,8 @@ use super::statements as sql;
 use crate::FailureKind;
 use crate::state::{ColumnValues, FlightFields, FlightState, StoredFlight, TableRow};
 use crate::store::{
-    ChangeNotice, Outcome, PipelineLease, ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
-    StateTx, StoreError,
+    ChangeNotice, DetailTable, FlightChange, Outcome, PipelineLease, ProcRecord, ProcStatus,
+    SnapshotLedger, StateEvent, StateTx, StoreError,
 };
 
 /// How many FLIDs one read binds: large enough that a full day is a handful
@@ -109,7 +109,7 @@ impl PgTx<'_> {
     /// The group delete-insert of one collection for `flights`.
     fn replace_collection<T: TableRow>(
         &mut self,
-        flights: &[StoredFlight],
+        flights: &[&StoredFlight],
         (delete, delete_op): (&'static str, &'static str),
         (insert, insert_op): (&'static str, &'static str),
         rows_of: impl Fn(&FlightState) -> &[T],
@@ -127,7 +127,7 @@ impl PgTx<'_> {
     }
 
     /// ROUT and ERUT share `FLIGHT_ROUTE_POINT`, told apart by ROUTE_KIND.
-    fn replace_route_points(&mut self, flights: &[StoredFlight]) -> Result<(), StoreError> {
+    fn replace_route_points(&mut self, flights: &[&StoredFlight]) -> Result<(), StoreError> {
         let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
         self.execute(
             statement(sql::DELETE_ROUTE_POINTS).bind::<Array<BigInt>, _>(flids),
@@ -269,6 +269,103 @@ impl PgTx<'_> {
     }
 }
 
+impl PgTx<'_> {
+    /// The set-based upsert of many flights' main rows.
+    fn upsert_main_rows(&mut self, flights: &[&StoredFlight]) -> Result<(), StoreError> {
+        let mut upsert = statement(sql::UPSERT_FLIGHTS).bind::<Array<Nullable<BigInt>>, _>(
+            flights
+                .iter()
+                .map(|f| Some(f.state.flid))
+                .collect::<Vec<_>>(),
+        );
+        upsert = FlightFields::columns(flights.iter().map(|f| &f.state.fields))
+            .into_iter()
+            .fold(upsert, bind_column);
+        upsert = upsert
+            .bind::<Array<Nullable<Date>>, _>(
+                flights.iter().map(|f| f.operation_day).collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<BigInt>>, _>(
+                flights
+                    .iter()
+                    .map(|f| Some(f.state_version))
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<BigInt>>, _>(
+                flights
+                    .iter()
+                    .map(|f| Some(f.last_message_id))
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Timestamp>>, _>(
+                flights
+                    .iter()
+                    .map(|f| Some(f.updated_at))
+                    .collect::<Vec<_>>(),
+            );
+        self.execute(upsert, "upsert_flights").map(drop)
+    }
+
+    /// The group delete-insert of one detail table for `flights`.
+    fn replace_table(
+        &mut self,
+        table: DetailTable,
+        flights: &[&StoredFlight],
+    ) -> Result<(), StoreError> {
+        match table {
+            DetailTable::Gate => self.replace_collection(
+                flights,
+                (sql::DELETE_GATES, "delete_gates"),
+                (sql::INSERT_GATES, "insert_gates"),
+                |s| &s.gates,
+            ),
+            DetailTable::Counter => self.replace_collection(
+                flights,
+                (sql::DELETE_COUNTERS, "delete_counters"),
+                (sql::INSERT_COUNTERS, "insert_counters"),
+                |s| &s.counters,
+            ),
+            DetailTable::Carousel => self.replace_collection(
+                flights,
+                (sql::DELETE_CAROUSELS, "delete_carousels"),
+                (sql::INSERT_CAROUSELS, "insert_carousels"),
+                |s| &s.carousels,
+            ),
+            DetailTable::Stand => self.replace_collection(
+                flights,
+                (sql::DELETE_STANDS, "delete_stands"),
+                (sql::INSERT_STANDS, "insert_stands"),
+                |s| &s.stands,
+            ),
+            DetailTable::Chute => self.replace_collection(
+                flights,
+                (sql::DELETE_CHUTES, "delete_chutes"),
+                (sql::INSERT_CHUTES, "insert_chutes"),
+                |s| &s.chutes,
+            ),
+            DetailTable::Delay => self.replace_collection(
+                flights,
+                (sql::DELETE_DELAYS, "delete_delays"),
+                (sql::INSERT_DELAYS, "insert_delays"),
+                |s| &s.delays,
+            ),
+            DetailTable::Bridge => self.replace_collection(
+                flights,
+                (sql::DELETE_BRIDGES, "delete_bridges"),
+                (sql::INSERT_BRIDGES, "insert_bridges"),
+                |s| &s.bridges,
+            ),
+            DetailTable::Chock => self.replace_collection(
+                flights,
+                (sql::DELETE_CHOCKS, "delete_chocks"),
+                (sql::INSERT_CHOCKS, "insert_chocks"),
+                |s| &s.chocks,
+            ),
+            DetailTable::RoutePoint => self.replace_route_points(flights),
+        }
+    }
+}
+
 fn query_error(op: &'static str, e: diesel::result::Error) -> StoreError {
     query(op, e)
 }
@@ -375,87 +472,49 @@ impl StateTx for PgTx<'_> {
         if flights.is_empty() {
             return Ok(());
         }
-        let mut upsert = statement(sql::UPSERT_FLIGHTS).bind::<Array<Nullable<BigInt>>, _>(
-            flights
+        let flights: Vec<&StoredFlight> = flights.iter().collect();
+        self.upsert_main_rows(&flights)?;
+        for table in DetailTable::ALL {
+            self.replace_table(table, &flights)?;
+        }
+        Ok(())
+    }
+
+    fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let flights: Vec<&StoredFlight> = changes.iter().map(|c| &c.flight).collect();
+        self.upsert_main_rows(&flights)?;
+        for table in DetailTable::ALL {
+            let changed: Vec<&StoredFlight> = changes
                 .iter()
-                .map(|f| Some(f.state.flid))
-                .collect::<Vec<_>>(),
-        );
-        upsert = FlightFields::columns(flights.iter().map(|f| &f.state.fields))
+                .filter(|c| c.tables.contains(&table))
+                .map(|c| &c.flight)
+                .collect();
+            if !changed.is_empty() {
+                self.replace_table(table, &changed)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn delete_flights(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
+        if flids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let deleted: Vec<DeletedFlight> = statement(sql::DELETE_FLIGHTS)
+            .bind::<Array<BigInt>, _>(flids.to_vec())
+            .load(self.conn)
+            .map_err(|e| query_error("delete_flights", e))?;
+        let found: Vec<i64> = deleted.iter().map(|d| d.flid).collect();
+        if !found.is_empty() {
+            self.delete_collections(&found)?;
+        }
+        Ok(deleted
             .into_iter()
-            .fold(upsert, bind_column);
-        upsert = upsert
-            .bind::<Array<Nullable<Date>>, _>(
-                flights.iter().map(|f| f.operation_day).collect::<Vec<_>>(),
-            )
-            .bind::<Array<Nullable<BigInt>>, _>(
-                flights
-                    .iter()
-                    .map(|f| Some(f.state_version))
-                    .collect::<Vec<_>>(),
-            )
-            .bind::<Array<Nullable<BigInt>>, _>(
-                flights
-                    .iter()
-                    .map(|f| Some(f.last_message_id))
-                    .collect::<Vec<_>>(),
-            )
-            .bind::<Array<Nullable<Timestamp>>, _>(
-                flights
-                    .iter()
-                    .map(|f| Some(f.updated_at))
-                    .collect::<Vec<_>>(),
-            );
-        self.execute(upsert, "upsert_flights")?;
-        self.replace_collection(
-            flights,
-            (sql::DELETE_GATES, "delete_gates"),
-            (sql::INSERT_GATES, "insert_gates"),
-            |s| &s.gates,
-        )?;
-        self.replace_collection(
-            flights,
-            (sql::DELETE_COUNTERS, "delete_counters"),
-            (sql::INSERT_COUNTERS, "insert_counters"),
-            |s| &s.counters,
-        )?;
-        self.replace_collection(
-            flights,
-            (sql::DELETE_CAROUSELS, "delete_carousels"),
-            (sql::INSERT_CAROUSELS, "insert_carousels"),
-            |s| &s.carousels,
-        )?;
-        self.replace_collection(
-            flights,
-            (sql::DELETE_STANDS, "delete_stands"),
-            (sql::INSERT_STANDS, "insert_stands"),
-            |s| &s.stands,
-        )?;
-        self.replace_collection(
-            flights,
-            (sql::DELETE_CHUTES, "delete_chutes"),
-            (sql::INSERT_CHUTES, "insert_chutes"),
-            |s| &s.chutes,
-        )?;
-        self.replace_collection(
-            flights,
-            (sql::DELETE_DELAYS, "delete_delays"),
-            (sql::INSERT_DELAYS, "insert_delays"),
-            |s| &s.delays,
-        )?;
-        self.replace_collection(
-            flights,
-            (sql::DELETE_BRIDGES, "delete_bridges"),
-            (sql::INSERT_BRIDGES, "insert_bridges"),
-            |s| &s.bridges,
-        )?;
-        self.replace_collection(
-            flights,
-            (sql::DELETE_CHOCKS, "delete_chocks"),
-            (sql::INSERT_CHOCKS, "insert_chocks"),
-            |s| &s.chocks,
-        )?;
-        self.replace_route_points(flights)
+            .map(|d| (d.flid, d.state_version))
+            .collect())
     }
 
     fn delete_flights_of_day(

@@ -580,10 +580,16 @@ mod tests {
         let config = from_toml("[merge]\ngtdt = \"merge-by-key\"\n").expect("valid");
         assert_eq!(config.merge.rules().collections.gtdt, Semantics::MergeByKey);
         assert_eq!(config.merge.rules().collections.ckdt, Semantics::Replace);
-        assert_eq!(config.merge.rules(), MergeRules {
-            collections: CollectionRules { gtdt: Semantics::MergeByKey, ..CollectionRules::default() },
-            ..MergeRules::default()
-        });
+        assert_eq!(
+            config.merge.rules(),
+            MergeRules {
+                collections: CollectionRules {
+                    gtdt: Semantics::MergeByKey,
+                    ..CollectionRules::default()
+                },
+                ..MergeRules::default()
+            }
+        );
         assert!(from_toml("[merge]\ngtdt = \"append\"\n").is_err());
         assert!(from_toml("[merge]\nsrvt = \"replace\"\n").is_err());
         figment::Jail::expect_with(|jail| {

@@ -1,0 +1,239 @@
+//! Benchmark: end-to-end throughput of the pump (mailbox row → committed
+//! state → journaled write-back) over a day's FLOP and ADFT updates, next to
+//! `pgbench -c 1` of a comparable single-row update transaction on the same
+//! PostgreSQL database, in the same run. Prints both rates and their ratio
+//! (the goal is ≥ 0.5). Nothing is asserted: the numbers are for people.
+//!
+//! Run: `cargo bench --bench pump_throughput` (PostgreSQL on
+//! `FLIGHTSTATE_TEST_PG_ADMIN_URL`, MariaDB on `FLIGHTSTATE_TEST_MARIADB_URL`,
+//! `pgbench` on PATH). Options by env: `FLIGHTSTATE_BENCH_FLIGHTS` (default
+//! 750, about 10,500 updates), `FLIGHTSTATE_BENCH_PGBENCH_SECS` (default 15).
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDate;
+use diesel::connection::SimpleConnection;
+use diesel::{Connection, PgConnection};
+use flightstate::mailbox::{Mailbox, MailboxSettings};
+use flightstate::pipeline::{Settings, apply_message};
+use flightstate::protocol::to_xml;
+use flightstate::pump::{Pump, PumpSettings, Step};
+use flightstate::store::pg::{PgStore, run_pending_migrations};
+use flightstate::synth::{DayOptions, airport_day};
+use mysql::prelude::Queryable;
+
+type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+const MAILBOX_DDL: &str = include_str!("../sql/mailbox/aodb_mailbox.sql");
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() -> BenchResult<()> {
+    let admin = std::env::var("FLIGHTSTATE_TEST_PG_ADMIN_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let maria = std::env::var("FLIGHTSTATE_TEST_MARIADB_URL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".to_owned());
+    let flights: usize = env_or("FLIGHTSTATE_BENCH_FLIGHTS", 750);
+    let pgbench_secs: u64 = env_or("FLIGHTSTATE_BENCH_PGBENCH_SECS", 15);
+
+    // Databases of the benchmark's own (identifiers from the process id).
+    let name = format!("fs_bench_pump_{}", std::process::id());
+    let mut pg_admin = PgConnection::establish(&admin)?;
+    pg_admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))?;
+    pg_admin.batch_execute(&format!("CREATE DATABASE {name}"))?;
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    let db_url = format!("{base}/{name}");
+    run_pending_migrations(&db_url)?;
+    let maria_pool = mysql::Pool::new(maria.as_str())?;
+    let mut mconn = maria_pool.get_conn()?;
+    mconn.query_drop(format!("DROP DATABASE IF EXISTS {name}"))?;
+    mconn.query_drop(format!("CREATE DATABASE {name} CHARACTER SET utf8mb4"))?;
+    mconn.query_drop(format!("USE {name}"))?;
+    for statement in MAILBOX_DDL.split(';').filter(|s| {
+        s.lines()
+            .any(|l| !l.trim().is_empty() && !l.trim().starts_with("--"))
+    }) {
+        mconn.query_drop(statement)?;
+    }
+
+    let result = run(
+        &db_url,
+        &format!("{maria}/{name}"),
+        &mut mconn,
+        flights,
+        pgbench_secs,
+    );
+
+    let _ = mconn.query_drop(format!("DROP DATABASE IF EXISTS {name}"));
+    let _ = pg_admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+    result
+}
+
+fn insert_all(conn: &mut mysql::PooledConn, bodies: &[Vec<u8>]) -> BenchResult<()> {
+    let mut tx = conn.start_transaction(mysql::TxOpts::default())?;
+    tx.exec_batch(
+        "INSERT INTO cminmsgs (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED, CMINMSGS_STATUS) \
+         VALUES (?, NOW(), 'VALID')",
+        bodies.iter().map(|b| (b.as_slice(),)),
+    )?;
+    tx.commit()?;
+    Ok(())
+}
+
+fn drain(pump: &mut Pump<PgStore>) -> BenchResult<usize> {
+    let mut messages = 0;
+    loop {
+        match pump.step()? {
+            Step::Progress { messages: n } => messages += n,
+            Step::Idle => return Ok(messages),
+            Step::Blocked { until, .. } => {
+                std::thread::sleep(until.saturating_duration_since(Instant::now()))
+            }
+            other => return Err(format!("the pump stopped: {other:?}").into()),
+        }
+    }
+}
+
+fn run(
+    db_url: &str,
+    mailbox_url: &str,
+    mconn: &mut mysql::PooledConn,
+    flights: usize,
+    pgbench_secs: u64,
+) -> BenchResult<()> {
+    let day = airport_day(&DayOptions {
+        seed: 20260909,
+        day: NaiveDate::from_ymd_opt(2026, 9, 9).ok_or("day")?,
+        flights,
+        ..DayOptions::default()
+    });
+    let events: Vec<Vec<u8>> = day.events.iter().map(|m| to_xml(m).into_bytes()).collect();
+    let flops = day
+        .events
+        .iter()
+        .filter(|m| m.meta.msg_type == "FLOP")
+        .count();
+    println!(
+        "stream: 1 DNLD of {flights} flights, then {} updates ({flops} FLOP, {} ADFT)",
+        events.len(),
+        events.len() - flops
+    );
+
+    let store = PgStore::connect(db_url, 4, Duration::from_secs(10))?;
+    let mailbox = Arc::new(Mailbox::connect(MailboxSettings {
+        url: mailbox_url.to_owned(),
+        pending_status: "VALID".to_owned(),
+        succeeded_status: "PROCESSED".to_owned(),
+        dead_status: "DEAD".to_owned(),
+        pool_size: 2,
+        connect_timeout: Duration::from_secs(5),
+        io_timeout: Duration::from_secs(30),
+    })?);
+    let mut pump = Pump::new(
+        store,
+        mailbox,
+        Settings::default(),
+        PumpSettings {
+            holder: "bench".to_owned(),
+            lease_ttl: Duration::from_secs(60),
+            unsupported_threshold: 1,
+            idle_poll: Duration::from_millis(10),
+            ..PumpSettings::default()
+        },
+    );
+    // The morning snapshot is not timed.
+    insert_all(mconn, &[to_xml(&day.snapshot).into_bytes()])?;
+    drain(&mut pump)?;
+    insert_all(mconn, &events)?;
+    let start = Instant::now();
+    let messages = drain(&mut pump)?;
+    let elapsed = start.elapsed();
+    let (succeeded, other): (Vec<String>, Vec<String>) = {
+        let statuses: Vec<String> =
+            mconn.query("SELECT CMINMSGS_STATUS FROM cminmsgs WHERE CMINMSGS_ID > 1")?;
+        statuses.into_iter().partition(|s| s == "PROCESSED")
+    };
+    let pump_rate = messages as f64 / elapsed.as_secs_f64();
+    println!(
+        "pump: {messages} messages in {:.2} s = {pump_rate:.0} msg/s ({} written back PROCESSED, {} otherwise)",
+        elapsed.as_secs_f64(),
+        succeeded.len(),
+        other.len()
+    );
+    pump.release();
+
+    // The same updates through apply_message alone (no mailbox, no journal,
+    // no lease) on a second copy of the state: what the pipeline itself costs.
+    let alone_url = format!("{db_url}_alone");
+    let alone_name = alone_url.rsplit('/').next().ok_or("name")?.to_owned();
+    {
+        let mut admin = PgConnection::establish(db_url)?;
+        admin.batch_execute(&format!("CREATE DATABASE {alone_name}"))?;
+    }
+    run_pending_migrations(&alone_url)?;
+    let alone = PgStore::connect(&alone_url, 2, Duration::from_secs(10))?;
+    let settings = Settings::default();
+    let now = chrono::Utc::now().naive_utc();
+    apply_message(&alone, &settings, 1, to_xml(&day.snapshot).as_bytes(), now)?;
+    let start = Instant::now();
+    for (i, body) in events.iter().enumerate() {
+        apply_message(&alone, &settings, i as i64 + 2, body, now)?;
+    }
+    let alone_secs = start.elapsed().as_secs_f64();
+    drop(alone);
+    {
+        let mut admin = PgConnection::establish(db_url)?;
+        admin.batch_execute(&format!("DROP DATABASE {alone_name} WITH (FORCE)"))?;
+    }
+    let alone_rate = events.len() as f64 / alone_secs;
+    println!(
+        "apply_message alone (no mailbox, journal or lease): {alone_rate:.0} msg/s; \
+         the pump's own share of a message: {:.2} ms of {:.2} ms",
+        1000.0 / pump_rate - 1000.0 / alone_rate,
+        1000.0 / pump_rate
+    );
+
+    // The baseline: one client, one single-row UPDATE per transaction, on the
+    // same database, against a table shaped like a flight's main row.
+    let mut conn = PgConnection::establish(db_url)?;
+    conn.batch_execute(
+        "CREATE TABLE bench_flight (flid BIGINT PRIMARY KEY, gate VARCHAR(16), \
+         state_version BIGINT NOT NULL, updated_at TIMESTAMP NOT NULL); \
+         INSERT INTO bench_flight SELECT g, 'G1', 1, now() FROM generate_series(1, 1000) g",
+    )?;
+    conn.batch_execute("VACUUM ANALYZE bench_flight")?;
+    let script = std::env::temp_dir().join(format!("fs_pgbench_{}.sql", std::process::id()));
+    std::fs::write(
+        &script,
+        "\\set id random(1, 1000)\nBEGIN;\nUPDATE bench_flight SET gate = 'G' || :id, \
+         state_version = state_version + 1, updated_at = now() WHERE flid = :id;\nEND;\n",
+    )?;
+    let out = Command::new("pgbench")
+        .args(["-n", "-c", "1", "-T", &pgbench_secs.to_string(), "-f"])
+        .arg(&script)
+        .arg(db_url)
+        .output()?;
+    let _ = std::fs::remove_file(&script);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let tps: f64 = text
+        .lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| l.trim_start_matches("tps = ").split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| {
+            format!(
+                "no tps in pgbench output: {text}{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
+    println!("pgbench -c 1 (single-row UPDATE transaction): {tps:.0} tps");
+    println!("ratio pump / pgbench: {:.2}", pump_rate / tps);
+    Ok(())
+}

@@ -231,7 +231,9 @@ fn fdel_deletes_with_a_tombstone_and_a_later_flop_recreates() {
     let report = applied_event(&store, 5, &flop("RENO", &[(1, "<RENO>B1</RENO>")]));
     assert_eq!(report.created, vec![1]);
     let stored = one(&store, 1);
-    assert_eq!((stored.operation_day, stored.state_version), (None, 1));
+    // It continues above its tombstone (version 3), so that consumers
+    // ordering by (FLID, STATE_VERSION) see it after the deletion.
+    assert_eq!((stored.operation_day, stored.state_version), (None, 4));
     assert_eq!(stored.state.fields.reno.as_deref(), Some("B1"));
     assert_eq!(stored.state.fields.alcd, None);
     assert_eq!(count(&mut conn, "flight_gate", "flid = 1"), 0);

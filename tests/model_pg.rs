@@ -124,22 +124,31 @@ struct Held {
 struct Model {
     flights: BTreeMap<i64, Held>,
     lists: HashMap<NaiveDate, Vec<i64>>,
+    /// The tombstone version of each deleted flight: created again, a flight
+    /// continues above it.
+    floors: HashMap<i64, i64>,
 }
 
 impl Model {
+    /// The version a flight created now starts at.
+    fn first_version(&self, flid: i64) -> i64 {
+        self.floors.get(&flid).map_or(1, |floor| floor + 1)
+    }
+
     /// Writes `state` for `flid` as a message other than a snapshot does.
     fn put(&mut self, flid: i64, state: Option<FlightState>, message_id: i64) {
         match (self.flights.get(&flid).cloned(), state) {
             (None, None) => {}
-            (Some(_), None) => {
+            (Some(old), None) => {
                 self.flights.remove(&flid);
+                self.floors.insert(flid, old.version + 1);
             }
             (Some(old), Some(state)) if old.state == state => {}
             (old, Some(state)) => {
                 let held = Held {
                     state,
                     day: old.as_ref().and_then(|o| o.day),
-                    version: old.map_or(1, |o| o.version + 1),
+                    version: old.map_or_else(|| self.first_version(flid), |o| o.version + 1),
                     last_message_id: message_id,
                 };
                 self.flights.insert(flid, held);
@@ -167,7 +176,8 @@ impl Model {
                     match self.flights.get(&flid) {
                         Some(held) if held.state == state && held.day == Some(day_date) => {}
                         held => {
-                            let version = held.map_or(1, |h| h.version + 1);
+                            let version =
+                                held.map_or_else(|| self.first_version(flid), |h| h.version + 1);
                             self.flights.insert(
                                 flid,
                                 Held {
@@ -187,7 +197,9 @@ impl Model {
                         .get(flid)
                         .is_some_and(|h| h.day == Some(day_date))
                     {
-                        self.flights.remove(flid);
+                        if let Some(held) = self.flights.remove(flid) {
+                            self.floors.insert(*flid, held.version + 1);
+                        }
                     }
                 }
                 self.lists.insert(day_date, list);

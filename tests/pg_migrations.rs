@@ -21,7 +21,8 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations_pg");
 
-/// Every table of DESIGN §3, as PostgreSQL names them (unquoted, so lower case).
+/// Every table of DESIGN §3, as PostgreSQL names them (unquoted, so lower case), and the
+/// version floor of deleted flights (`docs/kafka.md`).
 const DESIGN_TABLES: &[&str] = &[
     "effect_call",
     "flight_bridge",
@@ -34,6 +35,7 @@ const DESIGN_TABLES: &[&str] = &[
     "flight_route_point",
     "flight_schd",
     "flight_stand",
+    "flight_version_floor",
     "kafka_msg",
     "kafka_schd",
     "pipeline_lock",

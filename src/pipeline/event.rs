@@ -26,6 +26,7 @@ use crate::state::{
 };
 use crate::store::{
     ChangeNotice, DetailTable, EventKind, FlightChange, StateEvent, StateTx, Store,
+    VersionFloorOps, first_version,
 };
 
 /// What applying a flight event, an ad-hoc flight or an SCHD DEL did, by
@@ -55,11 +56,17 @@ pub(super) struct Working {
     pub(super) order: Vec<i64>,
     /// The new state of each.
     pub(super) drafts: HashMap<i64, Draft>,
+    /// The version floor of each named flight that is not stored but was
+    /// deleted before: created again, it continues above its tombstone.
+    pub(super) floors: HashMap<i64, i64>,
 }
 
 impl Working {
     /// Reads the full stored state of `flids` (repeats allowed).
-    pub(super) fn load<T: StateTx>(tx: &mut T, flids: &[i64]) -> Result<Working, PipelineError> {
+    pub(super) fn load<T: StateTx + VersionFloorOps>(
+        tx: &mut T,
+        flids: &[i64],
+    ) -> Result<Working, PipelineError> {
         let mut order = Vec::with_capacity(flids.len());
         for flid in flids {
             if !order.contains(flid) {
@@ -67,6 +74,12 @@ impl Working {
             }
         }
         let stored = tx.load_flights(&order)?;
+        let absent: Vec<i64> = order
+            .iter()
+            .copied()
+            .filter(|flid| !stored.contains_key(flid))
+            .collect();
+        let floors = tx.select_version_floors(&absent)?;
         let drafts = order
             .iter()
             .map(|flid| {
@@ -78,6 +91,7 @@ impl Working {
             stored,
             order,
             drafts,
+            floors,
         })
     }
 
@@ -134,8 +148,9 @@ pub(super) fn apply_event<S: Store>(
 /// Per flight: unchanged (state and day) → nothing; changed → main row +
 /// the detail tables that differ, `STATE_VERSION + 1`; new → version 1;
 /// deleted → main row and details deleted, tombstone at the last version
-/// + 1. Always records the message SUCCEEDED.
-pub(super) fn settle<T: StateTx>(
+/// + 1, which becomes the flight's version floor (a flight created again
+/// starts above it). Always records the message SUCCEEDED.
+pub(super) fn settle<T: StateTx + VersionFloorOps>(
     tx: &mut T,
     message: &MessageRef<'_>,
     working: Working,
@@ -152,6 +167,7 @@ pub(super) fn settle<T: StateTx>(
         stored,
         order,
         mut drafts,
+        floors,
     } = working;
     for flid in order {
         let old = stored.get(&flid);
@@ -162,7 +178,10 @@ pub(super) fn settle<T: StateTx>(
                 report.unchanged.push(flid);
             }
             (old, Some((state, day))) => {
-                let version = old.map_or(1, |o| o.state_version + 1);
+                let version = old.map_or_else(
+                    || first_version(floors.get(&flid).copied()),
+                    |o| o.state_version + 1,
+                );
                 let empty = FlightState::new(flid);
                 let before = old.map_or(&empty, |o| &o.state);
                 let tables = DetailTable::changed(before, &state);
@@ -201,7 +220,10 @@ pub(super) fn settle<T: StateTx>(
     }
     tx.write_flight_changes(&changes)?;
     if !deletes.is_empty() {
-        for (flid, last_version) in tx.delete_flights(&deletes)? {
+        let deleted = tx.delete_flights(&deletes)?;
+        let tombstones: Vec<(i64, i64)> = deleted.iter().map(|&(f, v)| (f, v + 1)).collect();
+        tx.upsert_version_floors(&tombstones, message.now)?;
+        for (flid, last_version) in deleted {
             report.deleted.push(flid);
             events.push(StateEvent {
                 flid,

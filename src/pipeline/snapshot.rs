@@ -19,7 +19,10 @@ use crate::state::{
     self, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot, snapshot_day,
     state_from_record,
 };
-use crate::store::{ChangeNotice, EventKind, Outcome, ProcStatus, StateEvent, StateTx, Store};
+use crate::store::{
+    ChangeNotice, EventKind, Outcome, ProcStatus, StateEvent, StateTx, Store, VersionFloorOps,
+    first_version,
+};
 
 /// The most flights one snapshot may carry (RECS is at most 4 digits).
 pub const MAX_SNAPSHOT_FLIGHTS: u32 = 9_999;
@@ -154,7 +157,7 @@ impl MessageRef<'_> {
     }
 }
 
-fn snapshot_transaction<T: StateTx>(
+fn snapshot_transaction<T: StateTx + VersionFloorOps>(
     tx: &mut T,
     settings: &Settings,
     message: &MessageRef<'_>,
@@ -183,12 +186,23 @@ fn snapshot_transaction<T: StateTx>(
     let flids: Vec<i64> = prepared.states.iter().map(|s| s.flid).collect();
     let current = tx.load_flights(&flids)?;
     let SnapshotPlan {
-        writes,
+        mut writes,
         unchanged,
         list,
         ..
     } = plan_snapshot(day, &prepared.states, &current, &[])
         .map_err(|e| PipelineError::BadInput(e.to_string()))?;
+    // A flight deleted before and created again continues above its
+    // tombstone (its version floor).
+    let created: Vec<i64> = writes
+        .iter()
+        .filter(|w| w.created)
+        .map(|w| w.state.flid)
+        .collect();
+    let floors = tx.select_version_floors(&created)?;
+    for write in writes.iter_mut().filter(|w| w.created) {
+        write.state_version = first_version(floors.get(&write.state.flid).copied());
+    }
 
     let mut events = Vec::with_capacity(writes.len());
     let mut notices = Vec::with_capacity(writes.len() + 1);
@@ -216,6 +230,8 @@ fn snapshot_transaction<T: StateTx>(
     tx.write_flights(&written)?;
 
     let deleted = tx.delete_flights_of_day(day, &list)?;
+    let tombstones: Vec<(i64, i64)> = deleted.iter().map(|&(f, v)| (f, v + 1)).collect();
+    tx.upsert_version_floors(&tombstones, message.now)?;
     for &(flid, last_version) in &deleted {
         events.push(StateEvent {
             flid,

@@ -11,16 +11,20 @@ use crate::FailureKind;
 
 mod journal;
 mod lease;
+mod outbox;
 #[cfg(feature = "postgres")]
 pub mod pg;
 mod repository;
+mod version_floor;
 
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;
+pub use outbox::{Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, OutboxOps, PendingCounts};
 pub use repository::{
     ChangeNotice, DetailTable, EventKind, FlightChange, Outcome, PipelineLease, ProcRecord,
     ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,
 };
+pub use version_floor::{VersionFloorOps, first_version};
 
 /// A state-database operation failed.
 ///

@@ -10,12 +10,14 @@ use serde::Serialize;
 use super::StoreError;
 use super::journal::JournalOps;
 use super::lease::LeaseOps;
+use super::outbox::OutboxOps;
+use super::version_floor::VersionFloorOps;
 use crate::state::{FlightState, StoredFlight};
 
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
     /// A transaction in progress.
-    type Tx<'c>: StateTx + LeaseOps + JournalOps
+    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + VersionFloorOps
     where
         Self: 'c;
 

@@ -9,12 +9,14 @@ mod errors;
 mod journal;
 mod lease;
 mod migrate;
+mod outbox;
 mod rows;
 #[allow(dead_code)] // the repository reads through handwritten statements so far
 mod schema;
 pub(crate) mod statements;
 mod store;
 mod tx;
+mod version_floor;
 
 pub use migrate::run_pending_migrations;
 pub use store::PgStore;

@@ -441,6 +441,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// The highest tombstone version of each flight ever deleted: a flight created again under the same FLID starts at this version + 1, so that it sorts after its tombstone
+    flight_version_floor (flid) {
+        /// SIS FLID of a deleted flight
+        flid -> Int8,
+        /// The STATE_VERSION of its latest tombstone (its last version + 1)
+        state_version -> Int8,
+        /// When that deletion was committed (UTC)
+        deleted_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     /// Outbox of change notifications for the change topic (default flight.change): what changed and which message changed it, never the state itself
     kafka_msg (event_id) {
         /// Event id, given by the database; consumers may dedupe on it
@@ -608,6 +620,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     flight_route_point,
     flight_schd,
     flight_stand,
+    flight_version_floor,
     kafka_msg,
     kafka_schd,
     pipeline_lock,

@@ -18,6 +18,9 @@ macro_rules! sql {
 pub(crate) const ALL: &[(&str, &str)] = &[
     ("acquire_lease", ACQUIRE_LEASE),
     ("bump_snapshot_version", BUMP_SNAPSHOT_VERSION),
+    ("claim_change_notices", CLAIM_CHANGE_NOTICES),
+    ("claim_state_events", CLAIM_STATE_EVENTS),
+    ("count_pending_events", COUNT_PENDING_EVENTS),
     ("delete_bridges", DELETE_BRIDGES),
     ("delete_carousels", DELETE_CAROUSELS),
     ("delete_chocks", DELETE_CHOCKS),
@@ -46,11 +49,15 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_stands", INSERT_STANDS),
     ("insert_state_events", INSERT_STATE_EVENTS),
     ("lock_pipeline", LOCK_PIPELINE),
+    ("mark_change_notices_sent", MARK_CHANGE_NOTICES_SENT),
+    ("mark_state_events_sent", MARK_STATE_EVENTS_SENT),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_outcome", RECORD_OUTCOME),
     ("release_lease", RELEASE_LEASE),
     ("release_migration_lock", RELEASE_MIGRATION_LOCK),
     ("renew_lease", RENEW_LEASE),
+    ("retry_change_notices", RETRY_CHANGE_NOTICES),
+    ("retry_state_events", RETRY_STATE_EVENTS),
     ("schedule_retry", SCHEDULE_RETRY),
     ("select_bridges", SELECT_BRIDGES),
     ("select_carousels", SELECT_CAROUSELS),
@@ -67,12 +74,18 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stands", SELECT_STANDS),
+    ("select_version_floors", SELECT_VERSION_FLOORS),
+    ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
     ("upsert_flights", UPSERT_FLIGHTS),
+    ("upsert_version_floors", UPSERT_VERSION_FLOORS),
 ];
 
 pub(crate) const ACQUIRE_LEASE: &str = sql!("acquire_lease");
 pub(crate) const BUMP_SNAPSHOT_VERSION: &str = sql!("bump_snapshot_version");
+pub(crate) const CLAIM_CHANGE_NOTICES: &str = sql!("claim_change_notices");
+pub(crate) const CLAIM_STATE_EVENTS: &str = sql!("claim_state_events");
+pub(crate) const COUNT_PENDING_EVENTS: &str = sql!("count_pending_events");
 pub(crate) const DELETE_BRIDGES: &str = sql!("delete_bridges");
 pub(crate) const DELETE_CAROUSELS: &str = sql!("delete_carousels");
 pub(crate) const DELETE_CHOCKS: &str = sql!("delete_chocks");
@@ -101,11 +114,15 @@ pub(crate) const INSERT_SNAPSHOT_LIST: &str = sql!("insert_snapshot_list");
 pub(crate) const INSERT_STANDS: &str = sql!("insert_stands");
 pub(crate) const INSERT_STATE_EVENTS: &str = sql!("insert_state_events");
 pub(crate) const LOCK_PIPELINE: &str = sql!("lock_pipeline");
+pub(crate) const MARK_CHANGE_NOTICES_SENT: &str = sql!("mark_change_notices_sent");
+pub(crate) const MARK_STATE_EVENTS_SENT: &str = sql!("mark_state_events_sent");
 pub(crate) const RECORD_EFFECT_RECEIPT: &str = sql!("record_effect_receipt");
 pub(crate) const RECORD_OUTCOME: &str = sql!("record_outcome");
 pub(crate) const RELEASE_LEASE: &str = sql!("release_lease");
 pub(crate) const RELEASE_MIGRATION_LOCK: &str = sql!("release_migration_lock");
 pub(crate) const RENEW_LEASE: &str = sql!("renew_lease");
+pub(crate) const RETRY_CHANGE_NOTICES: &str = sql!("retry_change_notices");
+pub(crate) const RETRY_STATE_EVENTS: &str = sql!("retry_state_events");
 pub(crate) const SCHEDULE_RETRY: &str = sql!("schedule_retry");
 pub(crate) const SELECT_BRIDGES: &str = sql!("select_bridges");
 pub(crate) const SELECT_CAROUSELS: &str = sql!("select_carousels");
@@ -122,5 +139,8 @@ pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
 pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
 pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");
 pub(crate) const SELECT_STANDS: &str = sql!("select_stands");
+pub(crate) const SELECT_VERSION_FLOORS: &str = sql!("select_version_floors");
+pub(crate) const SET_REPEATABLE_READ: &str = sql!("set_repeatable_read");
 pub(crate) const TAKE_MIGRATION_LOCK: &str = sql!("take_migration_lock");
 pub(crate) const UPSERT_FLIGHTS: &str = sql!("upsert_flights");
+pub(crate) const UPSERT_VERSION_FLOORS: &str = sql!("upsert_version_floors");

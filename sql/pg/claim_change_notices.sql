@@ -1,0 +1,22 @@
+-- name: claim_change_notices
+-- Claims the oldest pending change notifications that are due. A flight
+-- with a notification waiting for its retry time is skipped whole, so that
+-- a flight's notifications stay in order across retries. Rows locked by
+-- another dispatcher are skipped, never waited for.
+-- binds: $1 timestamp  now (UTC), $2 bigint  the most rows to claim
+-- returns: event_id, flid, change_kind, payload, message_id, created_at,
+--          attempts of each claimed row, by event_id
+-- locks: the claimed KAFKA_MSG rows (FOR UPDATE SKIP LOCKED), until commit
+SELECT m.event_id, m.flid, m.change_kind, m.payload, m.message_id, m.created_at, m.attempts
+FROM kafka_msg m
+WHERE m.sent_at IS NULL
+  AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= $1)
+  AND NOT EXISTS (
+      SELECT 1
+      FROM kafka_msg w
+      WHERE w.flid = m.flid
+        AND w.sent_at IS NULL
+        AND w.next_attempt_at > $1)
+ORDER BY m.event_id
+LIMIT $2
+FOR UPDATE SKIP LOCKED

@@ -1,0 +1,17 @@
+-- name: retry_change_notices
+-- Keeps claimed change notifications whose delivery failed or is uncertain
+-- pending, with the error and the time of the next try: capped exponential
+-- back-off, initial * 2^attempts seconds, at most max seconds.
+-- binds: $1 bigint[]  event_id, $2 text[]  error (same order),
+--        $3 timestamp  now (UTC), $4 float8  initial back-off in seconds,
+--        $5 float8  longest back-off in seconds
+-- returns: nothing
+-- locks: the updated KAFKA_MSG rows (already claimed by this transaction)
+UPDATE kafka_msg AS m
+SET attempts = m.attempts + 1,
+    last_error = left(f.error, 2000),
+    next_attempt_at = $3 + make_interval(
+        secs => least($5::float8, $4::float8 * power(2::float8, least(m.attempts, 30))))
+FROM unnest($1::bigint[], $2::text[]) AS f (event_id, error)
+WHERE m.event_id = f.event_id
+  AND m.sent_at IS NULL

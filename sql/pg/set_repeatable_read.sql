@@ -1,0 +1,11 @@
+-- name: set_repeatable_read
+-- Makes the current transaction REPEATABLE READ: every statement after this
+-- one reads the same snapshot. The dispatcher claims outbox rows and reads
+-- the flights' state (one statement per table) in one transaction; without
+-- this, a state transaction committing between two of those reads could mix
+-- a flight's main row of one version with its gates of another. Must be the
+-- transaction's first statement.
+-- binds: none
+-- returns: nothing
+-- locks: none
+SET TRANSACTION ISOLATION LEVEL REPEATABLE READ

@@ -4,10 +4,18 @@
 //! predefined five, no text mixed with elements, bounded nesting. It must not know any SIS
 //! element beyond the few names that repeat (for paths); typing is done in `message/`.
 //! The tree is bounded by the size limit checked before this runs.
+//!
+//! The tree borrows names, attribute values and text from the input: a full-day snapshot
+//! has millions of them, and copying each into its own `String` cost more than reading
+//! the XML. Only text that had to change (an entity resolved, a line end normalised, text
+//! split by a reference) is owned. Paths are formatted only when an error needs one.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt;
 
 use quick_xml::escape::resolve_predefined_entity;
+use quick_xml::events::attributes::Attributes;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
@@ -25,30 +33,46 @@ const REPEATING: &[&str] = &[
 
 /// One element of the document, with its text joined and its attributes unescaped.
 #[derive(Debug)]
-pub(crate) struct Element {
-    pub name: String,
+pub(crate) struct Element<'a> {
+    pub name: Cow<'a, str>,
     /// 1-based position among the siblings of the same name.
     pub index: usize,
-    pub attributes: Vec<(String, String)>,
-    pub children: Vec<Element>,
+    pub attributes: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    pub children: Vec<Element<'a>>,
     /// Character data; meaningful only for an element without children.
-    pub text: String,
+    pub text: Cow<'a, str>,
 }
 
-impl Element {
-    fn new(name: String) -> Element {
+impl<'a> Element<'a> {
+    fn new(name: Cow<'a, str>) -> Element<'a> {
         Element {
             name,
             index: 1,
             attributes: Vec::new(),
             children: Vec::new(),
-            text: String::new(),
+            text: Cow::Borrowed(""),
+        }
+    }
+
+    /// The same element owning its name and attributes (it has no children or text yet).
+    fn into_owned(self) -> Element<'static> {
+        Element {
+            name: Cow::Owned(self.name.into_owned()),
+            index: self.index,
+            attributes: self
+                .attributes
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k.into_owned()), Cow::Owned(v.into_owned())))
+                .collect(),
+            children: Vec::new(),
+            text: Cow::Owned(self.text.into_owned()),
         }
     }
 
     /// This element's step in a path: `FLTR[2]`, `SODT`.
+    #[cfg(test)]
     pub fn segment(&self) -> String {
-        segment(&self.name, self.index)
+        Segment(self).to_string()
     }
 
     /// The text with the surrounding whitespace removed, as every SIS value is read.
@@ -68,22 +92,38 @@ impl Element {
         self.attributes
             .iter()
             .find(|(n, _)| n == name)
-            .map(|(_, v)| trim_xml(v.as_str()))
+            .map(|(_, v)| trim_xml(v))
     }
 }
 
-/// A path step: repeating elements, and any element after its first occurrence, get `[n]`.
-pub(crate) fn segment(name: &str, index: usize) -> String {
-    if index > 1 || REPEATING.contains(&name) {
-        format!("{name}[{index}]")
-    } else {
-        name.to_owned()
+/// A path step, written straight into the error text: repeating elements, and any element
+/// after its first occurrence, get `[n]`.
+pub(crate) struct Segment<'e, 'a>(pub &'e Element<'a>);
+
+impl fmt::Display for Segment<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Element { name, index, .. } = self.0;
+        if *index > 1 || REPEATING.contains(&&**name) {
+            write!(f, "{name}[{index}]")
+        } else {
+            f.write_str(name)
+        }
     }
 }
 
 /// XML whitespace only (space, tab, CR, LF): an ideographic space is content.
 pub(crate) fn trim_xml(s: &str) -> &str {
-    s.trim_matches([' ', '\t', '\r', '\n'])
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let bytes = s.as_bytes();
+    let Some(start) = bytes.iter().position(|b| !is_space(b)) else {
+        return "";
+    };
+    let end = bytes
+        .iter()
+        .rposition(|b| !is_space(b))
+        .map_or(start, |i| i + 1);
+    // Both ends sit next to an ASCII byte, so they are character boundaries.
+    &s[start..end]
 }
 
 /// Sets up quick-xml the one way both entry points use.
@@ -100,28 +140,13 @@ fn configure(reader: &mut Reader<&[u8]>) {
     config.trim_text(false);
 }
 
-/// An element being read, with the counters that number its children.
-struct Open {
-    element: Element,
-    seen: HashMap<String, usize>,
-}
-
-impl Open {
-    fn new(element: Element) -> Open {
-        Open {
-            element,
-            seen: HashMap::new(),
-        }
-    }
-}
-
 /// Reads a whole document into its root element.
 ///
 /// # Errors
 ///
 /// Not UTF-8, not well-formed, a DOCTYPE, an unknown entity, stray text between elements,
 /// or nesting deeper than [`MAX_DEPTH`].
-pub(crate) fn read_document(input: &[u8]) -> Result<Element, ProtocolError> {
+pub(crate) fn read_document(input: &[u8]) -> Result<Element<'_>, ProtocolError> {
     let input = match std::str::from_utf8(input) {
         Ok(text) => text,
         Err(e) => {
@@ -139,11 +164,88 @@ pub(crate) fn read_document(input: &[u8]) -> Result<Element, ProtocolError> {
     TreeBuilder::new(input, shift).run(body)
 }
 
+/// The children read so far of one open element, and the numbers of their names.
+///
+/// Every element of a snapshot (about a million) is numbered, so the common cases cost no
+/// hashing: a repeat of the previous sibling (FLTR after FLTR, GTDT after GTDT) counts on
+/// from it, and a name never seen among the siblings is known as new from a small bit
+/// filter. Only a name the filter may have seen is looked for among the siblings; past
+/// [`Level::SCAN_LIMIT`] siblings a map takes over, so that an element with a million
+/// differently named children costs no million squared comparisons.
+#[derive(Default)]
+struct Level<'a> {
+    children: Vec<Element<'a>>,
+    /// One bit per name hash: clear means no child of a name with that hash yet.
+    filter: [u64; 4],
+    /// The highest index per name, kept only once `counting` is on.
+    counts: HashMap<Cow<'a, str>, usize>,
+    counting: bool,
+}
+
+impl<'a> Level<'a> {
+    /// More siblings than an FLTR has distinct elements; beyond it, scanning would cost.
+    const SCAN_LIMIT: usize = 128;
+
+    /// Makes the level ready for a new open element (its children were taken at close).
+    fn reset(&mut self) {
+        self.filter = [0; 4];
+        if self.counting {
+            self.counting = false;
+            // A map grown by one huge element is dropped, not cleared: clearing costs its
+            // capacity, which every later element at this depth would pay again.
+            if self.counts.capacity() > Self::SCAN_LIMIT {
+                self.counts = HashMap::new();
+            } else {
+                self.counts.clear();
+            }
+        }
+    }
+
+    /// The 1-based index of a new child among the children of its name.
+    fn number(&mut self, child: &Element<'a>) -> usize {
+        let name = &child.name;
+        if !self.counting && self.children.len() >= Self::SCAN_LIMIT {
+            for sibling in &self.children {
+                // Children come in order, so the last insert of a name is its highest index.
+                self.counts.insert(sibling.name.clone(), sibling.index);
+            }
+            self.counting = true;
+        }
+        if self.counting {
+            let seen = self.counts.entry(name.clone()).or_insert(0);
+            *seen += 1;
+            return *seen;
+        }
+        if let Some(last) = self.children.last()
+            && last.name == *name
+        {
+            return last.index + 1;
+        }
+        let hash = name.bytes().fold(0x811c_9dc5_u32, |h, b| {
+            (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+        });
+        let (word, bit) = ((hash >> 6) as usize % 4, 1_u64 << (hash % 64));
+        if self.filter[word] & bit == 0 {
+            self.filter[word] |= bit;
+            return 1;
+        }
+        self.children
+            .iter()
+            .rev()
+            .find(|sibling| sibling.name == *name)
+            .map_or(1, |sibling| sibling.index + 1)
+    }
+}
+
 struct TreeBuilder<'a> {
     input: &'a str,
     shift: usize,
-    stack: Vec<Open>,
-    root: Option<Element>,
+    /// The open elements, root first.
+    stack: Vec<Element<'a>>,
+    /// `levels[d]` holds the children of `stack[d]`; entries past the stack are spare, kept
+    /// for their allocations.
+    levels: Vec<Level<'a>>,
+    root: Option<Element<'a>>,
 }
 
 impl<'a> TreeBuilder<'a> {
@@ -152,6 +254,7 @@ impl<'a> TreeBuilder<'a> {
             input,
             shift,
             stack: Vec::new(),
+            levels: Vec::new(),
             root: None,
         }
     }
@@ -160,7 +263,7 @@ impl<'a> TreeBuilder<'a> {
         Position::locate(self.input, offset as usize + self.shift)
     }
 
-    fn run(mut self, body: &str) -> Result<Element, ProtocolError> {
+    fn run(mut self, body: &'a str) -> Result<Element<'a>, ProtocolError> {
         let mut reader = Reader::from_str(body);
         configure(&mut reader);
         loop {
@@ -177,22 +280,22 @@ impl<'a> TreeBuilder<'a> {
                     });
                 }
                 Event::Start(start) => {
-                    let element = self.element(&start, before)?;
+                    let element = self.element(body, &start, before)?;
                     self.open(element, before)?;
                 }
                 Event::Empty(start) => {
-                    let element = self.element(&start, before)?;
+                    let element = self.element(body, &start, before)?;
                     self.open(element, before)?;
                     self.close(before)?;
                 }
                 Event::End(_) => self.close(before)?,
-                Event::Text(text) => self.text(&text.xml10_content(), before)?,
-                Event::CData(data) => self.text(&data.xml10_content(), before)?,
+                Event::Text(text) => self.text(text.xml10_content(), before)?,
+                Event::CData(data) => self.text(data.xml10_content(), before)?,
                 Event::GeneralRef(reference) => {
                     let resolved = match reference.resolve_char_ref() {
-                        Ok(Some(c)) => c.to_string(),
+                        Ok(Some(c)) => Cow::Owned(c.to_string()),
                         Ok(None) => match resolve_predefined_entity(&reference) {
-                            Some(s) => s.to_owned(),
+                            Some(s) => Cow::Borrowed(s),
                             None => {
                                 return Err(ProtocolError::UnknownEntity {
                                     at: self.at(before),
@@ -202,7 +305,7 @@ impl<'a> TreeBuilder<'a> {
                         },
                         Err(e) => return Err(self.xml_error(&reader, e)),
                     };
-                    self.text(&resolved, before)?;
+                    self.text(resolved, before)?;
                 }
                 Event::Eof => break,
             }
@@ -211,7 +314,7 @@ impl<'a> TreeBuilder<'a> {
             (None, Some(root)) => Ok(root),
             (Some(open), _) => Err(ProtocolError::NotWellFormed {
                 at: Position::locate(self.input, self.input.len()),
-                reason: format!("element <{}> is not closed", open.element.name),
+                reason: format!("element <{}> is not closed", open.name),
             }),
             (None, None) => Err(ProtocolError::NotWellFormed {
                 at: Position::locate(self.input, self.input.len()),
@@ -237,17 +340,47 @@ impl<'a> TreeBuilder<'a> {
         }
     }
 
+    /// The path of the innermost open element; only built for an error.
     fn path(&self) -> String {
-        self.stack
-            .iter()
-            .map(|open| open.element.segment())
-            .collect::<Vec<_>>()
-            .join("/")
+        let mut path = String::new();
+        for (depth, open) in self.stack.iter().enumerate() {
+            if depth > 0 {
+                path.push('/');
+            }
+            path.push_str(&Segment(open).to_string());
+        }
+        path
     }
 
-    fn element(&self, start: &BytesStart<'_>, offset: u64) -> Result<Element, ProtocolError> {
-        let mut element = Element::new(start.name().as_ref().to_owned());
-        for attribute in start.attributes() {
+    /// Reads a start tag into an element that borrows its name and values from `body`.
+    fn element(
+        &self,
+        body: &'a str,
+        start: &BytesStart<'_>,
+        offset: u64,
+    ) -> Result<Element<'a>, ProtocolError> {
+        // The event borrows from `body` but with a shorter lifetime; the same bytes taken
+        // from `body` itself (the tag's content starts just after its `<`) can outlive it.
+        let from = offset as usize + 1;
+        let content = body.get(from..from + start.len());
+        let name_len = start.name().as_ref().len();
+        match content {
+            Some(content) if content.as_ptr() == start.as_ptr() => {
+                self.parse_tag(content, name_len, offset)
+            }
+            // Not seen with a reader over a slice; correct, if slower, should that change.
+            _ => Ok(self.parse_tag(start, name_len, offset)?.into_owned()),
+        }
+    }
+
+    fn parse_tag<'c>(
+        &self,
+        content: &'c str,
+        name_len: usize,
+        offset: u64,
+    ) -> Result<Element<'c>, ProtocolError> {
+        let mut element = Element::new(Cow::Borrowed(&content[..name_len]));
+        for attribute in Attributes::new(content, name_len) {
             let attribute = attribute.map_err(|e| ProtocolError::NotWellFormed {
                 at: self.at(offset),
                 reason: e.to_string(),
@@ -268,13 +401,14 @@ impl<'a> TreeBuilder<'a> {
                 })?;
             element
                 .attributes
-                .push((attribute.key.as_ref().to_owned(), value.into_owned()));
+                .push((Cow::Borrowed(attribute.key.0), value));
         }
         Ok(element)
     }
 
-    fn open(&mut self, mut element: Element, offset: u64) -> Result<(), ProtocolError> {
-        match self.stack.last_mut() {
+    fn open(&mut self, mut element: Element<'a>, offset: u64) -> Result<(), ProtocolError> {
+        let depth = self.stack.len();
+        match self.stack.last() {
             None if self.root.is_some() => {
                 return Err(ProtocolError::NotWellFormed {
                     at: self.at(offset),
@@ -283,50 +417,58 @@ impl<'a> TreeBuilder<'a> {
             }
             None => {}
             Some(parent) => {
-                let stray = trim_xml(&parent.element.text);
+                let stray = trim_xml(&parent.text);
                 if !stray.is_empty() {
-                    let text = stray.to_owned();
                     return Err(ProtocolError::StrayText {
                         path: self.path(),
-                        text,
+                        text: stray.to_owned(),
                     });
                 }
-                let seen = parent.seen.entry(element.name.clone()).or_insert(0);
-                *seen += 1;
-                element.index = *seen;
+                element.index = self.levels[depth - 1].number(&element);
             }
         }
-        if self.stack.len() >= MAX_DEPTH {
-            let path = format!("{}/{}", self.path(), element.segment());
+        if depth >= MAX_DEPTH {
+            let path = format!("{}/{}", self.path(), Segment(&element));
             return Err(ProtocolError::TooDeep {
                 path,
                 limit: MAX_DEPTH,
             });
         }
-        self.stack.push(Open::new(element));
+        if self.levels.len() <= depth {
+            self.levels.push(Level::default());
+        }
+        self.levels[depth].reset();
+        self.stack.push(element);
         Ok(())
     }
 
     fn close(&mut self, offset: u64) -> Result<(), ProtocolError> {
-        let Some(open) = self.stack.pop() else {
+        let Some(mut element) = self.stack.pop() else {
             // quick-xml reports unmatched end tags itself; this is a second line of defence.
             return Err(ProtocolError::NotWellFormed {
                 at: self.at(offset),
                 reason: "end tag without a start tag".into(),
             });
         };
-        match self.stack.last_mut() {
-            Some(parent) => parent.element.children.push(open.element),
-            None => self.root = Some(open.element),
+        let depth = self.stack.len();
+        let children = &mut self.levels[depth].children;
+        if !children.is_empty() {
+            // One allocation of the exact size; the level's buffer stays for the next one.
+            element.children = Vec::with_capacity(children.len());
+            element.children.append(children);
+        }
+        match depth.checked_sub(1) {
+            Some(parent) => self.levels[parent].children.push(element),
+            None => self.root = Some(element),
         }
         Ok(())
     }
 
-    fn text(&mut self, text: &str, offset: u64) -> Result<(), ProtocolError> {
-        let path = self.path();
+    fn text(&mut self, text: Cow<'a, str>, offset: u64) -> Result<(), ProtocolError> {
+        let depth = self.stack.len();
         match self.stack.last_mut() {
             None => {
-                if trim_xml(text).is_empty() {
+                if trim_xml(&text).is_empty() {
                     Ok(())
                 } else {
                     Err(ProtocolError::NotWellFormed {
@@ -335,19 +477,25 @@ impl<'a> TreeBuilder<'a> {
                     })
                 }
             }
-            Some(open) if !open.element.children.is_empty() => {
-                let stray = trim_xml(text);
+            Some(_) if !self.levels[depth - 1].children.is_empty() => {
+                let stray = trim_xml(&text);
                 if stray.is_empty() {
                     Ok(())
                 } else {
                     Err(ProtocolError::StrayText {
-                        path,
+                        path: self.path(),
                         text: stray.to_owned(),
                     })
                 }
             }
+            // Most elements get one piece of text, kept borrowed; a second piece (after an
+            // entity reference, around CDATA) turns it into an owned string.
+            Some(open) if open.text.is_empty() => {
+                open.text = text;
+                Ok(())
+            }
             Some(open) => {
-                open.element.text.push_str(text);
+                open.text.to_mut().push_str(&text);
                 Ok(())
             }
         }
@@ -358,7 +506,7 @@ impl<'a> TreeBuilder<'a> {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Result<Element, ProtocolError> {
+    fn read(text: &str) -> Result<Element<'_>, ProtocolError> {
         read_document(text.as_bytes())
     }
 
@@ -373,6 +521,33 @@ mod tests {
         let root = read("<MSG><FLTR/><FLTR/><X/><X/></MSG>").unwrap();
         let segments: Vec<_> = root.children.iter().map(Element::segment).collect();
         assert_eq!(segments, ["FLTR[1]", "FLTR[2]", "X", "X[2]"]);
+    }
+
+    #[test]
+    fn numbering_holds_in_long_and_interleaved_runs() {
+        // Enough siblings and names to pass through every way `Level` numbers: runs,
+        // filter misses, filter hits, and the map past the scan limit.
+        let names: Vec<String> = (0..600_usize)
+            .map(|i| {
+                format!(
+                    "N{}",
+                    if i % 5 == 0 {
+                        i / 5 % 7
+                    } else {
+                        i * 7919 % 211
+                    }
+                )
+            })
+            .collect();
+        let body: String = names.iter().map(|n| format!("<{n}/>")).collect();
+        let text = format!("<MSG>{body}</MSG>");
+        let root = read(&text).unwrap();
+        let mut seen = HashMap::new();
+        for (child, name) in root.children.iter().zip(&names) {
+            let count = seen.entry(name).or_insert(0);
+            *count += 1;
+            assert_eq!(child.index, *count, "{name}");
+        }
     }
 
     #[test]

@@ -2,21 +2,54 @@
 //! shares: text-only leaves, duplicates refused, empty kept apart from absent, and nothing
 //! unknown dropped without a note.
 
+use std::fmt;
+
 use crate::protocol::errors::ProtocolError;
-use crate::protocol::reader::Element;
+use crate::protocol::reader::{Element, Segment};
 use crate::protocol::values::{Field, Group, SisValue};
 
-/// The path of `child` below `base`.
-pub(crate) fn child_path(base: &str, child: &Element) -> String {
-    format!("{base}/{}", child.segment())
+/// Where an element sits, from the root: a chain of borrowed elements, written out only
+/// when an error names it. A snapshot has millions of elements and almost never an error,
+/// so no path is formatted on the way down.
+#[derive(Clone, Copy)]
+pub(crate) struct Path<'p> {
+    parent: Option<&'p Path<'p>>,
+    element: &'p Element<'p>,
+}
+
+impl<'p> Path<'p> {
+    /// The path of the document's root element.
+    pub fn root(element: &'p Element<'p>) -> Path<'p> {
+        Path {
+            parent: None,
+            element,
+        }
+    }
+
+    /// The path of `child` below this one.
+    pub fn child(&'p self, child: &'p Element<'p>) -> Path<'p> {
+        Path {
+            parent: Some(self),
+            element: child,
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(parent) = self.parent {
+            write!(f, "{parent}/")?;
+        }
+        Segment(self.element).fmt(f)
+    }
 }
 
 /// The trimmed text of an element that may hold only text.
-pub(crate) fn leaf_text<'e>(element: &'e Element, path: &str) -> Result<&'e str, ProtocolError> {
+pub(crate) fn leaf_text<'e>(element: &'e Element, path: &Path) -> Result<&'e str, ProtocolError> {
     match element.children.first() {
         Some(child) => Err(ProtocolError::UnexpectedChild {
-            path: path.to_owned(),
-            child: child.name.clone(),
+            path: path.to_string(),
+            child: child.name.to_string(),
         }),
         None => Ok(element.trimmed_text()),
     }
@@ -24,11 +57,11 @@ pub(crate) fn leaf_text<'e>(element: &'e Element, path: &str) -> Result<&'e str,
 
 /// Refuses text in an element that may hold only elements (an element whose children are
 /// all missing is the one case the reader cannot see as mixed content).
-pub(crate) fn no_text(element: &Element, path: &str) -> Result<(), ProtocolError> {
+pub(crate) fn no_text(element: &Element, path: &Path) -> Result<(), ProtocolError> {
     let text = element.trimmed_text();
     if element.children.is_empty() && !text.is_empty() {
         return Err(ProtocolError::StrayText {
-            path: path.to_owned(),
+            path: path.to_string(),
             text: text.to_owned(),
         });
     }
@@ -38,7 +71,7 @@ pub(crate) fn no_text(element: &Element, path: &str) -> Result<(), ProtocolError
 /// Reads a trimmed text into a field: empty text is [`Field::Empty`].
 pub(crate) fn field_from_text<T: SisValue>(
     text: &str,
-    path: &str,
+    path: impl fmt::Display,
 ) -> Result<Field<T>, ProtocolError> {
     if text.is_empty() {
         return Ok(Field::Empty);
@@ -46,7 +79,7 @@ pub(crate) fn field_from_text<T: SisValue>(
     T::parse_sis(text)
         .map(Field::Value)
         .ok_or_else(|| ProtocolError::BadValue {
-            path: path.to_owned(),
+            path: path.to_string(),
             value: text.to_owned(),
             expected: T::EXPECTED,
         })
@@ -56,11 +89,11 @@ pub(crate) fn field_from_text<T: SisValue>(
 pub(crate) fn put<T: SisValue>(
     slot: &mut Field<T>,
     element: &Element,
-    path: &str,
+    path: &Path,
 ) -> Result<(), ProtocolError> {
     if !slot.is_absent() {
         return Err(ProtocolError::Duplicate {
-            path: path.to_owned(),
+            path: path.to_string(),
         });
     }
     *slot = field_from_text(leaf_text(element, path)?, path)?;
@@ -71,11 +104,11 @@ pub(crate) fn put<T: SisValue>(
 pub(crate) fn attribute<T: SisValue>(
     element: &Element,
     name: &str,
-    path: &str,
+    path: &Path,
 ) -> Result<Field<T>, ProtocolError> {
     match element.attribute(name) {
         None => Ok(Field::Absent),
-        Some(value) => field_from_text(value, &format!("{path}/@{name}")),
+        Some(value) => field_from_text(value, format_args!("{path}/@{name}")),
     }
 }
 
@@ -103,11 +136,15 @@ impl Notes {
         }
     }
 
-    /// Notes every attribute of `element` not in `known`, as `prefix@NAME`.
-    pub fn unknown_attributes(&mut self, element: &Element, known: &[&str], prefix: &str) {
+    /// Notes every attribute of `element` not in `known`, as `OWNER/@NAME`, or `@NAME`
+    /// for the record's own attributes (`owner` `None`).
+    pub fn unknown_attributes(&mut self, element: &Element, known: &[&str], owner: Option<&str>) {
         for (name, _) in &element.attributes {
-            if !known.contains(&name.as_str()) {
-                self.unknown(format!("{prefix}@{name}"));
+            if !known.contains(&&**name) {
+                self.unknown(match owner {
+                    Some(owner) => format!("{owner}/@{name}"),
+                    None => format!("@{name}"),
+                });
             }
         }
     }
@@ -120,7 +157,7 @@ pub(crate) trait GroupItem: Sized {
     fn parse(
         element: &Element,
         name: &str,
-        path: &str,
+        path: &Path,
         notes: &mut Notes,
     ) -> Result<Self, ProtocolError>;
     /// Writes the entry back as one element named `name`.
@@ -134,12 +171,12 @@ const MIXED_GROUP: &str = "entries only, or one empty element that clears the co
 pub(crate) fn push_group<T: GroupItem>(
     group: &mut Group<T>,
     element: &Element,
-    path: &str,
+    path: &Path,
     notes: &mut Notes,
 ) -> Result<(), ProtocolError> {
-    let name = element.name.as_str();
+    let name = &*element.name;
     let mixed = || ProtocolError::BadValue {
-        path: path.to_owned(),
+        path: path.to_string(),
         value: if element.is_blank() {
             format!("<{name}></{name}>")
         } else {

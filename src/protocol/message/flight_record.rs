@@ -7,7 +7,7 @@
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
-use super::fields::{Notes, child_path, no_text, push_group, put};
+use super::fields::{Notes, Path, no_text, push_group, put};
 use super::irregularities::{
     Diversion, FlightReturn, LandingAbort, put_diversion, put_landing_abort, put_return,
     write_irregularities,
@@ -99,8 +99,8 @@ macro_rules! flight_record {
 
         impl FlightRecord {
             /// Fills the scalar named like `element`; `false` if it is not a scalar.
-            fn put_scalar(&mut self, element: &Element, path: &str) -> Result<bool, ProtocolError> {
-                match element.name.as_str() {
+            fn put_scalar(&mut self, element: &Element, path: &Path) -> Result<bool, ProtocolError> {
+                match &*element.name {
                     $( $element => put(&mut self.$field, element, path)?, )+
                     _ => return Ok(false),
                 }
@@ -238,21 +238,21 @@ const FLTR_MANDATORY: &[&str] = &["ALCD", "FLNO", "MVIN", "SODT", "FLTY", "FLIN"
 /// A bad value, a duplicated element, stray text, or a missing or empty mandatory element.
 pub(crate) fn parse_flight_record(
     element: &Element,
-    path: &str,
+    path: &Path,
     kind: RecordKind,
 ) -> Result<FlightRecord, ProtocolError> {
     no_text(element, path)?;
     let mut record = FlightRecord::default();
     let mut flid = Field::<i64>::Absent;
     let mut notes = Notes::default();
-    notes.unknown_attributes(element, &[], "");
+    notes.unknown_attributes(element, &[], None);
     for child in &element.children {
-        let path = &child_path(path, child);
+        let path = &path.child(child);
         let notes = &mut notes;
-        match child.name.as_str() {
+        match &*child.name {
             "FLID" => {
                 put(&mut flid, child, path)?;
-                notes.unknown_attributes(child, &[], "FLID/");
+                notes.unknown_attributes(child, &[], Some("FLID"));
             }
             "FDIV" => put_diversion(&mut record.fdiv, child, path, notes)?,
             "FRET" => put_return(&mut record.fret, child, path, notes)?,
@@ -273,7 +273,7 @@ pub(crate) fn parse_flight_record(
             "SRVT" | "VIPF" => notes.ignored(&child.name),
             name => {
                 if record.put_scalar(child, path)? {
-                    notes.unknown_attributes(child, &[], &format!("{name}/"));
+                    notes.unknown_attributes(child, &[], Some(name));
                 } else {
                     notes.unknown(name.to_owned());
                 }
@@ -293,19 +293,19 @@ pub(crate) fn parse_flight_record(
     Ok(record)
 }
 
-fn missing(path: &str, name: &str) -> ProtocolError {
+fn missing(path: &Path, name: &str) -> ProtocolError {
     ProtocolError::Missing {
         path: format!("{path}/{name}"),
     }
 }
 
-fn empty(path: &str, name: &str) -> ProtocolError {
+fn empty(path: &Path, name: &str) -> ProtocolError {
     ProtocolError::Empty {
         path: format!("{path}/{name}"),
     }
 }
 
-fn check_mandatory(record: &FlightRecord, path: &str) -> Result<(), ProtocolError> {
+fn check_mandatory(record: &FlightRecord, path: &Path) -> Result<(), ProtocolError> {
     for &name in FLTR_MANDATORY {
         let (absent, empty_value) = match name {
             "ALCD" => state(&record.alcd),

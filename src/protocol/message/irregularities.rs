@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::fields::{Notes, leaf_text};
+use super::fields::{Notes, Path, leaf_text};
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{AbortKind, DiversionDirection, Field, ReturnKind, SisValue};
@@ -47,7 +47,7 @@ pub struct LandingAbort {
     pub text: String,
 }
 
-fn code<T: SisValue>(value: &str, path: &str, attribute: &str) -> Result<T, ProtocolError> {
+fn code<T: SisValue>(value: &str, path: &Path, attribute: &str) -> Result<T, ProtocolError> {
     T::parse_sis(value).ok_or_else(|| ProtocolError::BadValue {
         path: format!("{path}/@{attribute}"),
         value: value.to_owned(),
@@ -55,11 +55,11 @@ fn code<T: SisValue>(value: &str, path: &str, attribute: &str) -> Result<T, Prot
     })
 }
 
-fn not_twice<T>(slot: &Field<T>, path: &str) -> Result<(), ProtocolError> {
+fn not_twice<T>(slot: &Field<T>, path: &Path) -> Result<(), ProtocolError> {
     match slot {
         Field::Absent => Ok(()),
         _ => Err(ProtocolError::Duplicate {
-            path: path.to_owned(),
+            path: path.to_string(),
         }),
     }
 }
@@ -69,11 +69,11 @@ fn not_twice<T>(slot: &Field<T>, path: &str) -> Result<(), ProtocolError> {
 pub(crate) fn put_diversion(
     slot: &mut Field<Diversion>,
     element: &Element,
-    path: &str,
+    path: &Path,
     notes: &mut Notes,
 ) -> Result<(), ProtocolError> {
     not_twice(slot, path)?;
-    notes.unknown_attributes(element, &["DDES", "DDIR"], "FDIV/");
+    notes.unknown_attributes(element, &["DDES", "DDIR"], Some("FDIV"));
     let text = leaf_text(element, path)?;
     let ddes = element.attribute("DDES").unwrap_or_default();
     let ddir = element.attribute("DDIR").unwrap_or_default();
@@ -104,7 +104,7 @@ pub(crate) fn put_diversion(
 /// without a code cannot be stored anywhere and is refused.
 fn code_and_reason<T: SisValue>(
     element: &Element,
-    path: &str,
+    path: &Path,
     attribute: &str,
     expected_when_reason: &'static str,
 ) -> Result<Option<(T, String)>, ProtocolError> {
@@ -127,11 +127,11 @@ fn code_and_reason<T: SisValue>(
 pub(crate) fn put_return(
     slot: &mut Field<FlightReturn>,
     element: &Element,
-    path: &str,
+    path: &Path,
     notes: &mut Notes,
 ) -> Result<(), ProtocolError> {
     not_twice(slot, path)?;
-    notes.unknown_attributes(element, &["REID"], "FRET/");
+    notes.unknown_attributes(element, &["REID"], Some("FRET"));
     *slot = match code_and_reason(element, path, "REID", "A or G when a reason is given")? {
         None => Field::Empty,
         Some((reid, text)) => Field::Value(FlightReturn { reid, text }),
@@ -143,11 +143,11 @@ pub(crate) fn put_return(
 pub(crate) fn put_landing_abort(
     slot: &mut Field<LandingAbort>,
     element: &Element,
-    path: &str,
+    path: &Path,
     notes: &mut Notes,
 ) -> Result<(), ProtocolError> {
     not_twice(slot, path)?;
-    notes.unknown_attributes(element, &["ARES"], "FLAB/");
+    notes.unknown_attributes(element, &["ARES"], Some("FLAB"));
     *slot = match code_and_reason(element, path, "ARES", "O or G when a reason is given")? {
         None => Field::Empty,
         Some((ares, text)) => Field::Value(LandingAbort { ares, text }),

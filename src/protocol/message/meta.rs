@@ -6,7 +6,7 @@
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
-use super::fields::{Notes, child_path, no_text, put};
+use super::fields::{Notes, Path, no_text, put};
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{Field, format_message_time, parse_message_time};
@@ -39,7 +39,7 @@ const EXPECTED_DTTM: &str = "a time yyyyMMddHHmmss such as 20021010090311";
 /// # Errors
 ///
 /// A missing or empty field, a duplicated field, or a DTTM that is not a real time.
-pub(crate) fn parse_meta(element: &Element, path: &str) -> Result<Meta, ProtocolError> {
+pub(crate) fn parse_meta(element: &Element, path: &Path) -> Result<Meta, ProtocolError> {
     no_text(element, path)?;
     let mut notes = Notes::default();
     let (mut sndr, mut seqn, mut dttm, mut msg_type, mut styp) = (
@@ -50,8 +50,8 @@ pub(crate) fn parse_meta(element: &Element, path: &str) -> Result<Meta, Protocol
         Field::<String>::Absent,
     );
     for child in &element.children {
-        let path = &child_path(path, child);
-        match child.name.as_str() {
+        let path = &path.child(child);
+        match &*child.name {
             "SNDR" => put(&mut sndr, child, path)?,
             "SEQN" => put(&mut seqn, child, path)?,
             "DTTM" => put(&mut dttm, child, path)?,
@@ -78,7 +78,7 @@ pub(crate) fn parse_meta(element: &Element, path: &str) -> Result<Meta, Protocol
     })
 }
 
-fn required(field: Field<String>, path: &str, name: &str) -> Result<String, ProtocolError> {
+fn required(field: Field<String>, path: &Path, name: &str) -> Result<String, ProtocolError> {
     match field {
         Field::Value(v) => Ok(v),
         Field::Absent => Err(ProtocolError::Missing {

@@ -28,7 +28,7 @@ pub(crate) use self::flop::write_flight_operation;
 pub(crate) use self::meta::write_meta;
 pub(crate) use self::schedule::write_schedule;
 
-use self::fields::{Notes, child_path, no_text};
+use self::fields::{Notes, Path, no_text};
 use self::flight_record::{RecordKind, parse_flight_record};
 use super::ParseOptions;
 use super::errors::ProtocolError;
@@ -71,19 +71,19 @@ pub enum Body {
 pub(crate) fn parse_message(root: &Element, opts: &ParseOptions) -> Result<Message, ProtocolError> {
     if root.name != "MSG" {
         return Err(ProtocolError::WrongRoot {
-            found: root.name.clone(),
+            found: root.name.to_string(),
         });
     }
-    let path = "MSG";
+    let path = &Path::root(root);
     no_text(root, path)?;
     let meta = single(root, "META", path)?;
-    let meta = meta::parse_meta(meta, &child_path(path, meta))?;
+    let meta = meta::parse_meta(meta, &path.child(meta))?;
     let mut notes = Notes::default();
     let body = if meta.msg_type == "SCHD"
         && let Some(subtype) = ScheduleSubtype::from_code(&meta.styp)
     {
         let schd = single(root, "SCHD", path)?;
-        let schedule = schedule::parse_schedule(schd, &child_path(path, schd), subtype, opts)?;
+        let schedule = schedule::parse_schedule(schd, &path.child(schd), subtype, opts)?;
         note_siblings(root, &["META", "SCHD"], &mut notes);
         Body::Schedule(schedule)
     } else if meta.msg_type == "FLOP"
@@ -91,7 +91,7 @@ pub(crate) fn parse_message(root: &Element, opts: &ParseOptions) -> Result<Messa
     {
         let mut flights = Vec::new();
         for child in root.children.iter().filter(|c| c.name == "FLOP") {
-            let path = child_path(path, child);
+            let path = path.child(child);
             flights.push(parse_flight_record(
                 child,
                 &path,
@@ -119,14 +119,18 @@ pub(crate) fn parse_message(root: &Element, opts: &ParseOptions) -> Result<Messa
 }
 
 /// The one child named `name`: missing and repeated are both errors.
-fn single<'e>(parent: &'e Element, name: &str, path: &str) -> Result<&'e Element, ProtocolError> {
+fn single<'e, 'a>(
+    parent: &'e Element<'a>,
+    name: &str,
+    path: &Path,
+) -> Result<&'e Element<'a>, ProtocolError> {
     let mut found = parent.children.iter().filter(|c| c.name == name);
     let first = found.next().ok_or_else(|| ProtocolError::Missing {
         path: format!("{path}/{name}"),
     })?;
     if let Some(second) = found.next() {
         return Err(ProtocolError::Duplicate {
-            path: child_path(path, second),
+            path: path.child(second).to_string(),
         });
     }
     Ok(first)
@@ -134,8 +138,8 @@ fn single<'e>(parent: &'e Element, name: &str, path: &str) -> Result<&'e Element
 
 fn note_siblings(root: &Element, known: &[&str], notes: &mut Notes) {
     for child in &root.children {
-        if !known.contains(&child.name.as_str()) {
-            notes.unknown(child.name.clone());
+        if !known.contains(&&*child.name) {
+            notes.unknown(child.name.to_string());
         }
     }
 }

@@ -8,7 +8,7 @@
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
-use super::fields::{GroupItem, Notes, attribute, child_path, leaf_text, no_text, put};
+use super::fields::{GroupItem, Notes, Path, attribute, leaf_text, no_text, put};
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{ChockState, Field, Minutes, PortAction};
@@ -43,16 +43,16 @@ macro_rules! group_entry {
             fn parse(
                 element: &Element,
                 name: &str,
-                path: &str,
+                path: &Path,
                 notes: &mut Notes,
             ) -> Result<Self, ProtocolError> {
                 no_text(element, path)?;
                 let mut entry = Self::default();
                 $( entry.$seq = attribute(element, $seq_attr, path)?; )?
-                notes.unknown_attributes(element, &[$($seq_attr)?], &format!("{name}/"));
+                notes.unknown_attributes(element, &[$($seq_attr)?], Some(name));
                 for child in &element.children {
-                    let path = child_path(path, child);
-                    match child.name.as_str() {
+                    let path = path.child(child);
+                    match &*child.name {
                         $( $child => put(&mut entry.$field, child, &path)?, )+
                         other => notes.unknown(format!("{name}/{other}")),
                     }
@@ -250,10 +250,10 @@ impl GroupItem for Delay {
     fn parse(
         element: &Element,
         name: &str,
-        path: &str,
+        path: &Path,
         notes: &mut Notes,
     ) -> Result<Self, ProtocolError> {
-        notes.unknown_attributes(element, &["CODE", "STRT", "DURA"], &format!("{name}/"));
+        notes.unknown_attributes(element, &["CODE", "STRT", "DURA"], Some(name));
         Ok(Delay {
             code: attribute(element, "CODE", path)?,
             strt: attribute(element, "STRT", path)?,

@@ -8,7 +8,7 @@
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::fields::{Notes, child_path, leaf_text, no_text, put};
+use super::fields::{Notes, Path, leaf_text, no_text, put};
 use super::flight_record::{FlightRecord, RecordKind, parse_flight_record, write_flight_record};
 use crate::protocol::ParseOptions;
 use crate::protocol::errors::ProtocolError;
@@ -81,7 +81,7 @@ const EXPECTED_DAY: &str = "a date ddMMMyy such as 23JAN21";
 /// A non-numeric RECS, a bad operation day, or any error of an FLTR.
 pub(crate) fn parse_schedule(
     element: &Element,
-    path: &str,
+    path: &Path,
     subtype: ScheduleSubtype,
     opts: &ParseOptions,
 ) -> Result<Schedule, ProtocolError> {
@@ -92,8 +92,8 @@ pub(crate) fn parse_schedule(
     let mut flights = Vec::new();
     let day_element = opts.operation_day_element.as_deref();
     for child in &element.children {
-        let path = &child_path(path, child);
-        match child.name.as_str() {
+        let path = &path.child(child);
+        match &*child.name {
             "RECS" => put(&mut recs, child, path)?,
             "FLTR" => flights.push(parse_flight_record(
                 child,
@@ -102,7 +102,9 @@ pub(crate) fn parse_schedule(
             )?),
             name if Some(name) == day_element => {
                 if day.is_some() {
-                    return Err(ProtocolError::Duplicate { path: path.clone() });
+                    return Err(ProtocolError::Duplicate {
+                        path: path.to_string(),
+                    });
                 }
                 day = Some(operation_day(child, path)?);
             }
@@ -118,7 +120,7 @@ pub(crate) fn parse_schedule(
     })
 }
 
-fn operation_day(element: &Element, path: &str) -> Result<Field<NaiveDate>, ProtocolError> {
+fn operation_day(element: &Element, path: &Path) -> Result<Field<NaiveDate>, ProtocolError> {
     let text = leaf_text(element, path)?;
     if text.is_empty() {
         return Ok(Field::Empty);
@@ -126,7 +128,7 @@ fn operation_day(element: &Element, path: &str) -> Result<Field<NaiveDate>, Prot
     parse_date(text)
         .map(Field::Value)
         .ok_or_else(|| ProtocolError::BadValue {
-            path: path.to_owned(),
+            path: path.to_string(),
             value: text.to_owned(),
             expected: EXPECTED_DAY,
         })

@@ -1,7 +1,7 @@
 //! The AODB mailbox tables that tests and the demo create
 //! (`sql/mailbox/aodb_mailbox.sql`) against a real MariaDB: they apply
 //! cleanly (twice), keep AODB's column shape, and carry a whole UTF-8
-//! message through.
+//! message through; `flightstate enqueue` queues files the way AODB does.
 
 use mysql::prelude::Queryable;
 
@@ -120,4 +120,63 @@ fn a_whole_utf8_message_round_trips() {
         )
         .expect("read it back");
     assert_eq!(row, Some((body.to_owned(), None, "VALID".to_owned())));
+}
+
+#[test]
+fn enqueue_creates_the_tables_and_queues_files_in_order() {
+    let db = MariaDbDatabase::create("enqueue");
+    let dir = std::env::temp_dir().join(format!("flightstate-enqueue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let first = dir.join("b.xml");
+    let second = dir.join("a.xml");
+    std::fs::write(
+        &first,
+        "<MSG><META><TYPE>FLOP</TYPE><STYP>STND</STYP></META></MSG>",
+    )
+    .expect("write");
+    std::fs::write(&second, "not even XML").expect("write");
+    let url = std::env::var("FLIGHTSTATE_TEST_MARIADB_URL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".to_owned());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flightstate"))
+        .args([
+            "--config",
+            "/nonexistent/flightstate.toml",
+            "enqueue",
+            "--create-tables",
+        ])
+        .arg(&first)
+        .arg(&second)
+        .env("FLIGHTSTATE_MAILBOX_URL", format!("{url}/{}", db.name))
+        .output()
+        .expect("run flightstate");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<(i64, String, Option<String>, Option<String>, Option<String>, bool)> = db
+        .conn()
+        .query(
+            "SELECT CMINMSGS_ID, CMINMSGS_CLOB_MSG, CMINMSGS_STATUS, CMINMSGS_SUBSYSTEM_TYPE, \
+             CMINMSGS_SUBSYSTEM_SUBTYPE, CMINMSGS_DATE_PROCESSED IS NULL FROM cminmsgs ORDER BY CMINMSGS_ID",
+        )
+        .expect("read the mailbox");
+    assert_eq!(rows.len(), 2);
+    // Queued in the order given, pending, with META TYPE/STYP where readable.
+    assert!(rows[0].0 < rows[1].0);
+    assert!(rows[0].1.contains("<STYP>STND</STYP>"));
+    assert_eq!(
+        (
+            rows[0].2.as_deref(),
+            rows[0].3.as_deref(),
+            rows[0].4.as_deref(),
+            rows[0].5
+        ),
+        (Some("VALID"), Some("FLOP"), Some("STND"), true)
+    );
+    assert_eq!(
+        (rows[1].1.as_str(), rows[1].3.as_deref()),
+        ("not even XML", None)
+    );
 }

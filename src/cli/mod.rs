@@ -3,6 +3,8 @@
 //! codes and prints them.
 
 mod apply;
+mod dispatch;
+mod enqueue;
 mod generate;
 mod logging;
 mod migrate;
@@ -10,6 +12,7 @@ mod parse;
 mod pump;
 mod run;
 mod sql;
+mod topics;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,8 +37,12 @@ pub struct Cli {
 enum Command {
     /// Apply one message file to the state database, as the pump would.
     Apply(apply::Opts),
+    /// Send the outbox to Kafka (the dispatcher alone).
+    Dispatch(dispatch::Opts),
     /// Write a synthetic airport day as numbered SIS message files.
     Generate(generate::Opts),
+    /// Queue message files in the inbound mailbox, as AODB would.
+    Enqueue(enqueue::Opts),
     /// Apply the state-database migrations to `database.url`.
     Migrate(migrate::Opts),
     /// Print SIS message files as JSON, or the reason each is rejected.
@@ -46,6 +53,8 @@ enum Command {
     Run(run::Opts),
     /// Print every SQL statement of a dialect, for DBA review.
     Sql(sql::Opts),
+    /// Read the state and change topics and count what they hold.
+    Topics(topics::Opts),
 }
 
 /// Exit status of a run that worked but found something wrong with its input
@@ -65,8 +74,11 @@ pub fn main() -> ExitCode {
         Command::Pump(opts) => pump::run(opts, &config),
         Command::Run(opts) => run::run(opts, &config),
         Command::Apply(opts) => apply::run(opts, &config),
+        Command::Enqueue(opts) => enqueue::run(opts, &config),
         Command::Generate(opts) => generate::run(opts, &config),
         Command::Sql(opts) => sql::run(opts, &config),
+        Command::Dispatch(opts) => dispatch::run(opts, &config),
+        Command::Topics(opts) => topics::run(opts, &config),
     };
     match outcome {
         Ok(code) => code,

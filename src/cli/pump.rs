@@ -73,7 +73,7 @@ impl Parts {
     }
 }
 
-fn mailbox_settings(config: &Config) -> anyhow::Result<MailboxSettings> {
+pub(super) fn mailbox_settings(config: &Config) -> anyhow::Result<MailboxSettings> {
     let m = &config.mailbox;
     Ok(MailboxSettings {
         url: config.mailbox_url()?.to_owned(),

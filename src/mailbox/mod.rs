@@ -194,6 +194,47 @@ impl Mailbox {
             .collect())
     }
 
+    /// Puts `body` at the tail of the inbound queue as a pending row and
+    /// returns its `CMINMSGS_ID`; `msg_type`/`subtype` fill AODB's subsystem
+    /// columns when known.
+    ///
+    /// # Errors
+    ///
+    /// A [`MailboxError`] when the row cannot be inserted.
+    pub fn enqueue(
+        &self,
+        body: &str,
+        msg_type: Option<&str>,
+        subtype: Option<&str>,
+    ) -> Result<i64, MailboxError> {
+        let mut conn = self.conn()?;
+        conn.exec_drop(
+            statements::INSERT_MESSAGE,
+            (body, &self.settings.pending_status, msg_type, subtype),
+        )
+        .map_err(|e| MailboxError::new("insert_message", e))?;
+        // CMINMSGS_ID is a signed BIGINT, so its insert id fits an i64.
+        Ok(conn.last_insert_id() as i64)
+    }
+
+    /// Creates AODB's mailbox tables if they are missing, for a demo or test
+    /// mailbox. A site's mailbox belongs to AODB and is never created here.
+    ///
+    /// # Errors
+    ///
+    /// A [`MailboxError`] when a statement fails.
+    pub fn create_tables(&self) -> Result<(), MailboxError> {
+        let mut conn = self.conn()?;
+        for statement in statements::AODB_MAILBOX_DDL.split(';').filter(|s| {
+            s.lines()
+                .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with("--"))
+        }) {
+            conn.query_drop(statement)
+                .map_err(|e| MailboxError::new("create the mailbox tables", e))?;
+        }
+        Ok(())
+    }
+
     /// Reads one row back.
     ///
     /// # Errors

@@ -15,11 +15,17 @@ macro_rules! sql {
 /// Every statement by file name, for `flightstate sql` and the snapshot
 /// tests. (`aodb_mailbox.sql` is AODB's DDL for tests, not a statement.)
 pub(crate) const ALL: &[(&str, &str)] = &[
+    ("insert_message", INSERT_MESSAGE),
     ("select_message_state", SELECT_MESSAGE_STATE),
     ("select_pending_messages", SELECT_PENDING_MESSAGES),
     ("write_back_message", WRITE_BACK_MESSAGE),
 ];
 
+pub(crate) const INSERT_MESSAGE: &str = sql!("insert_message");
 pub(crate) const SELECT_MESSAGE_STATE: &str = sql!("select_message_state");
 pub(crate) const SELECT_PENDING_MESSAGES: &str = sql!("select_pending_messages");
 pub(crate) const WRITE_BACK_MESSAGE: &str = sql!("write_back_message");
+
+/// AODB's own DDL of the mailbox tables, for the mailboxes of demos and
+/// tests (`flightstate enqueue --create-tables`); never run in production.
+pub(crate) const AODB_MAILBOX_DDL: &str = sql!("aodb_mailbox");

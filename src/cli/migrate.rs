@@ -12,10 +12,27 @@ pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let url = config.database_url()?;
     match database_dialect(url)? {
         Dialect::Postgres => migrate_pg(url),
-        Dialect::Oracle => {
-            anyhow::bail!("Oracle migrations are applied by a DBA from migrations_oracle/ for now")
-        }
+        Dialect::Oracle => migrate_oracle(url),
     }
+}
+
+#[cfg(feature = "oracle")]
+fn migrate_oracle(url: &str) -> anyhow::Result<ExitCode> {
+    let applied = flightstate::store::oracle::run_pending_migrations(url).context(
+        "cannot migrate the Oracle state database (FLIGHTSTATE_MIGRATION shows where it stopped)",
+    )?;
+    if applied.is_empty() {
+        tracing::info!("state database is up to date");
+    }
+    for name in &applied {
+        tracing::info!(migration = %name, "applied");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(feature = "oracle"))]
+fn migrate_oracle(_url: &str) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("this build has no Oracle support (feature `oracle`)")
 }
 
 #[cfg(feature = "postgres")]

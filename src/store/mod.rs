@@ -1,7 +1,7 @@
 //! The state database: the repository the pipeline writes flight state through, and its
 //! dialects.
 //!
-//! Owns everything that touches the state database (PostgreSQL here, Oracle 11g later); owns
+//! Owns everything that touches the state database (PostgreSQL and Oracle 11g); owns
 //! nothing of the protocol or the business rules. Callers see one error type, [`StoreError`],
 //! and decide what to do from its [`FailureKind`] alone, never from the driver's text.
 
@@ -11,6 +11,8 @@ use crate::FailureKind;
 
 mod journal;
 mod lease;
+#[cfg(feature = "oracle")]
+pub mod oracle;
 mod outbox;
 #[cfg(feature = "postgres")]
 pub mod pg;

@@ -1,0 +1,12 @@
+-- Undoes V004__outbox.sql (Oracle 11g mirror of migrations_pg/2026-11-29-000004_outbox/down.sql).
+-- Run by a DBA in SQL*Plus as the schema owner; `flightstate migrate` never undoes.
+WHENEVER SQLERROR EXIT FAILURE
+SET DEFINE OFF
+
+DROP SEQUENCE KAFKA_MSG_SEQ;
+DROP TABLE KAFKA_MSG;
+DROP SEQUENCE KAFKA_SCHD_SEQ;
+DROP TABLE KAFKA_SCHD;
+
+DELETE FROM FLIGHTSTATE_MIGRATION WHERE VERSION = 4;
+COMMIT;

@@ -1,0 +1,35 @@
+-- name: claim_change_notices
+-- Claims the oldest pending change notifications that are due. A flight
+-- with a notification waiting for its retry time is skipped whole, so that
+-- a flight's notifications stay in order across retries. Rows locked by
+-- another dispatcher are skipped, never waited for. 11g has no FETCH FIRST
+-- and refuses FOR UPDATE next to ROWNUM over an ordered view: the ordered,
+-- ROWNUM-cut candidates are chosen in a subquery and locked outside it, so a
+-- claim may return fewer rows than asked (another dispatcher holds some);
+-- the dispatcher takes short batches as they come. The CASE expressions are
+-- those of KAFKA_MSG_PENDING_IX and KAFKA_MSG_FLID_PENDING_IX (function-based
+-- indexes: 11g has no partial index), so that the indexes serve them.
+-- binds: :now timestamp (UTC), :row_limit number  the most rows to claim
+-- returns: event_id, flid, change_kind, payload, message_id, created_at,
+--          attempts of each claimed row, by event_id
+-- locks: the claimed KAFKA_MSG rows (FOR UPDATE SKIP LOCKED), until commit
+SELECT m.EVENT_ID, m.FLID, m.CHANGE_KIND, m.PAYLOAD, m.MESSAGE_ID, m.CREATED_AT, m.ATTEMPTS
+FROM KAFKA_MSG m
+WHERE m.EVENT_ID IN (
+    SELECT due.EVENT_ID
+    FROM (
+        SELECT c.EVENT_ID
+        FROM KAFKA_MSG c
+        WHERE (CASE WHEN c.SENT_AT IS NULL THEN c.EVENT_ID END) IS NOT NULL
+          AND (c.NEXT_ATTEMPT_AT IS NULL OR c.NEXT_ATTEMPT_AT <= :now)
+          AND NOT EXISTS (
+              SELECT 1
+              FROM KAFKA_MSG w
+              WHERE (CASE WHEN w.SENT_AT IS NULL THEN w.FLID END) = c.FLID
+                AND w.NEXT_ATTEMPT_AT > :now)
+        ORDER BY (CASE WHEN c.SENT_AT IS NULL THEN c.EVENT_ID END)
+    ) due
+    WHERE ROWNUM <= :row_limit)
+  AND m.SENT_AT IS NULL
+ORDER BY m.EVENT_ID
+FOR UPDATE SKIP LOCKED

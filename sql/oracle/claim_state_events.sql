@@ -1,0 +1,36 @@
+-- name: claim_state_events
+-- Claims the oldest pending state events that are due, and with them every
+-- other pending event of the same flights, so that the dispatcher can
+-- coalesce a flight's rows into one message (its current state). A flight
+-- with a row waiting for its retry time is skipped whole: nothing newer of
+-- it is sent before that row, which keeps a flight's order across retries.
+-- Rows locked by another dispatcher are skipped, never waited for. 11g has
+-- no FETCH FIRST and refuses FOR UPDATE next to ROWNUM over an ordered view:
+-- the head flights are chosen in a subquery (ROWNUM over the ordered due
+-- rows) and their rows locked outside it, so a claim may return fewer rows
+-- than asked; the dispatcher takes short batches as they come. The CASE
+-- expressions are those of KAFKA_SCHD_PENDING_IX and
+-- KAFKA_SCHD_FLID_PENDING_IX (function-based: 11g has no partial index).
+-- binds: :now timestamp (UTC), :row_limit number  the most due rows to start from
+-- returns: event_id, flid, state_version, event_kind, created_at, attempts
+--          of each claimed row, by flid then event_id
+-- locks: the claimed KAFKA_SCHD rows (FOR UPDATE SKIP LOCKED), until commit
+SELECT k.EVENT_ID, k.FLID, k.STATE_VERSION, k.EVENT_KIND, k.CREATED_AT, k.ATTEMPTS
+FROM KAFKA_SCHD k
+WHERE (CASE WHEN k.SENT_AT IS NULL THEN k.FLID END) IN (
+    SELECT head.FLID
+    FROM (
+        SELECT s.FLID
+        FROM KAFKA_SCHD s
+        WHERE (CASE WHEN s.SENT_AT IS NULL THEN s.EVENT_ID END) IS NOT NULL
+          AND (s.NEXT_ATTEMPT_AT IS NULL OR s.NEXT_ATTEMPT_AT <= :now)
+          AND NOT EXISTS (
+              SELECT 1
+              FROM KAFKA_SCHD w
+              WHERE (CASE WHEN w.SENT_AT IS NULL THEN w.FLID END) = s.FLID
+                AND w.NEXT_ATTEMPT_AT > :now)
+        ORDER BY (CASE WHEN s.SENT_AT IS NULL THEN s.EVENT_ID END)
+    ) head
+    WHERE ROWNUM <= :row_limit)
+ORDER BY k.FLID, k.EVENT_ID
+FOR UPDATE SKIP LOCKED

@@ -1,0 +1,23 @@
+-- name: insert_effect_intent
+-- Records the intent of a call inside the business transaction that decides
+-- it (DESIGN §6.1). CALL_ID comes from EFFECT_CALL_SEQ (11g has no identity).
+-- A key already journaled fails this statement alone with ORA-00001 on
+-- EFFECT_CALL_IDEM_KEY_UK (Oracle rolls back the statement, not the
+-- transaction); the repository reads that as "already journaled" and leaves
+-- the row as it is: its digest can never change, and the caller compares it.
+-- binds: :idempotency_key varchar2(64), :scope varchar2, :step varchar2,
+--        :sub_key varchar2, :call_kind varchar2, :target varchar2,
+--        :payload clob, :payload_digest varchar2(64),
+--        :deadline_at timestamp (UTC, NULL = none), :now timestamp (UTC);
+--        out :call_id number(19)
+-- returns: :call_id (RETURNING INTO)
+-- locks: the new EFFECT_CALL row (the key's unique index entry)
+INSERT INTO EFFECT_CALL (
+    CALL_ID, IDEMPOTENCY_KEY, SCOPE, STEP, SUB_KEY, CALL_KIND, TARGET, PAYLOAD,
+    PAYLOAD_DIGEST, DEADLINE_AT, CREATED_AT, UPDATED_AT
+)
+VALUES (
+    EFFECT_CALL_SEQ.NEXTVAL, :idempotency_key, :scope, :step, :sub_key, :call_kind,
+    :target, :payload, :payload_digest, :deadline_at, :now, :now
+)
+RETURNING CALL_ID INTO :call_id

@@ -1,0 +1,42 @@
+-- name: record_outcome
+-- Records the outcome of one processing attempt of a message: the first
+-- attempt inserts the row, later ones update it and count the attempt. The
+-- identity key is never changed once recorded, and MERGE never updates
+-- MESSAGE_ID, the column of its ON.
+-- binds: :message_id number(19), :identity_key varchar2, :status varchar2,
+--        :error_kind varchar2, :error_text varchar2, :msg_type varchar2,
+--        :msg_subtype varchar2, :next_attempt_at timestamp, :now timestamp (UTC)
+-- returns: nothing
+-- locks: the PROC_STATE row
+MERGE INTO PROC_STATE p
+USING (
+    SELECT
+        :message_id AS MESSAGE_ID,
+        :identity_key AS IDENTITY_KEY,
+        :status AS STATUS,
+        :error_kind AS ERROR_KIND,
+        :error_text AS ERROR_TEXT,
+        :msg_type AS MSG_TYPE,
+        :msg_subtype AS MSG_SUBTYPE,
+        :next_attempt_at AS NEXT_ATTEMPT_AT,
+        :now AS NOW_AT
+    FROM DUAL
+) s
+ON (p.MESSAGE_ID = s.MESSAGE_ID)
+WHEN MATCHED THEN UPDATE SET
+    p.STATUS = s.STATUS,
+    p.ERROR_KIND = s.ERROR_KIND,
+    p.ERROR_TEXT = s.ERROR_TEXT,
+    p.ATTEMPTS = p.ATTEMPTS + 1,
+    p.MSG_TYPE = s.MSG_TYPE,
+    p.MSG_SUBTYPE = s.MSG_SUBTYPE,
+    p.NEXT_ATTEMPT_AT = s.NEXT_ATTEMPT_AT,
+    p.UPDATED_AT = s.NOW_AT
+WHEN NOT MATCHED THEN INSERT (
+    MESSAGE_ID, IDENTITY_KEY, STATUS, ERROR_KIND, ERROR_TEXT, ATTEMPTS,
+    MSG_TYPE, MSG_SUBTYPE, NEXT_ATTEMPT_AT, FIRST_SEEN_AT, UPDATED_AT
+)
+VALUES (
+    s.MESSAGE_ID, s.IDENTITY_KEY, s.STATUS, s.ERROR_KIND, s.ERROR_TEXT, 1,
+    s.MSG_TYPE, s.MSG_SUBTYPE, s.NEXT_ATTEMPT_AT, s.NOW_AT, s.NOW_AT
+)

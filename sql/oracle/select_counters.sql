@@ -1,0 +1,23 @@
+-- name: select_counters
+-- Reads the CKDT rows of many flights at once, in input order. The FLIDs
+-- come as one collection bind (no IN list, so no 1000-item limit), driving a
+-- nested loop over the primary key: one index probe per flight, whether the
+-- list holds one FLID or a whole day.
+-- binds: :flids FLIGHTSTATE_ID_LIST  flids (distinct)
+-- returns: flid, ordinal, source_seq, chkc, ccls, pcot, pcct, cotm, cctm, ctyp
+-- locks: none
+SELECT /*+ LEADING(ids) USE_NL(d) */
+    d.FLID,
+    d.ORDINAL,
+    d.SOURCE_SEQ,
+    d.CHKC,
+    d.CCLS,
+    d.PCOT,
+    d.PCCT,
+    d.COTM,
+    d.CCTM,
+    d.CTYP
+FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids,
+    FLIGHT_COUNTER d
+WHERE d.FLID = ids.COLUMN_VALUE
+ORDER BY d.FLID, d.ORDINAL

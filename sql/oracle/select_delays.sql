@@ -1,0 +1,20 @@
+-- name: select_delays
+-- Reads the DELY rows of many flights at once, in input order. The FLIDs
+-- come as one collection bind (no IN list, so no 1000-item limit), driving a
+-- nested loop over the primary key: one index probe per flight, whether the
+-- list holds one FLID or a whole day.
+-- binds: :flids FLIGHTSTATE_ID_LIST  flids (distinct)
+-- returns: flid, ordinal, source_seq, dely_code, dely_strt, dely_dura, dely
+-- locks: none
+SELECT /*+ LEADING(ids) USE_NL(d) */
+    d.FLID,
+    d.ORDINAL,
+    d.SOURCE_SEQ,
+    d.DELY_CODE,
+    d.DELY_STRT,
+    d.DELY_DURA,
+    d.DELY
+FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids,
+    FLIGHT_DELAY d
+WHERE d.FLID = ids.COLUMN_VALUE
+ORDER BY d.FLID, d.ORDINAL

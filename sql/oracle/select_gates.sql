@@ -1,0 +1,22 @@
+-- name: select_gates
+-- Reads the GTDT rows of many flights at once, in input order. The FLIDs
+-- come as one collection bind (no IN list, so no 1000-item limit), driving a
+-- nested loop over the primary key: one index probe per flight, whether the
+-- list holds one FLID or a whole day.
+-- binds: :flids FLIGHTSTATE_ID_LIST  flids (distinct)
+-- returns: flid, ordinal, source_seq, gate, pgot, pgct, gotm, gctm, gtyp
+-- locks: none
+SELECT /*+ LEADING(ids) USE_NL(d) */
+    d.FLID,
+    d.ORDINAL,
+    d.SOURCE_SEQ,
+    d.GATE,
+    d.PGOT,
+    d.PGCT,
+    d.GOTM,
+    d.GCTM,
+    d.GTYP
+FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids,
+    FLIGHT_GATE d
+WHERE d.FLID = ids.COLUMN_VALUE
+ORDER BY d.FLID, d.ORDINAL

@@ -1,0 +1,20 @@
+-- name: select_route_points
+-- Reads the ROUT, ERUT rows of many flights at once, in input order. The FLIDs
+-- come as one collection bind (no IN list, so no 1000-item limit), driving a
+-- nested loop over the primary key: one index probe per flight, whether the
+-- list holds one FLID or a whole day.
+-- binds: :flids FLIGHTSTATE_ID_LIST  flids (distinct)
+-- returns: flid, route_kind, ordinal, source_seq, apcd, scat, scdt
+-- locks: none
+SELECT /*+ LEADING(ids) USE_NL(d) */
+    d.FLID,
+    d.ROUTE_KIND,
+    d.ORDINAL,
+    d.SOURCE_SEQ,
+    d.APCD,
+    d.SCAT,
+    d.SCDT
+FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids,
+    FLIGHT_ROUTE_POINT d
+WHERE d.FLID = ids.COLUMN_VALUE
+ORDER BY d.FLID, d.ROUTE_KIND, d.ORDINAL

@@ -1,0 +1,23 @@
+-- name: select_stands
+-- Reads the PSDT, PSHT, TIPT rows of many flights at once, in input order. The FLIDs
+-- come as one collection bind (no IN list, so no 1000-item limit), driving a
+-- nested loop over the primary key: one index probe per flight, whether the
+-- list holds one FLID or a whole day.
+-- binds: :flids FLIGHTSTATE_ID_LIST  flids (distinct)
+-- returns: flid, ordinal, source_seq, psst, stst, stet, pshn, pstm, psid, trtm
+-- locks: none
+SELECT /*+ LEADING(ids) USE_NL(d) */
+    d.FLID,
+    d.ORDINAL,
+    d.SOURCE_SEQ,
+    d.PSST,
+    d.STST,
+    d.STET,
+    d.PSHN,
+    d.PSTM,
+    d.PSID,
+    d.TRTM
+FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids,
+    FLIGHT_STAND d
+WHERE d.FLID = ids.COLUMN_VALUE
+ORDER BY d.FLID, d.ORDINAL

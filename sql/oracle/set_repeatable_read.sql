@@ -1,0 +1,13 @@
+-- name: set_repeatable_read
+-- Makes the current transaction read one snapshot from its next statement
+-- on. Oracle has no REPEATABLE READ; its SERIALIZABLE is that snapshot (a
+-- row changed by another transaction after this one began fails the update
+-- with ORA-08177, reported as a conflict and retried). The dispatcher claims
+-- outbox rows and reads the flights' state (one statement per table) in one
+-- transaction; without this, a state transaction committing between two of
+-- those reads could mix a flight's main row of one version with its gates of
+-- another. Must be the transaction's first statement.
+-- binds: none
+-- returns: nothing
+-- locks: none
+SET TRANSACTION ISOLATION LEVEL SERIALIZABLE

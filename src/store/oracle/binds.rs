@@ -1,0 +1,280 @@
+//! Typed binds, reads and batches: how Rust values reach Oracle 11g.
+//!
+//! Every bind states its Oracle type, never the driver's guess: a `&str` would go out as
+//! `NVARCHAR2` (an index on a `VARCHAR2` column is then unusable in a predicate), a time as
+//! `TIMESTAMP WITH TIME ZONE` (compared with a `DATE` column through the session time zone).
+//! Flight times are `DATE` (second precision, no zone), bookkeeping times `TIMESTAMP`, ids
+//! native integers, `LBWT` a `NUMBER` given as its decimal text (exact, no float), long text
+//! `CLOB`.
+
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
+use oracle::sql_type::{Collection, OracleType, Timestamp, ToSql};
+use oracle::{Batch, Connection, SqlValue};
+
+use super::errors::at;
+use crate::FailureKind;
+use crate::state::{ColumnKind, ColumnValues};
+use crate::store::StoreError;
+
+/// The SQL collection type of id lists (`migrations_oracle/V001__flight_state.sql`).
+pub(super) const ID_LIST_TYPE: &str = "FLIGHTSTATE_ID_LIST";
+
+/// Rows per batch round trip: large enough that a full day (9,999 flights) is ten round
+/// trips, small enough that the bind buffers (one per column, sized by the longest value
+/// seen) stay a few megabytes.
+pub(super) const WRITE_BATCH: usize = 1_000;
+
+/// The most bytes an 11g `VARCHAR2` column holds, whatever its `CHAR` length says.
+pub(super) const VARCHAR2_MAX_BYTES: usize = 4_000;
+
+fn timestamp(t: NaiveDateTime) -> oracle::Result<Timestamp> {
+    Timestamp::new(
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.nanosecond(),
+    )
+}
+
+/// A time for a `DATE` column. PostgreSQL's `TIMESTAMP(0)` rounds fractional seconds; `DATE`
+/// would drop them, so they are rounded here and both dialects store the same second.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AsDate(pub(super) Option<NaiveDateTime>);
+
+impl AsDate {
+    /// A calendar day (`OPERATION_DAY`).
+    pub(super) fn day(day: NaiveDate) -> AsDate {
+        AsDate(Some(day.and_time(chrono::NaiveTime::MIN)))
+    }
+}
+
+/// Rounds to the nearest second, half up, as PostgreSQL's `TIMESTAMP(0)` does.
+pub(super) fn round_to_second(t: NaiveDateTime) -> NaiveDateTime {
+    let whole = t.with_nanosecond(0).unwrap_or(t);
+    if t.nanosecond() >= 500_000_000 {
+        whole + chrono::Duration::seconds(1)
+    } else {
+        whole
+    }
+}
+
+impl ToSql for AsDate {
+    fn oratype(&self, _conn: &Connection) -> oracle::Result<OracleType> {
+        Ok(OracleType::Date)
+    }
+
+    fn to_sql(&self, val: &mut SqlValue) -> oracle::Result<()> {
+        match self.0 {
+            Some(t) => val.set(&timestamp(round_to_second(t))?),
+            None => val.set_null(),
+        }
+    }
+}
+
+/// A UTC time for a `TIMESTAMP(6)` column (bookkeeping of the machinery tables).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AsTimestamp(pub(super) Option<NaiveDateTime>);
+
+impl ToSql for AsTimestamp {
+    fn oratype(&self, _conn: &Connection) -> oracle::Result<OracleType> {
+        Ok(OracleType::Timestamp(6))
+    }
+
+    fn to_sql(&self, val: &mut SqlValue) -> oracle::Result<()> {
+        match self.0 {
+            Some(t) => val.set(&timestamp(t)?),
+            None => val.set_null(),
+        }
+    }
+}
+
+/// Text for a `VARCHAR2` column or predicate. Oracle stores `''` as NULL; the state layer
+/// never holds an empty string (an empty element is "no value"), so nothing is lost.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Text<'a>(pub(super) Option<&'a str>);
+
+impl ToSql for Text<'_> {
+    fn oratype(&self, _conn: &Connection) -> oracle::Result<OracleType> {
+        let len = self.0.map_or(1, str::len).max(1);
+        Ok(OracleType::Varchar2(u32::try_from(len).unwrap_or(u32::MAX)))
+    }
+
+    fn to_sql(&self, val: &mut SqlValue) -> oracle::Result<()> {
+        match self.0 {
+            Some(s) => val.set(&s),
+            None => val.set_null(),
+        }
+    }
+}
+
+/// Text for a `CLOB` column: no 4000-byte limit on the bind.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Clob<'a>(pub(super) &'a str);
+
+impl ToSql for Clob<'_> {
+    fn oratype(&self, _conn: &Connection) -> oracle::Result<OracleType> {
+        Ok(OracleType::CLOB)
+    }
+
+    fn to_sql(&self, val: &mut SqlValue) -> oracle::Result<()> {
+        val.set(&self.0)
+    }
+}
+
+/// Cuts `text` to at most `chars` characters and [`VARCHAR2_MAX_BYTES`] bytes, on a character
+/// boundary: what an 11g `VARCHAR2(n CHAR)` column can take.
+pub(super) fn clip(text: &str, chars: usize) -> &str {
+    let mut end = 0;
+    for (count, (i, c)) in text.char_indices().enumerate() {
+        if count == chars || i + c.len_utf8() > VARCHAR2_MAX_BYTES {
+            return &text[..end];
+        }
+        end = i + c.len_utf8();
+    }
+    text
+}
+
+/// Reads a `DATE` or `TIMESTAMP` column.
+pub(super) fn read_time(ts: Option<Timestamp>) -> Option<NaiveDateTime> {
+    ts.and_then(|ts| {
+        NaiveDate::from_ymd_opt(ts.year(), ts.month(), ts.day())
+            .and_then(|d| d.and_hms_nano_opt(ts.hour(), ts.minute(), ts.second(), ts.nanosecond()))
+    })
+}
+
+/// Reads a `NOT NULL` time column.
+pub(super) fn required_time(ts: Timestamp, op: &'static str) -> Result<NaiveDateTime, StoreError> {
+    read_time(Some(ts)).ok_or_else(|| {
+        StoreError::new(
+            FailureKind::Other,
+            op,
+            format!("the database returned an impossible time {ts}"),
+        )
+    })
+}
+
+/// An id list bound as one `FLIGHTSTATE_ID_LIST` collection: no `IN` list, so no 1000-item
+/// limit, and one statement text whatever the count.
+pub(super) fn id_list(
+    conn: &Connection,
+    ids: &[i64],
+    op: &'static str,
+) -> Result<Collection, StoreError> {
+    let ty = conn.object_type(ID_LIST_TYPE).map_err(at(op))?;
+    let mut list = ty.new_collection().map_err(at(op))?;
+    for id in ids {
+        list.push(id).map_err(at(op))?;
+    }
+    Ok(list)
+}
+
+/// The Oracle type a batch binds a column kind as. Text starts small and grows with the
+/// longest value (the batch reallocates the buffer).
+pub(super) fn batch_type(kind: ColumnKind) -> OracleType {
+    match kind {
+        ColumnKind::Text => OracleType::Varchar2(64),
+        ColumnKind::Time => OracleType::Date,
+        ColumnKind::Id | ColumnKind::Count => OracleType::Int64,
+        ColumnKind::Decimal => OracleType::Number(11, 2),
+    }
+}
+
+/// The kind of a column's values.
+pub(super) fn kind_of(values: &ColumnValues) -> ColumnKind {
+    match values {
+        ColumnValues::Text(_) => ColumnKind::Text,
+        ColumnValues::Time(_) => ColumnKind::Time,
+        ColumnValues::Id(_) => ColumnKind::Id,
+        ColumnValues::Count(_) => ColumnKind::Count,
+        ColumnValues::Decimal(_) => ColumnKind::Decimal,
+    }
+}
+
+/// Sets bind `name` of the batch's current row to row `row` of `values`.
+pub(super) fn set_cell(
+    batch: &mut Batch<'_>,
+    name: &str,
+    values: &ColumnValues,
+    row: usize,
+) -> oracle::Result<()> {
+    match values {
+        ColumnValues::Text(v) | ColumnValues::Decimal(v) => {
+            batch.set(name, &v.get(row).and_then(|s| s.as_deref()))
+        }
+        ColumnValues::Time(v) => batch.set(name, &AsDate(v.get(row).copied().flatten())),
+        ColumnValues::Id(v) => batch.set(name, &v.get(row).copied().flatten()),
+        ColumnValues::Count(v) => batch.set(name, &v.get(row).copied().flatten()),
+    }
+}
+
+/// Runs `sql` as array DML over `rows` rows: the binds are typed first (`types`), then
+/// `fill` sets each row's binds by name; rows go to the server [`WRITE_BATCH`] at a time.
+///
+/// Default mode only: batch errors and per-row counts need a 12.1 client and server. The
+/// first failing row fails the whole call (and the caller's transaction rolls back).
+pub(super) fn run_batch(
+    conn: &Connection,
+    sql: &str,
+    op: &'static str,
+    types: &[(&str, OracleType)],
+    rows: usize,
+    mut fill: impl FnMut(&mut Batch<'_>, usize) -> oracle::Result<()>,
+) -> Result<(), StoreError> {
+    if rows == 0 {
+        return Ok(());
+    }
+    let mut batch = conn
+        .batch(sql, rows.min(WRITE_BATCH))
+        .build()
+        .map_err(at(op))?;
+    for (name, ty) in types {
+        batch.set_type(*name, ty).map_err(at(op))?;
+    }
+    for row in 0..rows {
+        fill(&mut batch, row).map_err(at(op))?;
+        batch.append_row(&[]).map_err(at(op))?;
+    }
+    batch.execute().map_err(at(op))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> NaiveDateTime {
+        NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").expect("test time")
+    }
+
+    #[test]
+    fn dates_round_like_postgres_timestamp0() {
+        assert_eq!(
+            round_to_second(t("2026-09-09 08:00:00.499999")),
+            t("2026-09-09 08:00:00")
+        );
+        assert_eq!(
+            round_to_second(t("2026-09-09 23:59:59.5")),
+            t("2026-09-10 00:00:00")
+        );
+    }
+
+    #[test]
+    fn clip_respects_characters_and_bytes() {
+        assert_eq!(clip("abcdef", 3), "abc");
+        assert_eq!(clip("abc", 2000), "abc");
+        let wide = "延".repeat(2000); // 3 bytes each: 6000 bytes
+        let clipped = clip(&wide, 2000);
+        assert!(clipped.len() <= VARCHAR2_MAX_BYTES);
+        assert_eq!(clipped.chars().count(), 1333);
+    }
+
+    #[test]
+    fn times_survive_the_timestamp_conversion() {
+        let time = t("2026-09-09 08:15:30.123456");
+        let ts = timestamp(time).expect("valid");
+        assert_eq!(read_time(Some(ts)), Some(time));
+        assert_eq!(read_time(None), None);
+    }
+}

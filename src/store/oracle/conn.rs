@@ -1,0 +1,179 @@
+//! Connections: the `oracle://` URL, and the r2d2 manager that opens sessions.
+//!
+//! The `oracle` crate has its own session pool, but the crate's other pools are r2d2's, and
+//! the r2d2 one gives the same `connection_timeout`, `test_on_check_out` and metrics here:
+//! a small [`r2d2::ManageConnection`] is all it takes.
+
+use std::fmt;
+
+use oracle::{ConnStatus, Connection, Connector};
+
+use super::statements;
+use crate::FailureKind;
+use crate::store::StoreError;
+
+/// Where and as whom to connect, parsed from
+/// `oracle://user:password@host[:port]/service_name` (Easy Connect) or
+/// `oracle://user:password@tns_alias`. User and password may be percent-encoded.
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct OracleUrl {
+    pub(super) user: String,
+    pub(super) password: String,
+    pub(super) connect_string: String,
+}
+
+impl fmt::Debug for OracleUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never the password.
+        f.debug_struct("OracleUrl")
+            .field("user", &self.user)
+            .field("connect_string", &self.connect_string)
+            .finish_non_exhaustive()
+    }
+}
+
+fn bad_url(why: &'static str) -> StoreError {
+    StoreError::new(
+        FailureKind::Other,
+        "read the Oracle URL (oracle://user:password@host:port/service_name)",
+        why,
+    )
+}
+
+fn percent_decode(text: &str) -> Result<String, StoreError> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    bad_url("a `%` in the user or password is not followed by two hex digits")
+                })?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| bad_url("the user or password is not UTF-8"))
+}
+
+impl OracleUrl {
+    /// Parses an `oracle://` URL. The error never repeats the URL (it may hold a password).
+    pub(super) fn parse(url: &str) -> Result<OracleUrl, StoreError> {
+        let rest = url
+            .strip_prefix("oracle://")
+            .ok_or_else(|| bad_url("it does not start with oracle://"))?;
+        let (credentials, target) = rest
+            .rsplit_once('@')
+            .ok_or_else(|| bad_url("it has no user@ part"))?;
+        let (user, password) = credentials
+            .split_once(':')
+            .ok_or_else(|| bad_url("it has no password (user:password@)"))?;
+        if user.is_empty() || target.is_empty() {
+            return Err(bad_url("the user or the host is empty"));
+        }
+        // host:port/service is Easy Connect (`//host:port/service`); a bare name is a TNS alias.
+        let connect_string = if target.contains('/') || target.contains(':') {
+            format!("//{target}")
+        } else {
+            target.to_owned()
+        };
+        Ok(OracleUrl {
+            user: percent_decode(user)?,
+            password: percent_decode(password)?,
+            connect_string,
+        })
+    }
+}
+
+/// Opens sessions for the r2d2 pool, each set up the same way.
+pub(super) struct OracleManager {
+    url: OracleUrl,
+}
+
+impl fmt::Debug for OracleManager {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OracleManager")
+            .field("url", &self.url)
+            .finish()
+    }
+}
+
+impl OracleManager {
+    pub(super) fn new(url: OracleUrl) -> OracleManager {
+        OracleManager { url }
+    }
+
+    /// Opens one session: autocommit off (the crate's default; the transaction guard commits),
+    /// a statement cache holding every statement of the dialect (STYLE §3.6), and the module
+    /// name a DBA sees in `V$SESSION`.
+    pub(super) fn open(&self) -> oracle::Result<Connection> {
+        let conn = Connector::new(
+            self.url.user.as_str(),
+            self.url.password.as_str(),
+            self.url.connect_string.as_str(),
+        )
+        .connect()?;
+        conn.set_stmt_cache_size(u32::try_from(statements::ALL.len()).unwrap_or(64) + 8)?;
+        conn.set_module("flightstate")?;
+        Ok(conn)
+    }
+}
+
+impl r2d2::ManageConnection for OracleManager {
+    type Connection = Connection;
+    type Error = oracle::Error;
+
+    fn connect(&self) -> Result<Connection, oracle::Error> {
+        self.open()
+    }
+
+    fn is_valid(&self, conn: &mut Connection) -> Result<(), oracle::Error> {
+        conn.ping()
+    }
+
+    fn has_broken(&self, conn: &mut Connection) -> bool {
+        // An attribute read on the client side: no round trip, so it cannot block.
+        !matches!(conn.status(), Ok(ConnStatus::Normal))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn easy_connect_and_tns_alias_urls() {
+        let url = OracleUrl::parse("oracle://fs:s%40cret@db.example:1521/ORCL").expect("url");
+        assert_eq!(url.user, "fs");
+        assert_eq!(url.password, "s@cret");
+        assert_eq!(url.connect_string, "//db.example:1521/ORCL");
+        let alias = OracleUrl::parse("oracle://fs:pw@PRODDB").expect("alias");
+        assert_eq!(alias.connect_string, "PRODDB");
+    }
+
+    #[test]
+    fn bad_urls_are_refused_without_echoing_them() {
+        for url in [
+            "postgres://u:p@h/db",
+            "oracle://h:1521/ORCL",
+            "oracle://u@h:1521/ORCL",
+            "oracle://u:p%zz@h/ORCL",
+        ] {
+            let err = OracleUrl::parse(url).expect_err(url);
+            assert_eq!(err.kind(), FailureKind::Other);
+            assert!(!format!("{err:#}").contains("p%zz"));
+        }
+        let debug = format!(
+            "{:?}",
+            OracleUrl::parse("oracle://u:hunter2@h/S").expect("url")
+        );
+        assert!(!debug.contains("hunter2"));
+    }
+}

@@ -1,0 +1,177 @@
+//! The one place where Oracle failures become a [`FailureKind`].
+//!
+//! The `oracle` crate reports every failure with an [`ErrorKind`] and, for errors raised by
+//! the server or the client library, the `ORA-` number ([`oracle::Error::oci_code`]) or the
+//! ODPI-C `DPI-` number ([`oracle::Error::dpi_code`]). [`failure_kind`] maps those numbers;
+//! nothing else in the crate looks at them or at the driver's text.
+
+use oracle::ErrorKind;
+
+use crate::FailureKind;
+use crate::store::StoreError;
+
+/// The Oracle codes behind each mapping. `ORA-` numbers are from the *Oracle Database Error
+/// Messages* reference, <https://docs.oracle.com/cd/E11882_01/server.112/e17766/toc.htm>
+/// (11.2); `DPI-` numbers from ODPI-C's error list,
+/// <https://oracle.github.io/odpi/doc/user_guide/errors.html>.
+mod error_codes {
+    /// ORA-00001 unique constraint violated → `Duplicate`.
+    pub(super) const UNIQUE_CONSTRAINT: i32 = 1;
+    /// ORA-02291 integrity constraint violated, parent key not found → `MissingParent`.
+    pub(super) const PARENT_KEY_NOT_FOUND: i32 = 2291;
+    /// ORA-08177 can't serialize access for this transaction → `Conflict`.
+    pub(super) const CANNOT_SERIALIZE: i32 = 8177;
+    /// ORA-00060 deadlock detected while waiting for resource → `Conflict`.
+    pub(super) const DEADLOCK: i32 = 60;
+    /// ORA-03113 end-of-file on communication channel → `ConnectionLost`.
+    pub(super) const END_OF_FILE_ON_CHANNEL: i32 = 3113;
+    /// ORA-03114 not connected to ORACLE → `ConnectionLost`.
+    pub(super) const NOT_CONNECTED: i32 = 3114;
+    /// ORA-03135 connection lost contact → `ConnectionLost`.
+    pub(super) const CONNECTION_LOST_CONTACT: i32 = 3135;
+    /// ORA-12541 TNS:no listener (server down at connect time) → `ConnectionLost`.
+    pub(super) const TNS_NO_LISTENER: i32 = 12541;
+    /// ORA-12170 TNS:Connect timeout occurred → `ConnectionLost`.
+    pub(super) const TNS_CONNECT_TIMEOUT: i32 = 12170;
+    /// ORA-12514 TNS:listener does not currently know of service (instance starting or
+    /// stopping) → `ConnectionLost`.
+    pub(super) const TNS_UNKNOWN_SERVICE: i32 = 12514;
+    /// ORA-01013 user requested cancel of current operation (a call timeout or a break)
+    /// → `Timeout`.
+    pub(super) const USER_CANCEL: i32 = 1013;
+    /// DPI-1010 not connected (the client knows the session is gone) → `ConnectionLost`.
+    pub(super) const DPI_NOT_CONNECTED: i32 = 1010;
+    /// DPI-1080 connection was closed by ORA-%d → `ConnectionLost`.
+    pub(super) const DPI_CLOSED_BY_ORA: i32 = 1080;
+    /// DPI-1067 call timeout of %u ms exceeded with ORA-%d → `Timeout`.
+    pub(super) const DPI_CALL_TIMEOUT: i32 = 1067;
+}
+
+/// Classifies an `oracle` crate error by its kind and codes. The one mapping from Oracle
+/// failures to [`FailureKind`].
+pub(super) fn failure_kind(err: &oracle::Error) -> FailureKind {
+    classify(err.kind(), err.oci_code(), err.dpi_code())
+}
+
+/// [`failure_kind`] on the parts, so that every arm is tested without a server.
+fn classify(kind: ErrorKind, oci_code: Option<i32>, dpi_code: Option<i32>) -> FailureKind {
+    use error_codes::*;
+    match (kind, oci_code, dpi_code) {
+        (ErrorKind::OciError, Some(code), _) => match code {
+            UNIQUE_CONSTRAINT => FailureKind::Duplicate,
+            PARENT_KEY_NOT_FOUND => FailureKind::MissingParent,
+            CANNOT_SERIALIZE | DEADLOCK => FailureKind::Conflict,
+            END_OF_FILE_ON_CHANNEL
+            | NOT_CONNECTED
+            | CONNECTION_LOST_CONTACT
+            | TNS_NO_LISTENER
+            | TNS_CONNECT_TIMEOUT
+            | TNS_UNKNOWN_SERVICE => FailureKind::ConnectionLost,
+            USER_CANCEL => FailureKind::Timeout,
+            _ => FailureKind::Other,
+        },
+        (ErrorKind::DpiError, _, Some(code)) => match code {
+            DPI_NOT_CONNECTED | DPI_CLOSED_BY_ORA => FailureKind::ConnectionLost,
+            DPI_CALL_TIMEOUT => FailureKind::Timeout,
+            _ => FailureKind::Other,
+        },
+        _ => FailureKind::Other,
+    }
+}
+
+/// Wraps a failed statement; `op` is the statement file's name.
+pub(super) fn query(op: &'static str, err: oracle::Error) -> StoreError {
+    StoreError::new(failure_kind(&err), op, err)
+}
+
+/// Like [`query`], as a closure for `map_err`.
+pub(super) fn at(op: &'static str) -> impl Fn(oracle::Error) -> StoreError {
+    move |err| query(op, err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ora_codes_map_to_failure_kinds() {
+        let cases = [
+            (1, FailureKind::Duplicate),
+            (2291, FailureKind::MissingParent),
+            (8177, FailureKind::Conflict),
+            (60, FailureKind::Conflict),
+            (3113, FailureKind::ConnectionLost),
+            (3114, FailureKind::ConnectionLost),
+            (3135, FailureKind::ConnectionLost),
+            (12541, FailureKind::ConnectionLost),
+            (1013, FailureKind::Timeout),
+            (1400, FailureKind::Other), // cannot insert NULL: a bug, not a retry
+            (12899, FailureKind::Other), // value too large: bad input
+        ];
+        for (code, expected) in cases {
+            assert_eq!(
+                classify(ErrorKind::OciError, Some(code), None),
+                expected,
+                "ORA-{code:05}"
+            );
+        }
+    }
+
+    #[test]
+    fn dpi_codes_map_to_failure_kinds() {
+        assert_eq!(
+            classify(ErrorKind::DpiError, None, Some(1010)),
+            FailureKind::ConnectionLost
+        );
+        assert_eq!(
+            classify(ErrorKind::DpiError, None, Some(1080)),
+            FailureKind::ConnectionLost
+        );
+        assert_eq!(
+            classify(ErrorKind::DpiError, None, Some(1067)),
+            FailureKind::Timeout
+        );
+        // DPI-1047: the client library cannot be loaded; retrying cannot fix that.
+        assert_eq!(
+            classify(ErrorKind::DpiError, None, Some(1047)),
+            FailureKind::Other
+        );
+    }
+
+    #[test]
+    fn errors_without_a_code_are_other() {
+        for kind in [
+            ErrorKind::NullValue,
+            ErrorKind::InvalidBindName,
+            ErrorKind::OutOfRange,
+        ] {
+            assert_eq!(classify(kind, None, None), FailureKind::Other);
+        }
+        let err = oracle::Error::new(ErrorKind::InvalidTypeConversion, "made up");
+        assert_eq!(query("select_flights", err).kind(), FailureKind::Other);
+    }
+
+    #[test]
+    #[allow(deprecated)] // the only public way to build an OCI error without a server
+    fn a_driver_error_is_classified_through_its_accessors() {
+        let err = oracle::Error::OciError(oracle::DbError::new(
+            1,
+            0,
+            "ORA-00001: unique constraint (FS.EFFECT_CALL_IDEM_KEY_UK) violated",
+            "dpiStmt_execute",
+            "execute",
+        ));
+        assert_eq!(failure_kind(&err), FailureKind::Duplicate);
+        let err = oracle::Error::OciError(oracle::DbError::new(
+            3113,
+            0,
+            "ORA-03113: end-of-file on communication channel",
+            "dpiStmt_execute",
+            "execute",
+        ));
+        assert_eq!(
+            query("lock_pipeline", err).kind(),
+            FailureKind::ConnectionLost
+        );
+    }
+}

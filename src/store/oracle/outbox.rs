@@ -1,0 +1,225 @@
+//! [`OutboxOps`] on Oracle: claiming and settling the rows of `KAFKA_SCHD` and `KAFKA_MSG`.
+//!
+//! Claims are `FOR UPDATE SKIP LOCKED` over a ROWNUM-cut candidate list (11g has no
+//! `FETCH FIRST`), so a claim may return fewer rows than asked when another dispatcher holds
+//! some; the dispatcher takes short batches as they come (STYLE §3.7).
+
+use chrono::NaiveDateTime;
+use oracle::Row;
+use oracle::sql_type::{OracleType, Timestamp};
+
+use super::binds::{AsTimestamp, clip, required_time, run_batch};
+use super::errors::at;
+use super::statements as sql;
+use super::tx::OracleTx;
+use crate::FailureKind;
+use crate::store::{
+    Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, PendingCounts,
+    StoreError,
+};
+
+fn event_kind(code: &str, op: &'static str) -> Result<EventKind, StoreError> {
+    match code {
+        "STATE" => Ok(EventKind::State),
+        "TOMBSTONE" => Ok(EventKind::Tombstone),
+        other => Err(StoreError::new(
+            FailureKind::Other,
+            op,
+            format!("unknown KAFKA_SCHD.EVENT_KIND {other:?}"),
+        )),
+    }
+}
+
+fn state_event(row: &Row, op: &'static str) -> Result<ClaimedStateEvent, StoreError> {
+    let kind: String = row.get("event_kind").map_err(at(op))?;
+    let created: Timestamp = row.get("created_at").map_err(at(op))?;
+    Ok(ClaimedStateEvent {
+        event_id: row.get("event_id").map_err(at(op))?,
+        flid: row.get("flid").map_err(at(op))?,
+        state_version: row.get("state_version").map_err(at(op))?,
+        kind: event_kind(&kind, op)?,
+        created_at: required_time(created, op)?,
+        attempts: row.get("attempts").map_err(at(op))?,
+    })
+}
+
+fn notice(row: &Row, op: &'static str) -> Result<ClaimedNotice, StoreError> {
+    let created: Timestamp = row.get("created_at").map_err(at(op))?;
+    Ok(ClaimedNotice {
+        event_id: row.get("event_id").map_err(at(op))?,
+        flid: row.get("flid").map_err(at(op))?,
+        change_kind: row.get("change_kind").map_err(at(op))?,
+        payload: row.get("payload").map_err(at(op))?,
+        message_id: row.get("message_id").map_err(at(op))?,
+        created_at: required_time(created, op)?,
+        attempts: row.get("attempts").map_err(at(op))?,
+    })
+}
+
+impl OracleTx<'_> {
+    fn mark_sent(
+        &mut self,
+        text: &'static str,
+        op: &'static str,
+        event_ids: &[i64],
+        now: NaiveDateTime,
+    ) -> Result<(), StoreError> {
+        let now = AsTimestamp(Some(now));
+        run_batch(
+            self.conn(),
+            text,
+            op,
+            &[
+                ("now", OracleType::Timestamp(6)),
+                ("event_id", OracleType::Int64),
+            ],
+            event_ids.len(),
+            |batch, row| {
+                batch.set("now", &now)?;
+                batch.set("event_id", &event_ids[row])
+            },
+        )
+    }
+
+    fn retry(
+        &mut self,
+        text: &'static str,
+        op: &'static str,
+        failed: &[FailedRow],
+        now: NaiveDateTime,
+        backoff: Backoff,
+    ) -> Result<(), StoreError> {
+        let now = AsTimestamp(Some(now));
+        run_batch(
+            self.conn(),
+            text,
+            op,
+            &[
+                ("now", OracleType::Timestamp(6)),
+                ("initial_secs", OracleType::BinaryDouble),
+                ("max_secs", OracleType::BinaryDouble),
+                ("event_id", OracleType::Int64),
+                ("error", OracleType::Varchar2(256)),
+            ],
+            failed.len(),
+            |batch, row| {
+                let f = &failed[row];
+                batch.set("now", &now)?;
+                batch.set("initial_secs", &backoff.initial_secs)?;
+                batch.set("max_secs", &backoff.max_secs)?;
+                batch.set("event_id", &f.event_id)?;
+                batch.set("error", &clip(&f.error, 2000))
+            },
+        )
+    }
+}
+
+impl OutboxOps for OracleTx<'_> {
+    fn set_repeatable_read(&mut self) -> Result<(), StoreError> {
+        self.conn()
+            .execute(sql::SET_REPEATABLE_READ, &[])
+            .map(drop)
+            .map_err(at("set_repeatable_read"))
+    }
+
+    fn claim_state_events(
+        &mut self,
+        now: NaiveDateTime,
+        limit: i64,
+    ) -> Result<Vec<ClaimedStateEvent>, StoreError> {
+        let op = "claim_state_events";
+        let rows = self
+            .conn()
+            .query_named(
+                sql::CLAIM_STATE_EVENTS,
+                &[("now", &AsTimestamp(Some(now))), ("row_limit", &limit)],
+            )
+            .map_err(at(op))?;
+        rows.map(|row| state_event(&row.map_err(at(op))?, op))
+            .collect()
+    }
+
+    fn claim_change_notices(
+        &mut self,
+        now: NaiveDateTime,
+        limit: i64,
+    ) -> Result<Vec<ClaimedNotice>, StoreError> {
+        let op = "claim_change_notices";
+        let rows = self
+            .conn()
+            .query_named(
+                sql::CLAIM_CHANGE_NOTICES,
+                &[("now", &AsTimestamp(Some(now))), ("row_limit", &limit)],
+            )
+            .map_err(at(op))?;
+        rows.map(|row| notice(&row.map_err(at(op))?, op)).collect()
+    }
+
+    fn mark_state_events_sent(
+        &mut self,
+        event_ids: &[i64],
+        now: NaiveDateTime,
+    ) -> Result<(), StoreError> {
+        self.mark_sent(
+            sql::MARK_STATE_EVENTS_SENT,
+            "mark_state_events_sent",
+            event_ids,
+            now,
+        )
+    }
+
+    fn mark_change_notices_sent(
+        &mut self,
+        event_ids: &[i64],
+        now: NaiveDateTime,
+    ) -> Result<(), StoreError> {
+        self.mark_sent(
+            sql::MARK_CHANGE_NOTICES_SENT,
+            "mark_change_notices_sent",
+            event_ids,
+            now,
+        )
+    }
+
+    fn retry_state_events(
+        &mut self,
+        failed: &[FailedRow],
+        now: NaiveDateTime,
+        backoff: Backoff,
+    ) -> Result<(), StoreError> {
+        self.retry(
+            sql::RETRY_STATE_EVENTS,
+            "retry_state_events",
+            failed,
+            now,
+            backoff,
+        )
+    }
+
+    fn retry_change_notices(
+        &mut self,
+        failed: &[FailedRow],
+        now: NaiveDateTime,
+        backoff: Backoff,
+    ) -> Result<(), StoreError> {
+        self.retry(
+            sql::RETRY_CHANGE_NOTICES,
+            "retry_change_notices",
+            failed,
+            now,
+            backoff,
+        )
+    }
+
+    fn count_pending_events(&mut self) -> Result<PendingCounts, StoreError> {
+        let op = "count_pending_events";
+        let row = self
+            .conn()
+            .query_row_named(sql::COUNT_PENDING_EVENTS, &[])
+            .map_err(at(op))?;
+        Ok(PendingCounts {
+            state_events: row.get("state_events").map_err(at(op))?,
+            change_notices: row.get("change_notices").map_err(at(op))?,
+        })
+    }
+}

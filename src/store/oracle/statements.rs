@@ -1,0 +1,170 @@
+//! Every handwritten Oracle 11g statement, compiled in from `sql/oracle/`. A
+//! constant's name is its file's name; the file documents binds (named,
+//! `:flid`), result and locks. Files end without `;`, which OCI refuses,
+//! except the PL/SQL blocks.
+
+macro_rules! sql {
+    ($name:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sql/oracle/",
+            $name,
+            ".sql"
+        ))
+    };
+}
+
+/// Every statement by file name, for `flightstate sql --dialect oracle` and
+/// the snapshot tests.
+pub(crate) const ALL: &[(&str, &str)] = &[
+    ("acquire_lease", ACQUIRE_LEASE),
+    ("bump_snapshot_version", BUMP_SNAPSHOT_VERSION),
+    ("claim_change_notices", CLAIM_CHANGE_NOTICES),
+    ("claim_state_events", CLAIM_STATE_EVENTS),
+    ("count_pending_events", COUNT_PENDING_EVENTS),
+    ("delete_bridges", DELETE_BRIDGES),
+    ("delete_carousels", DELETE_CAROUSELS),
+    ("delete_chocks", DELETE_CHOCKS),
+    ("delete_chutes", DELETE_CHUTES),
+    ("delete_counters", DELETE_COUNTERS),
+    ("delete_delays", DELETE_DELAYS),
+    ("delete_flights", DELETE_FLIGHTS),
+    ("delete_flights_of_day", DELETE_FLIGHTS_OF_DAY),
+    ("delete_gates", DELETE_GATES),
+    ("delete_route_points", DELETE_ROUTE_POINTS),
+    ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
+    ("delete_stands", DELETE_STANDS),
+    ("finish_migration", FINISH_MIGRATION),
+    ("grant_effect_calls", GRANT_EFFECT_CALLS),
+    ("insert_bridges", INSERT_BRIDGES),
+    ("insert_carousels", INSERT_CAROUSELS),
+    ("insert_change_notices", INSERT_CHANGE_NOTICES),
+    ("insert_chocks", INSERT_CHOCKS),
+    ("insert_chutes", INSERT_CHUTES),
+    ("insert_counters", INSERT_COUNTERS),
+    ("insert_delays", INSERT_DELAYS),
+    ("insert_effect_intent", INSERT_EFFECT_INTENT),
+    ("insert_gates", INSERT_GATES),
+    ("insert_migration", INSERT_MIGRATION),
+    ("insert_route_points", INSERT_ROUTE_POINTS),
+    ("insert_snapshot_ledger", INSERT_SNAPSHOT_LEDGER),
+    ("insert_snapshot_list", INSERT_SNAPSHOT_LIST),
+    ("insert_stands", INSERT_STANDS),
+    ("insert_state_events", INSERT_STATE_EVENTS),
+    ("lock_pipeline", LOCK_PIPELINE),
+    ("mark_change_notices_sent", MARK_CHANGE_NOTICES_SENT),
+    ("mark_state_events_sent", MARK_STATE_EVENTS_SENT),
+    ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
+    ("record_migration_error", RECORD_MIGRATION_ERROR),
+    ("record_migration_step", RECORD_MIGRATION_STEP),
+    ("record_outcome", RECORD_OUTCOME),
+    ("release_lease", RELEASE_LEASE),
+    ("release_migration_lock", RELEASE_MIGRATION_LOCK),
+    ("renew_lease", RENEW_LEASE),
+    ("retry_change_notices", RETRY_CHANGE_NOTICES),
+    ("retry_state_events", RETRY_STATE_EVENTS),
+    ("schedule_retry", SCHEDULE_RETRY),
+    ("select_bridges", SELECT_BRIDGES),
+    ("select_carousels", SELECT_CAROUSELS),
+    ("select_chocks", SELECT_CHOCKS),
+    ("select_chutes", SELECT_CHUTES),
+    ("select_counters", SELECT_COUNTERS),
+    ("select_delays", SELECT_DELAYS),
+    ("select_effect_call", SELECT_EFFECT_CALL),
+    ("select_flights", SELECT_FLIGHTS),
+    ("select_gates", SELECT_GATES),
+    ("select_migration_table", SELECT_MIGRATION_TABLE),
+    ("select_migrations", SELECT_MIGRATIONS),
+    ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
+    ("select_proc_state", SELECT_PROC_STATE),
+    ("select_route_points", SELECT_ROUTE_POINTS),
+    ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
+    ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
+    ("select_stands", SELECT_STANDS),
+    ("select_version_floors", SELECT_VERSION_FLOORS),
+    ("set_repeatable_read", SET_REPEATABLE_READ),
+    ("take_migration_lock", TAKE_MIGRATION_LOCK),
+    ("upsert_flights", UPSERT_FLIGHTS),
+    ("upsert_version_floors", UPSERT_VERSION_FLOORS),
+];
+
+/// The statements that only the Oracle dialect has (its migration runner:
+/// PostgreSQL's is diesel's), so `sql/pg/` has no file of that name.
+pub(crate) const ORACLE_ONLY: &[&str] = &[
+    "finish_migration",
+    "insert_migration",
+    "record_migration_error",
+    "record_migration_step",
+    "select_migration_table",
+    "select_migrations",
+];
+
+pub(crate) const ACQUIRE_LEASE: &str = sql!("acquire_lease");
+pub(crate) const BUMP_SNAPSHOT_VERSION: &str = sql!("bump_snapshot_version");
+pub(crate) const CLAIM_CHANGE_NOTICES: &str = sql!("claim_change_notices");
+pub(crate) const CLAIM_STATE_EVENTS: &str = sql!("claim_state_events");
+pub(crate) const COUNT_PENDING_EVENTS: &str = sql!("count_pending_events");
+pub(crate) const DELETE_BRIDGES: &str = sql!("delete_bridges");
+pub(crate) const DELETE_CAROUSELS: &str = sql!("delete_carousels");
+pub(crate) const DELETE_CHOCKS: &str = sql!("delete_chocks");
+pub(crate) const DELETE_CHUTES: &str = sql!("delete_chutes");
+pub(crate) const DELETE_COUNTERS: &str = sql!("delete_counters");
+pub(crate) const DELETE_DELAYS: &str = sql!("delete_delays");
+pub(crate) const DELETE_FLIGHTS: &str = sql!("delete_flights");
+pub(crate) const DELETE_FLIGHTS_OF_DAY: &str = sql!("delete_flights_of_day");
+pub(crate) const DELETE_GATES: &str = sql!("delete_gates");
+pub(crate) const DELETE_ROUTE_POINTS: &str = sql!("delete_route_points");
+pub(crate) const DELETE_SNAPSHOT_LIST: &str = sql!("delete_snapshot_list");
+pub(crate) const DELETE_STANDS: &str = sql!("delete_stands");
+pub(crate) const FINISH_MIGRATION: &str = sql!("finish_migration");
+pub(crate) const GRANT_EFFECT_CALLS: &str = sql!("grant_effect_calls");
+pub(crate) const INSERT_BRIDGES: &str = sql!("insert_bridges");
+pub(crate) const INSERT_CAROUSELS: &str = sql!("insert_carousels");
+pub(crate) const INSERT_CHANGE_NOTICES: &str = sql!("insert_change_notices");
+pub(crate) const INSERT_CHOCKS: &str = sql!("insert_chocks");
+pub(crate) const INSERT_CHUTES: &str = sql!("insert_chutes");
+pub(crate) const INSERT_COUNTERS: &str = sql!("insert_counters");
+pub(crate) const INSERT_DELAYS: &str = sql!("insert_delays");
+pub(crate) const INSERT_EFFECT_INTENT: &str = sql!("insert_effect_intent");
+pub(crate) const INSERT_GATES: &str = sql!("insert_gates");
+pub(crate) const INSERT_MIGRATION: &str = sql!("insert_migration");
+pub(crate) const INSERT_ROUTE_POINTS: &str = sql!("insert_route_points");
+pub(crate) const INSERT_SNAPSHOT_LEDGER: &str = sql!("insert_snapshot_ledger");
+pub(crate) const INSERT_SNAPSHOT_LIST: &str = sql!("insert_snapshot_list");
+pub(crate) const INSERT_STANDS: &str = sql!("insert_stands");
+pub(crate) const INSERT_STATE_EVENTS: &str = sql!("insert_state_events");
+pub(crate) const LOCK_PIPELINE: &str = sql!("lock_pipeline");
+pub(crate) const MARK_CHANGE_NOTICES_SENT: &str = sql!("mark_change_notices_sent");
+pub(crate) const MARK_STATE_EVENTS_SENT: &str = sql!("mark_state_events_sent");
+pub(crate) const RECORD_EFFECT_RECEIPT: &str = sql!("record_effect_receipt");
+pub(crate) const RECORD_MIGRATION_ERROR: &str = sql!("record_migration_error");
+pub(crate) const RECORD_MIGRATION_STEP: &str = sql!("record_migration_step");
+pub(crate) const RECORD_OUTCOME: &str = sql!("record_outcome");
+pub(crate) const RELEASE_LEASE: &str = sql!("release_lease");
+pub(crate) const RELEASE_MIGRATION_LOCK: &str = sql!("release_migration_lock");
+pub(crate) const RENEW_LEASE: &str = sql!("renew_lease");
+pub(crate) const RETRY_CHANGE_NOTICES: &str = sql!("retry_change_notices");
+pub(crate) const RETRY_STATE_EVENTS: &str = sql!("retry_state_events");
+pub(crate) const SCHEDULE_RETRY: &str = sql!("schedule_retry");
+pub(crate) const SELECT_BRIDGES: &str = sql!("select_bridges");
+pub(crate) const SELECT_CAROUSELS: &str = sql!("select_carousels");
+pub(crate) const SELECT_CHOCKS: &str = sql!("select_chocks");
+pub(crate) const SELECT_CHUTES: &str = sql!("select_chutes");
+pub(crate) const SELECT_COUNTERS: &str = sql!("select_counters");
+pub(crate) const SELECT_DELAYS: &str = sql!("select_delays");
+pub(crate) const SELECT_EFFECT_CALL: &str = sql!("select_effect_call");
+pub(crate) const SELECT_FLIGHTS: &str = sql!("select_flights");
+pub(crate) const SELECT_GATES: &str = sql!("select_gates");
+pub(crate) const SELECT_MIGRATION_TABLE: &str = sql!("select_migration_table");
+pub(crate) const SELECT_MIGRATIONS: &str = sql!("select_migrations");
+pub(crate) const SELECT_OPEN_EFFECT_CALLS: &str = sql!("select_open_effect_calls");
+pub(crate) const SELECT_PROC_STATE: &str = sql!("select_proc_state");
+pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
+pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
+pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");
+pub(crate) const SELECT_STANDS: &str = sql!("select_stands");
+pub(crate) const SELECT_VERSION_FLOORS: &str = sql!("select_version_floors");
+pub(crate) const SET_REPEATABLE_READ: &str = sql!("set_repeatable_read");
+pub(crate) const TAKE_MIGRATION_LOCK: &str = sql!("take_migration_lock");
+pub(crate) const UPSERT_FLIGHTS: &str = sql!("upsert_flights");
+pub(crate) const UPSERT_VERSION_FLOORS: &str = sql!("upsert_version_floors");

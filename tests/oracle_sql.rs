@@ -1,0 +1,926 @@
+//! The Oracle 11g dialect without a server: every statement of `sql/oracle/` and every script
+//! of `migrations_oracle/` is pinned by a snapshot, carries its header, mirrors its
+//! PostgreSQL twin (same file names, same columns), and passes a lint for what 11g refuses or
+//! limits. The lint's rules are listed in [`statement_findings`] and [`ddl_findings`] (and in
+//! `docs/oracle.md`); each rule has a case in `the_lint_catches_what_11g_refuses`.
+#![cfg(feature = "oracle")]
+
+use std::collections::BTreeSet;
+
+use flightstate::state::{
+    Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, Gate, RoutePoint, Stand, TableRow,
+};
+use flightstate::store::oracle::{
+    migration_scripts, oracle_only_statements, script_statements, statements,
+};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Oracle's reserved words (11.2 *SQL Language Reference*, "Oracle SQL Reserved Words"): not
+/// usable as column names, nor as bind names (ORA-01745).
+const RESERVED: &[&str] = &[
+    "ACCESS",
+    "ADD",
+    "ALL",
+    "ALTER",
+    "AND",
+    "ANY",
+    "AS",
+    "ASC",
+    "AUDIT",
+    "BETWEEN",
+    "BY",
+    "CHAR",
+    "CHECK",
+    "CLUSTER",
+    "COLUMN",
+    "COMMENT",
+    "COMPRESS",
+    "CONNECT",
+    "CREATE",
+    "CURRENT",
+    "DATE",
+    "DECIMAL",
+    "DEFAULT",
+    "DELETE",
+    "DESC",
+    "DISTINCT",
+    "DROP",
+    "ELSE",
+    "EXCLUSIVE",
+    "EXISTS",
+    "FILE",
+    "FLOAT",
+    "FOR",
+    "FROM",
+    "GRANT",
+    "GROUP",
+    "HAVING",
+    "IDENTIFIED",
+    "IMMEDIATE",
+    "IN",
+    "INCREMENT",
+    "INDEX",
+    "INITIAL",
+    "INSERT",
+    "INTEGER",
+    "INTERSECT",
+    "INTO",
+    "IS",
+    "LEVEL",
+    "LIKE",
+    "LOCK",
+    "LONG",
+    "MAXEXTENTS",
+    "MINUS",
+    "MLSLABEL",
+    "MODE",
+    "MODIFY",
+    "NOAUDIT",
+    "NOCOMPRESS",
+    "NOT",
+    "NOWAIT",
+    "NULL",
+    "NUMBER",
+    "OF",
+    "OFFLINE",
+    "ON",
+    "ONLINE",
+    "OPTION",
+    "OR",
+    "ORDER",
+    "PCTFREE",
+    "PRIOR",
+    "PRIVILEGES",
+    "PUBLIC",
+    "RAW",
+    "RENAME",
+    "RESOURCE",
+    "REVOKE",
+    "ROW",
+    "ROWID",
+    "ROWNUM",
+    "ROWS",
+    "SELECT",
+    "SESSION",
+    "SET",
+    "SHARE",
+    "SIZE",
+    "SMALLINT",
+    "START",
+    "SUCCESSFUL",
+    "SYNONYM",
+    "SYSDATE",
+    "TABLE",
+    "THEN",
+    "TO",
+    "TRIGGER",
+    "UID",
+    "UNION",
+    "UNIQUE",
+    "UPDATE",
+    "USER",
+    "VALIDATE",
+    "VALUES",
+    "VARCHAR",
+    "VARCHAR2",
+    "VIEW",
+    "WHENEVER",
+    "WHERE",
+    "WITH",
+];
+
+/// Quoted literals a statement may hold: constants of the statement, never values (values
+/// are binds). Anything else quoted fails the lint.
+const ALLOWED_LITERALS: &[&str] = &["'FM999999990.00'", "'SECOND'"];
+
+/// Statement text without its `--` lines.
+fn body(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Text with quoted literals and `/* */` comments blanked, upper-cased: what the keyword
+/// rules look at.
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_quote = false;
+    while let Some(c) = chars.next() {
+        if in_quote {
+            if c == '\'' {
+                in_quote = false;
+                out.push('\'');
+            }
+            continue;
+        }
+        if c == '\'' {
+            in_quote = true;
+            out.push('\'');
+        } else if c == '/' && chars.peek() == Some(&'*') {
+            for d in chars.by_ref() {
+                if d == '/' {
+                    break;
+                }
+            }
+            out.push(' ');
+        } else {
+            out.push(c.to_ascii_uppercase());
+        }
+    }
+    out
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '#'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn has_word_seq(code: &str, seq: &[&str]) -> bool {
+    let w = words(code);
+    w.windows(seq.len())
+        .any(|win| win.iter().zip(seq).all(|(a, b)| a == b))
+}
+
+fn is_plsql(code: &str) -> bool {
+    let start = code.trim_start();
+    start.starts_with("BEGIN") || start.starts_with("DECLARE")
+}
+
+/// What 11g would refuse or limit in a statement sent through OCI. Rules:
+/// IDENTITY; FETCH FIRST/NEXT and OFFSET; LIMIT; BOOLEAN and TRUE/FALSE; ON CONFLICT; UNNEST and
+/// `= ANY(…)`/`<> ALL(…)` array forms; `::` casts; `$n` positional binds; RETURNING without
+/// INTO; identifiers and bind names over 30 bytes; a trailing `;` outside PL/SQL; `''`
+/// (Oracle's NULL) anywhere; quoted literals outside [`ALLOWED_LITERALS`]; PostgreSQL-only
+/// functions (`now()`, `gen_random_uuid`, `make_interval`, `left(`, `jsonb`, `ILIKE`,
+/// `string_agg`); REPEATABLE READ; `AS` before a table alias (Oracle allows `AS` for column
+/// aliases only); a literal `IN` list of more than 1000 items; reserved words as bind names.
+fn statement_findings(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let body = body(text);
+    let code = code_only(&body);
+    let mut bad = |why: &str| found.push(why.to_owned());
+    for (seq, why) in [
+        (&["IDENTITY"][..], "IDENTITY (11g has sequences)"),
+        (&["FETCH", "FIRST"], "FETCH FIRST (11g: ROWNUM)"),
+        (&["FETCH", "NEXT"], "FETCH NEXT (11g: ROWNUM)"),
+        (&["OFFSET"], "OFFSET (11g: ROWNUM)"),
+        (&["LIMIT"], "LIMIT (11g: ROWNUM)"),
+        (&["ON", "CONFLICT"], "ON CONFLICT (11g: MERGE)"),
+        (&["UNNEST"], "UNNEST (11g: batch or collection)"),
+        (&["REPEATABLE", "READ"], "REPEATABLE READ (Oracle has none)"),
+        (&["ILIKE"], "ILIKE (PostgreSQL only)"),
+        (&["JSONB"], "jsonb (PostgreSQL only)"),
+        (&["STRING_AGG"], "string_agg (11g: LISTAGG)"),
+        (&["GEN_RANDOM_UUID"], "gen_random_uuid (11g: SYS_GUID)"),
+        (&["MAKE_INTERVAL"], "make_interval (11g: NUMTODSINTERVAL)"),
+    ] {
+        if has_word_seq(&code, seq) {
+            bad(why);
+        }
+    }
+    // PL/SQL has BOOLEAN (`release_on_commit => FALSE`); SQL has none in 11g.
+    if !is_plsql(&code) {
+        for word in ["BOOLEAN", "TRUE", "FALSE"] {
+            if has_word_seq(&code, &[word]) {
+                bad(&format!("{word} (no SQL BOOLEAN in 11g)"));
+            }
+        }
+    }
+    let compact: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (needle, why) in [
+        ("= ANY", "= ANY (array form)"),
+        ("=ANY", "= ANY (array form)"),
+        ("<> ALL", "<> ALL (array form)"),
+        ("::", ":: cast"),
+        ("NOW()", "now() (bind the time)"),
+        ("LEFT(", "left() (11g: SUBSTR)"),
+    ] {
+        if compact.contains(needle) {
+            bad(why);
+        }
+    }
+    if code
+        .char_indices()
+        .any(|(i, c)| c == '$' && code[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+    {
+        bad("$n positional bind (Oracle: named :bind)");
+    }
+    let w = words(&code);
+    if let Some(pos) = w.iter().position(|x| x == "RETURNING") {
+        if !w[pos..].iter().any(|x| x == "INTO") {
+            bad("RETURNING without INTO");
+        }
+    }
+    let tokens: Vec<&str> = code.split_whitespace().collect();
+    for win in tokens.windows(3) {
+        let table_context = ["FROM", "JOIN", "UPDATE", "INTO", "USING"].contains(&win[0]);
+        let identifier = win[1]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        if table_context && identifier && win[2] == "AS" {
+            bad("AS before a table alias");
+        }
+    }
+    for word in &w {
+        if word.len() > 30 {
+            bad(&format!("identifier over 30 bytes: {word}"));
+        }
+    }
+    for bind in binds(&body) {
+        if bind.len() > 30 {
+            bad(&format!("bind name over 30 bytes: {bind}"));
+        }
+        if RESERVED.contains(&bind.to_ascii_uppercase().as_str()) {
+            bad(&format!("reserved word as a bind name: {bind}"));
+        }
+    }
+    for literal in quoted(&body) {
+        if literal == "''" {
+            bad("'' (the empty string is NULL in Oracle)");
+        } else if !ALLOWED_LITERALS.contains(&literal.as_str()) {
+            bad(&format!("quoted literal {literal} (bind the value)"));
+        }
+    }
+    if !is_plsql(&code) && body.trim_end().ends_with(';') {
+        bad("trailing ; (OCI refuses it outside PL/SQL)");
+    }
+    for list in code.split(" IN (").skip(1) {
+        let items = list.split(')').next().unwrap_or("").matches(',').count() + 1;
+        if items > 1000 && !list.trim_start().starts_with("SELECT") {
+            bad("IN list over 1000 items");
+        }
+    }
+    found
+}
+
+/// Named binds (`:flid`) of a statement, in order of first use.
+fn binds(body: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let code = body.replace(":=", "  ");
+    let bytes: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    let mut in_quote = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == '\'' {
+            in_quote = !in_quote;
+        } else if c == ':' && !in_quote {
+            let name: String = bytes[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+                .collect();
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn quoted(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (&mut current, c) {
+            (None, '\'') => current = Some("'".to_owned()),
+            (Some(s), '\'') if chars.peek() == Some(&'\'') => {
+                s.push_str("''");
+                chars.next();
+            }
+            (Some(s), '\'') => {
+                s.push('\'');
+                out.push(std::mem::take(s));
+                current = None;
+            }
+            (Some(s), c) => s.push(c),
+            (None, _) => {}
+        }
+    }
+    out
+}
+
+/// What 11g would refuse, or what breaks the mirror, in a migration statement. Rules: the
+/// PostgreSQL types whose 11g names differ (TEXT, BIGINT, INTEGER, SMALLINT, SERIAL, BOOLEAN,
+/// BYTEA, NUMERIC, DOUBLE PRECISION, TIMESTAMP(0) — DESIGN §3 says DATE —, TIMESTAMPTZ, JSON,
+/// JSONB, UUID, `VARCHAR(`); `VARCHAR2(n)` without CHAR semantics; `VARCHAR2` over 4000;
+/// IDENTITY; partial indexes (`CREATE INDEX … WHERE`); IF [NOT] EXISTS; the `~` regex
+/// operator; `::` casts; identifiers over 30 bytes; reserved words as column names; a blank
+/// line inside a statement (SQL*Plus ends the statement there); a line starting with `#`
+/// (a SQL*Plus command).
+fn ddl_findings(statement: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let code = code_only(statement);
+    let mut bad = |why: String| found.push(why);
+    for (seq, why) in [
+        (&["TEXT"][..], "TEXT (11g: CLOB or VARCHAR2)"),
+        (&["BIGINT"], "BIGINT (11g: NUMBER(19))"),
+        (&["INTEGER"], "INTEGER (use NUMBER(10))"),
+        (&["SMALLINT"], "SMALLINT (use NUMBER(5))"),
+        (&["SERIAL"], "SERIAL (11g: sequence)"),
+        (&["BIGSERIAL"], "BIGSERIAL (11g: sequence)"),
+        (&["BOOLEAN"], "BOOLEAN (11g: a CHECKed NUMBER(1) or CHAR)"),
+        (&["BYTEA"], "BYTEA (11g: RAW or BLOB)"),
+        (&["NUMERIC"], "NUMERIC (use NUMBER(p,s))"),
+        (
+            &["DOUBLE", "PRECISION"],
+            "DOUBLE PRECISION (11g: BINARY_DOUBLE)",
+        ),
+        (&["TIMESTAMP", "0"], "TIMESTAMP(0) (DESIGN §3: DATE)"),
+        (&["TIMESTAMPTZ"], "TIMESTAMPTZ"),
+        (&["JSON"], "JSON (not a type in 11g)"),
+        (&["JSONB"], "JSONB"),
+        (&["UUID"], "UUID (not a type in 11g)"),
+        (&["VARCHAR"], "VARCHAR (use VARCHAR2)"),
+        (&["IDENTITY"], "IDENTITY (11g has sequences)"),
+        (&["IF", "NOT", "EXISTS"], "IF NOT EXISTS"),
+        (&["IF", "EXISTS"], "IF EXISTS"),
+    ] {
+        if has_word_seq(&code, seq) {
+            bad(why.to_owned());
+        }
+    }
+    let w = words(&code);
+    if w.first().map(String::as_str) == Some("CREATE")
+        && w.iter().take(3).any(|x| x == "INDEX")
+        && w.iter().any(|x| x == "WHERE")
+    {
+        bad("partial index (11g: function-based index)".to_owned());
+    }
+    if code.contains("::") {
+        bad(":: cast".to_owned());
+    }
+    if code.contains(" ~ ") {
+        bad("~ regex operator (11g: REGEXP_LIKE)".to_owned());
+    }
+    for (i, word) in w.iter().enumerate() {
+        if word == "VARCHAR2" {
+            let size: Vec<&String> = w[i + 1..].iter().take(2).collect();
+            match size.as_slice() {
+                [n, unit] if unit.as_str() == "CHAR" => {
+                    if n.parse::<u32>().map_or(true, |n| n > 4000) {
+                        bad(format!("VARCHAR2({n} CHAR) over 4000"));
+                    }
+                }
+                _ => bad("VARCHAR2 without CHAR length semantics".to_owned()),
+            }
+        }
+        if word.len() > 30 {
+            bad(format!("identifier over 30 bytes: {word}"));
+        }
+    }
+    for (name, _) in created_columns(statement) {
+        if RESERVED.contains(&name.as_str()) {
+            bad(format!("reserved word as a column name: {name}"));
+        }
+    }
+    if statement.lines().any(|l| l.trim().is_empty()) {
+        bad("blank line inside a statement (SQL*Plus would end it there)".to_owned());
+    }
+    if statement.lines().any(|l| l.trim_start().starts_with('#')) {
+        bad("line starting with # (a SQL*Plus command)".to_owned());
+    }
+    found
+}
+
+/// The type names a column definition may start with (both dialects), so that a `CHECK`'s
+/// continuation line is never taken for a column.
+const COLUMN_TYPES: &[&str] = &[
+    "NUMBER",
+    "VARCHAR2",
+    "DATE",
+    "TIMESTAMP",
+    "CLOB",
+    "BLOB",
+    "RAW",
+    "CHAR",
+    "BIGINT",
+    "VARCHAR",
+    "INTEGER",
+    "SMALLINT",
+    "NUMERIC",
+    "TEXT",
+    "BOOLEAN",
+];
+
+/// The columns of a `CREATE TABLE` statement, with their type text.
+fn created_columns(statement: &str) -> Vec<(String, String)> {
+    let upper = statement.trim_start().to_ascii_uppercase();
+    if !upper.starts_with("CREATE TABLE") {
+        return Vec::new();
+    }
+    statement
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.starts_with("--") && !l.starts_with("CONSTRAINT") && !l.starts_with(')'))
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let name = parts.next()?;
+            let rest: Vec<&str> = parts.collect();
+            (!rest.is_empty()).then(|| {
+                (
+                    name.to_ascii_uppercase(),
+                    rest.join(" ").trim_end_matches(',').to_owned(),
+                )
+            })
+        })
+        .filter(|(name, kind)| {
+            let type_name = kind
+                .split(|c: char| c == '(' || c.is_whitespace())
+                .next()
+                .unwrap_or("")
+                .to_ascii_uppercase();
+            name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && COLUMN_TYPES.contains(&type_name.as_str())
+        })
+        .collect()
+}
+
+fn statement(name: &str) -> &'static str {
+    statements()
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+        .unwrap_or_else(|| panic!("no statement {name}"))
+}
+
+fn dir_names(dir: &str, ext: &str) -> BTreeSet<String> {
+    std::fs::read_dir(format!("{ROOT}/{dir}"))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter_map(|f| f.strip_suffix(ext).map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn every_statement_is_pinned() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/sql/oracle");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        for (name, text) in statements() {
+            insta::assert_snapshot!(*name, text.replace("\r\n", "\n"));
+        }
+    });
+}
+
+#[test]
+fn every_migration_is_pinned() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/migrations_oracle");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        for file in dir_names("migrations_oracle", ".sql") {
+            let text = std::fs::read_to_string(format!("{ROOT}/migrations_oracle/{file}.sql"))
+                .expect("read a script");
+            insta::assert_snapshot!(file.as_str(), text.replace("\r\n", "\n"));
+        }
+    });
+}
+
+#[test]
+fn sql_oracle_has_the_file_names_of_sql_pg() {
+    let pg = dir_names("sql/pg", ".sql");
+    let oracle = dir_names("sql/oracle", ".sql");
+    let only: BTreeSet<String> = oracle_only_statements()
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let missing: Vec<_> = pg.difference(&oracle).collect();
+    assert!(missing.is_empty(), "sql/oracle/ lacks twins of {missing:?}");
+    let extra: BTreeSet<String> = oracle.difference(&pg).cloned().collect();
+    assert_eq!(extra, only, "Oracle-only statements must be listed as such");
+    // Every file is compiled in, and only those.
+    let compiled: BTreeSet<String> = statements().iter().map(|(n, _)| (*n).to_owned()).collect();
+    assert_eq!(compiled, oracle);
+}
+
+#[test]
+fn every_statement_documents_itself() {
+    for (name, text) in statements() {
+        assert!(
+            text.starts_with(&format!("-- name: {name}\n")),
+            "{name}: header"
+        );
+        for key in ["-- binds", "-- returns:", "-- locks:"] {
+            assert!(text.contains(key), "{name}: no `{key}` line");
+        }
+        // Every bind the statement uses is named in its header.
+        let header: String = text
+            .lines()
+            .filter(|l| l.starts_with("--"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for bind in binds(&body(text)) {
+            assert!(
+                header.contains(&format!(":{bind}")),
+                "{name}: bind :{bind} is not documented"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_statement_passes_the_11g_lint() {
+    let mut failures = Vec::new();
+    for (name, text) in statements() {
+        for finding in statement_findings(text) {
+            failures.push(format!("sql/oracle/{name}.sql: {finding}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_migration_statement_passes_the_11g_lint() {
+    let mut failures = Vec::new();
+    for file in dir_names("migrations_oracle", ".sql") {
+        let text = std::fs::read_to_string(format!("{ROOT}/migrations_oracle/{file}.sql"))
+            .expect("read a script");
+        assert!(
+            text.starts_with("--") && text.contains("WHENEVER SQLERROR EXIT FAILURE\n"),
+            "{file}: header"
+        );
+        for statement in script_statements(&text) {
+            for finding in ddl_findings(&statement) {
+                let first = statement.lines().next().unwrap_or("");
+                failures.push(format!("{file}: {finding} in `{first}`"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_lint_catches_what_11g_refuses() {
+    let statement_cases = [
+        ("SELECT 1 FROM T LIMIT :n", "LIMIT"),
+        ("SELECT A FROM T FETCH FIRST 10 ROWS ONLY", "FETCH FIRST"),
+        ("SELECT A FROM T OFFSET 5 ROWS", "OFFSET"),
+        (
+            "INSERT INTO T (A) VALUES (:a) ON CONFLICT (A) DO NOTHING",
+            "ON CONFLICT",
+        ),
+        ("SELECT * FROM UNNEST(:a)", "UNNEST"),
+        ("DELETE FROM T WHERE A = ANY (:a)", "= ANY"),
+        ("SELECT A::text FROM T", ":: cast"),
+        ("SELECT A FROM T WHERE B = $1", "$n positional"),
+        (
+            "DELETE FROM T WHERE A = :a RETURNING A",
+            "RETURNING without INTO",
+        ),
+        ("SELECT A FROM T WHERE B = TRUE", "TRUE"),
+        ("SELECT A FROM T WHERE B = ''", "empty string is NULL"),
+        ("SELECT A FROM T WHERE B = 'X'", "quoted literal"),
+        ("SELECT A FROM T\n;", "trailing ;"),
+        ("SELECT A FROM T AS x", "AS before a table alias"),
+        (
+            "SELECT A FROM T WHERE B = :level",
+            "reserved word as a bind name",
+        ),
+        (
+            "SELECT A FROM FLIGHT_SCHD_WITH_A_VERY_LONG_NAME_X",
+            "identifier over 30 bytes",
+        ),
+        ("SELECT now() FROM DUAL", "now()"),
+        (
+            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+            "REPEATABLE READ",
+        ),
+        (
+            "CREATE TABLE T (A NUMBER GENERATED ALWAYS AS IDENTITY)",
+            "IDENTITY",
+        ),
+    ];
+    for (sql, rule) in statement_cases {
+        let text = format!("-- name: x\n{sql}");
+        let found = statement_findings(&text);
+        assert!(
+            found.iter().any(|f| f.contains(rule)),
+            "`{sql}` should break `{rule}`, found {found:?}"
+        );
+    }
+    assert!(statement_findings("BEGIN\n    :s := F(id => :lock_id);\nEND;").is_empty());
+    let ddl_cases = [
+        ("CREATE TABLE T (\n    A TEXT\n)", "TEXT"),
+        ("CREATE TABLE T (\n    A BIGINT\n)", "BIGINT"),
+        ("CREATE TABLE T (\n    A TIMESTAMP(0)\n)", "TIMESTAMP(0)"),
+        ("CREATE TABLE T (\n    A VARCHAR(16)\n)", "VARCHAR "),
+        ("CREATE TABLE T (\n    A VARCHAR2(16)\n)", "without CHAR"),
+        (
+            "CREATE TABLE T (\n    A VARCHAR2(5000 CHAR)\n)",
+            "over 4000",
+        ),
+        ("CREATE TABLE T (\n    A BOOLEAN\n)", "BOOLEAN"),
+        ("CREATE TABLE T (\n    LEVEL NUMBER(5)\n)", "reserved word"),
+        (
+            "CREATE INDEX T_IX ON T (A) WHERE B IS NULL",
+            "partial index",
+        ),
+        (
+            "CREATE TABLE T (\n    A NUMBER(5),\n\n    B NUMBER(5)\n)",
+            "blank line",
+        ),
+        (
+            "ALTER TABLE T ADD CONSTRAINT T_CK CHECK (A ~ 'x')",
+            "~ regex",
+        ),
+        (
+            "CREATE TABLE IF NOT EXISTS T (\n    A NUMBER(5)\n)",
+            "IF NOT EXISTS",
+        ),
+    ];
+    for (sql, rule) in ddl_cases {
+        let found = ddl_findings(sql);
+        assert!(
+            found.iter().any(|f| f.contains(rule)),
+            "`{sql}` should break `{rule}`, found {found:?}"
+        );
+    }
+}
+
+/// The `CREATE` statements of every `V` script, by object kind and name.
+fn created_objects() -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for (_, _, text) in migration_scripts() {
+        for statement in script_statements(text) {
+            let w = words(&code_only(&statement));
+            if w.first().map(String::as_str) == Some("CREATE") {
+                let (kind, name) = match w.get(1).map(String::as_str) {
+                    Some("UNIQUE") => ("INDEX", w.get(3)),
+                    Some(kind) => (kind, w.get(2)),
+                    None => continue,
+                };
+                if let Some(name) = name {
+                    out.insert((kind.to_owned(), name.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn migrations_mirror_postgres_and_undo_what_they_create() {
+    // One numbered script per PostgreSQL migration, same name, plus V000 (the history).
+    let pg: Vec<String> = std::fs::read_dir(format!("{ROOT}/migrations_pg"))
+        .expect("migrations_pg")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let scripts = migration_scripts();
+    assert_eq!(
+        scripts.len(),
+        pg.len() + 1,
+        "a migration lacks its Oracle twin"
+    );
+    for (i, name) in pg.iter().enumerate() {
+        let (version, oracle_name, _) = scripts[i + 1];
+        assert_eq!(usize::from(version), i + 1);
+        assert!(
+            name.ends_with(&format!("_{oracle_name}")),
+            "{name} vs V{version:03}__{oracle_name}"
+        );
+    }
+    // The compiled-in list is the directory, and every V has its U.
+    let files = dir_names("migrations_oracle", ".sql");
+    for (version, name, text) in scripts {
+        let v = format!("V{version:03}__{name}");
+        assert!(files.contains(&v), "{v} is not in migrations_oracle/");
+        let on_disk =
+            std::fs::read_to_string(format!("{ROOT}/migrations_oracle/{v}.sql")).expect("read");
+        assert_eq!(on_disk, *text, "{v}");
+        assert!(
+            files.contains(&format!("U{version:03}__{name}")),
+            "no undo of {v}"
+        );
+    }
+    assert_eq!(files.len(), scripts.len() * 2, "a stray script");
+    // Every table, sequence and type created is dropped by an undo script; indexes go with
+    // their table unless created on a table of an earlier script.
+    let mut drops = BTreeSet::new();
+    for file in files.iter().filter(|f| f.starts_with('U')) {
+        let text =
+            std::fs::read_to_string(format!("{ROOT}/migrations_oracle/{file}.sql")).expect("read");
+        for statement in script_statements(&text) {
+            let w = words(&code_only(&statement));
+            if w.first().map(String::as_str) == Some("DROP") {
+                if let (Some(kind), Some(name)) = (w.get(1), w.get(2)) {
+                    drops.insert((kind.clone(), name.clone()));
+                }
+            }
+        }
+    }
+    for (kind, name) in created_objects() {
+        if kind == "INDEX" {
+            continue;
+        }
+        assert!(
+            drops.contains(&(kind.clone(), name.clone())),
+            "{kind} {name} is never dropped"
+        );
+    }
+    assert!(drops.contains(&("INDEX".to_owned(), "KAFKA_MSG_FLID_PENDING_IX".to_owned())));
+}
+
+#[test]
+fn every_table_and_column_has_a_comment() {
+    for (version, name, text) in migration_scripts() {
+        let statements = script_statements(text);
+        let comments: Vec<String> = statements
+            .iter()
+            .filter(|s| s.starts_with("COMMENT ON"))
+            .map(|s| s.split(" IS ").next().unwrap_or("").to_owned())
+            .collect();
+        for statement in &statements {
+            let w = words(&code_only(statement));
+            if !(w.first().map(String::as_str) == Some("CREATE")
+                && w.get(1).map(String::as_str) == Some("TABLE"))
+            {
+                continue;
+            }
+            let table = &w[2];
+            assert!(
+                comments.contains(&format!("COMMENT ON TABLE {table}")),
+                "V{version:03}__{name}: no comment on table {table}"
+            );
+            for (column, _) in created_columns(statement) {
+                assert!(
+                    comments.contains(&format!("COMMENT ON COLUMN {table}.{column}")),
+                    "V{version:03}__{name}: no comment on {table}.{column}"
+                );
+            }
+        }
+    }
+}
+
+/// The columns of `table` as `V00n` creates them, lower case, in order.
+fn migrated_columns(table: &str) -> Vec<String> {
+    for (_, _, text) in migration_scripts() {
+        for statement in script_statements(text) {
+            if statement.starts_with(&format!("CREATE TABLE {} (", table.to_ascii_uppercase())) {
+                return created_columns(&statement)
+                    .into_iter()
+                    .map(|(c, _)| c.to_ascii_lowercase())
+                    .collect();
+            }
+        }
+    }
+    panic!("no CREATE TABLE {table}");
+}
+
+/// The columns an insert or merge statement names, in order, lower case.
+fn insert_columns(name: &str) -> Vec<String> {
+    let code = body(statement(name));
+    let start = code
+        .find("INSERT INTO")
+        .and_then(|i| code[i..].find('(').map(|j| i + j + 1));
+    let start = start
+        .or_else(|| code.find("INSERT (").map(|i| i + 8))
+        .expect("column list");
+    let end = code[start..].find(')').expect("column list end") + start;
+    code[start..end]
+        .split(',')
+        .map(|c| c.trim().to_ascii_lowercase())
+        .collect()
+}
+
+fn declared<T: TableRow>(keys: &[&str]) -> Vec<String> {
+    keys.iter()
+        .map(|k| (*k).to_owned())
+        .chain(T::COLUMNS.iter().map(|(c, _)| (*c).to_owned()))
+        .collect()
+}
+
+#[test]
+fn statements_rust_and_migrations_agree_on_every_column() {
+    let key = ["flid", "ordinal"];
+    let cases: Vec<(&str, &str, Vec<String>)> = vec![
+        ("flight_gate", "insert_gates", declared::<Gate>(&key)),
+        (
+            "flight_counter",
+            "insert_counters",
+            declared::<Counter>(&key),
+        ),
+        (
+            "flight_carousel",
+            "insert_carousels",
+            declared::<Carousel>(&key),
+        ),
+        ("flight_stand", "insert_stands", declared::<Stand>(&key)),
+        ("flight_chute", "insert_chutes", declared::<Chute>(&key)),
+        ("flight_delay", "insert_delays", declared::<Delay>(&key)),
+        ("flight_bridge", "insert_bridges", declared::<Bridge>(&key)),
+        ("flight_chock", "insert_chocks", declared::<Chock>(&key)),
+        (
+            "flight_route_point",
+            "insert_route_points",
+            declared::<RoutePoint>(&["flid", "route_kind", "ordinal"]),
+        ),
+    ];
+    for (table, insert, rust) in cases {
+        assert_eq!(
+            insert_columns(insert),
+            rust,
+            "{insert} vs the Rust declaration"
+        );
+        let mut migrated = migrated_columns(table);
+        let mut rust_sorted = rust.clone();
+        migrated.sort();
+        rust_sorted.sort();
+        assert_eq!(migrated, rust_sorted, "{table} vs the Rust declaration");
+        // The binds are the columns, by name.
+        assert_eq!(binds(&body(statement(insert))), rust, "{insert} binds");
+    }
+    let mut main = declared::<FlightFields>(&["flid"]);
+    main.extend(
+        [
+            "operation_day",
+            "state_version",
+            "last_message_id",
+            "updated_at",
+        ]
+        .map(str::to_owned),
+    );
+    assert_eq!(insert_columns("upsert_flights"), main);
+    assert_eq!(binds(&body(statement("upsert_flights"))), main);
+    assert_eq!(migrated_columns("flight_schd"), main);
+}
+
+#[test]
+fn oracle_tables_mirror_postgres_column_for_column() {
+    // Every PostgreSQL table and column exists in Oracle, in the same order.
+    for entry in std::fs::read_dir(format!("{ROOT}/migrations_pg")).expect("migrations_pg") {
+        let up = entry.expect("entry").path().join("up.sql");
+        let Ok(text) = std::fs::read_to_string(&up) else {
+            continue;
+        };
+        for statement in text.split(";\n") {
+            let statement = statement
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("--") && !l.trim().is_empty())
+                .collect::<Vec<_>>()
+                .join("\n");
+            if !statement.starts_with("CREATE TABLE") {
+                continue;
+            }
+            let table = words(&statement)[2].to_ascii_lowercase();
+            let pg: Vec<String> = created_columns(&statement)
+                .into_iter()
+                .map(|(c, _)| c.to_ascii_lowercase())
+                .collect();
+            assert_eq!(migrated_columns(&table), pg, "{table}");
+        }
+    }
+}

@@ -109,6 +109,26 @@ pub struct KafkaConfig {
     pub state_topic: String,
     /// Topic of change notifications.
     pub change_topic: String,
+    /// Due outbox rows one dispatcher pass starts from, per outbox.
+    pub batch_size: u32,
+    /// `linger.ms` of the producer.
+    pub linger_ms: u64,
+    /// `message.timeout.ms` of the producer: how long a message is retried
+    /// before its rows are kept for a later pass.
+    pub delivery_timeout_ms: u64,
+    /// Wait after a row's first failed delivery (doubled per failure).
+    pub backoff_initial_ms: u64,
+    /// Longest wait between two tries of a row.
+    pub backoff_max_ms: u64,
+    /// Sleep of an idle dispatcher between looks at the outbox.
+    pub idle_poll_ms: u64,
+    /// Create the two topics at start when they are missing; sites whose
+    /// operators create topics set `false`.
+    pub create_topics: bool,
+    /// Partitions of a topic the dispatcher creates.
+    pub topic_partitions: u32,
+    /// Replication factor of a topic the dispatcher creates.
+    pub topic_replication: u32,
 }
 
 impl Default for KafkaConfig {
@@ -117,6 +137,15 @@ impl Default for KafkaConfig {
             brokers: None,
             state_topic: "flight.state".to_owned(),
             change_topic: "flight.change".to_owned(),
+            batch_size: 1000,
+            linger_ms: 5,
+            delivery_timeout_ms: 30_000,
+            backoff_initial_ms: 1_000,
+            backoff_max_ms: 60_000,
+            idle_poll_ms: 500,
+            create_topics: true,
+            topic_partitions: 1,
+            topic_replication: 1,
         }
     }
 }
@@ -391,6 +420,13 @@ impl Config {
                 setting: "pump.lease_secs",
                 value: self.pump.lease_secs.to_string(),
                 reason: "must be at least 3 (the lease is renewed every third of it)",
+            });
+        }
+        if self.kafka.batch_size == 0 || self.kafka.topic_partitions == 0 {
+            return Err(ConfigError::BadValue {
+                setting: "kafka.batch_size / kafka.topic_partitions",
+                value: "0".to_owned(),
+                reason: "must be at least 1",
             });
         }
         if self.pump.head_batch == 0 || self.pump.effect_batch == 0 {

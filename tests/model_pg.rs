@@ -196,10 +196,9 @@ impl Model {
                         .flights
                         .get(flid)
                         .is_some_and(|h| h.day == Some(day_date))
+                        && let Some(held) = self.flights.remove(flid)
                     {
-                        if let Some(held) = self.flights.remove(flid) {
-                            self.floors.insert(*flid, held.version + 1);
-                        }
+                        self.floors.insert(*flid, held.version + 1);
                     }
                 }
                 self.lists.insert(day_date, list);

@@ -1,6 +1,6 @@
 //! `flightstate run`: the whole pipeline in one process, each part on its
-//! own thread sharing the pools — the pump and the effect worker (mailbox
-//! write-backs) today; the Kafka dispatcher and the read API join later.
+//! own thread sharing the pools — the pump, the effect worker (mailbox
+//! write-backs) and the Kafka dispatcher; the read API joins later.
 //! SIGTERM or Ctrl-C stops every thread after its unit of work; the pump
 //! releases its lease.
 
@@ -19,12 +19,14 @@ pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let stop = stop_on_signals()?;
     let parts = Parts::open(config, false)?;
     let worker_store = parts.store.clone();
+    let mut dispatcher = super::dispatch::open(config, parts.store.clone())?;
     let worker_mailbox = Arc::clone(&parts.mailbox);
     let worker_settings = parts.pump.clone();
     let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
     let lease = pump.shared_lease();
     let pump_stop = Arc::clone(&stop);
     let worker_stop = Arc::clone(&stop);
+    let dispatch_stop = Arc::clone(&stop);
     let pump_thread = std::thread::Builder::new()
         .name("pump".to_owned())
         .spawn(move || {
@@ -46,12 +48,29 @@ pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
                 &worker_stop,
             )
         })?;
+    let dispatch_thread = std::thread::Builder::new()
+        .name("dispatch".to_owned())
+        .spawn(move || {
+            let span = tracing::info_span!("worker", worker.name = "dispatch");
+            let _enter = span.enter();
+            let outcome = dispatcher.run(&dispatch_stop, false);
+            if outcome.is_err() {
+                // Only a fault retrying cannot fix ends the dispatcher:
+                // stop the whole process rather than pile up the outbox.
+                dispatch_stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            outcome
+        })?;
     let pumped = pump_thread
         .join()
         .map_err(|_| anyhow::anyhow!("the pump thread panicked"))?;
     worker_thread
         .join()
         .map_err(|_| anyhow::anyhow!("the effect worker thread panicked"))?;
+    dispatch_thread
+        .join()
+        .map_err(|_| anyhow::anyhow!("the dispatcher thread panicked"))?
+        .map_err(|e| anyhow::anyhow!("the dispatcher stopped: {e:#}"))?;
     let summary = pumped?;
     tracing::info!(messages = summary.messages, "stopped");
     Ok(ExitCode::SUCCESS)

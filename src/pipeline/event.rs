@@ -148,8 +148,10 @@ pub(super) fn apply_event<S: Store>(
 /// Per flight: unchanged (state and day) → nothing; changed → main row +
 /// the detail tables that differ, `STATE_VERSION + 1`; new → version 1;
 /// deleted → main row and details deleted, tombstone at the last version
-/// + 1, which becomes the flight's version floor (a flight created again
-/// starts above it). Always records the message SUCCEEDED.
+/// plus one.
+///
+/// The tombstone's version becomes the flight's version floor: a flight
+/// created again starts above it. Always records the message SUCCEEDED.
 pub(super) fn settle<T: StateTx + VersionFloorOps>(
     tx: &mut T,
     message: &MessageRef<'_>,

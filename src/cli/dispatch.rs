@@ -1,0 +1,73 @@
+//! `flightstate dispatch [--until-idle]`: the Kafka dispatcher alone —
+//! sends the outbox (`KAFKA_SCHD`, `KAFKA_MSG`) to the state and change
+//! topics. Stops on SIGTERM or Ctrl-C after the pass in hand.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use flightstate::config::{Config, Dialect, database_dialect};
+use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings};
+use flightstate::store::pg::PgStore;
+
+use super::pump::stop_on_signals;
+
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Stop once nothing is due. Exits 0 when the outbox is empty, 1 when
+    /// rows wait for a retry (e.g. the broker is down).
+    #[arg(long)]
+    until_idle: bool,
+}
+
+pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    let stop = stop_on_signals()?;
+    let url = config.database_url()?;
+    if database_dialect(url)? == Dialect::Oracle {
+        anyhow::bail!("the Oracle dialect cannot run the dispatcher yet");
+    }
+    let store = PgStore::connect(
+        url,
+        config.database.pool_size,
+        Duration::from_secs(config.database.connection_timeout_secs),
+    )?;
+    let mut dispatcher = open(config, store)?;
+    let report = dispatcher
+        .run(&stop, opts.until_idle)
+        .context("the dispatcher stopped")?;
+    let pending = dispatcher.pending()?;
+    println!(
+        "dispatched: {} state events as {} messages, {} change notices; pending: {} state events, {} change notices",
+        report.state.sent,
+        report.state.produced,
+        report.change.sent,
+        pending.state_events,
+        pending.change_notices
+    );
+    if opts.until_idle && (pending.state_events > 0 || pending.change_notices > 0) {
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A dispatcher over `store` with the configuration's `[kafka]` settings.
+pub(super) fn open(config: &Config, store: PgStore) -> anyhow::Result<Dispatcher<PgStore>> {
+    let k = &config.kafka;
+    let kafka = KafkaSettings {
+        linger: Duration::from_millis(k.linger_ms),
+        delivery_timeout: Duration::from_millis(k.delivery_timeout_ms),
+        create_topics: k.create_topics,
+        topic_partitions: i32::try_from(k.topic_partitions).unwrap_or(i32::MAX),
+        topic_replication: i32::try_from(k.topic_replication).unwrap_or(i32::MAX),
+        ..KafkaSettings::new(config.kafka_brokers()?)
+    };
+    let settings = DispatchSettings {
+        state_topic: k.state_topic.clone(),
+        change_topic: k.change_topic.clone(),
+        batch_size: i64::from(k.batch_size),
+        backoff_initial: Duration::from_millis(k.backoff_initial_ms),
+        backoff_max: Duration::from_millis(k.backoff_max_ms),
+        idle_poll: Duration::from_millis(k.idle_poll_ms),
+    };
+    Dispatcher::new(store, kafka, settings).context("cannot start the dispatcher")
+}

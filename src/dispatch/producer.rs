@@ -1,0 +1,245 @@
+//! The Kafka side of the dispatcher: an idempotent producer whose delivery
+//! reports are collected per message, so that the dispatcher can tell, for
+//! every message it produced, whether the broker confirmed it.
+//!
+//! Synchronous: [`Producer::deliver`] enqueues a batch and polls the
+//! producer (delivery callbacks run on the calling thread) until every
+//! message has a report or the deadline passes; a message without a report
+//! is *uncertain* and counts as failed, so its rows are sent again.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rdkafka::ClientConfig;
+use rdkafka::client::ClientContext;
+use rdkafka::config::RDKafkaLogLevel;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer as _, ProducerContext};
+
+/// One message to produce.
+#[derive(Clone, Debug)]
+pub(crate) struct Outgoing {
+    /// Index into the dispatcher's topic names: the state or change topic.
+    pub(crate) topic: String,
+    /// The Kafka key (the FLID as decimal text), if any.
+    pub(crate) key: Option<String>,
+    /// The JSON value.
+    pub(crate) value: Vec<u8>,
+    /// Headers, in order.
+    pub(crate) headers: Vec<(&'static str, String)>,
+}
+
+/// Why a message was not confirmed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Failure {
+    /// librdkafka's code, when it gave one.
+    pub(crate) code: Option<RDKafkaErrorCode>,
+    /// For `LAST_ERROR` and the logs.
+    pub(crate) text: String,
+}
+
+impl Failure {
+    fn from_kafka(error: &KafkaError) -> Failure {
+        Failure {
+            code: error.rdkafka_error_code(),
+            text: error.to_string(),
+        }
+    }
+
+    /// Whether sending the same message again can succeed without someone
+    /// changing something first (configuration, ACLs, the message's size).
+    /// Both kinds keep their rows pending; this only decides how loudly the
+    /// failure is logged (DESIGN §5: nothing is ever dropped).
+    pub(crate) fn retriable(&self) -> bool {
+        !matches!(
+            self.code,
+            Some(
+                RDKafkaErrorCode::MessageSizeTooLarge
+                    | RDKafkaErrorCode::InvalidMessageSize
+                    | RDKafkaErrorCode::MessageBatchTooLarge
+                    | RDKafkaErrorCode::InvalidMessage
+                    | RDKafkaErrorCode::InvalidRecord
+                    | RDKafkaErrorCode::InvalidTopic
+                    | RDKafkaErrorCode::InvalidRequiredAcks
+                    | RDKafkaErrorCode::TopicAuthorizationFailed
+                    | RDKafkaErrorCode::ClusterAuthorizationFailed
+                    | RDKafkaErrorCode::UnsupportedVersion
+                    | RDKafkaErrorCode::InvalidArgument
+                    | RDKafkaErrorCode::Fatal
+            )
+        )
+    }
+}
+
+/// Collects the delivery report of each message by its opaque number, and
+/// routes librdkafka's own logs to `tracing`.
+#[derive(Default)]
+pub(crate) struct DeliveryContext {
+    reports: Mutex<HashMap<usize, Result<(), Failure>>>,
+}
+
+impl DeliveryContext {
+    fn reports(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Result<(), Failure>>> {
+        // The map holds plain data; a panic elsewhere cannot leave it half
+        // updated in a way that matters.
+        self.reports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl ClientContext for DeliveryContext {
+    fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
+        match level {
+            RDKafkaLogLevel::Emerg
+            | RDKafkaLogLevel::Alert
+            | RDKafkaLogLevel::Critical
+            | RDKafkaLogLevel::Error => {
+                tracing::error!(facility = fac, "librdkafka: {log_message}")
+            }
+            RDKafkaLogLevel::Warning => tracing::warn!(facility = fac, "librdkafka: {log_message}"),
+            RDKafkaLogLevel::Notice | RDKafkaLogLevel::Info => {
+                tracing::info!(facility = fac, "librdkafka: {log_message}");
+            }
+            RDKafkaLogLevel::Debug => tracing::debug!(facility = fac, "librdkafka: {log_message}"),
+        }
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        // Broker connections going down and coming back are reported here;
+        // the delivery reports say what it meant for our messages.
+        tracing::warn!(error = %error, reason, "kafka client error");
+    }
+}
+
+impl ProducerContext for DeliveryContext {
+    type DeliveryOpaque = usize;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, opaque: usize) {
+        let outcome = match result {
+            Ok(_) => Ok(()),
+            Err((error, _)) => Err(Failure::from_kafka(error)),
+        };
+        self.reports().insert(opaque, outcome);
+    }
+}
+
+/// The dispatcher's producer.
+pub(crate) struct Producer {
+    inner: BaseProducer<DeliveryContext>,
+    config: ClientConfig,
+    /// The longest wait for a batch's reports.
+    wait: Duration,
+    next_opaque: usize,
+}
+
+impl Producer {
+    /// Creates the producer from its full client configuration.
+    pub(crate) fn create(config: ClientConfig, wait: Duration) -> Result<Producer, KafkaError> {
+        let inner = config.create_with_context(DeliveryContext::default())?;
+        Ok(Producer {
+            inner,
+            config,
+            wait,
+            next_opaque: 0,
+        })
+    }
+
+    /// Replaces a producer that hit a fatal error (an idempotent producer
+    /// can, e.g. after a sequence gap): a fatal producer never delivers
+    /// again, and the rows it failed are pending anyway.
+    pub(crate) fn recreate_if_fatal(&mut self) -> Result<(), KafkaError> {
+        if let Some((code, reason)) = self.inner.client().fatal_error() {
+            tracing::error!(
+                ?code,
+                reason,
+                "the kafka producer hit a fatal error; recreating it"
+            );
+            self.inner = self
+                .config
+                .create_with_context(DeliveryContext::default())?;
+        }
+        Ok(())
+    }
+
+    /// Produces `messages` in order and waits for their delivery reports.
+    /// Returns one outcome per message, in order.
+    pub(crate) fn deliver(&mut self, messages: &[Outgoing]) -> Vec<Result<(), Failure>> {
+        let first = self.next_opaque;
+        self.next_opaque = self.next_opaque.wrapping_add(messages.len());
+        let deadline = Instant::now() + self.wait;
+        let mut outcomes: Vec<Option<Result<(), Failure>>> = vec![None; messages.len()];
+        let mut expected = Vec::with_capacity(messages.len());
+        for (i, message) in messages.iter().enumerate() {
+            let opaque = first.wrapping_add(i);
+            match self.enqueue(message, opaque, deadline) {
+                Ok(()) => expected.push((i, opaque)),
+                Err(failure) => outcomes[i] = Some(Err(failure)),
+            }
+        }
+        // flush polls (serving the delivery callbacks) until the queue is
+        // empty or the time is up; a message still without a report then is
+        // uncertain.
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if let Err(e) = self.inner.flush(remaining) {
+            tracing::warn!(error = %e, "kafka did not confirm every message in time");
+        }
+        let mut reports = self.inner.context().reports();
+        for (i, opaque) in expected {
+            outcomes[i] = Some(reports.remove(&opaque).unwrap_or_else(|| {
+                Err(Failure {
+                    code: None,
+                    text: format!(
+                        "no delivery report within {} ms: outcome uncertain, sent again",
+                        self.wait.as_millis()
+                    ),
+                })
+            }));
+        }
+        // Late reports of earlier batches are no longer wanted.
+        reports.clear();
+        drop(reports);
+        outcomes
+            .into_iter()
+            .map(|o| {
+                o.unwrap_or_else(|| {
+                    Err(Failure {
+                        code: None,
+                        text: "not produced".to_owned(),
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// Enqueues one message, waiting while the local queue is full.
+    fn enqueue(&self, message: &Outgoing, opaque: usize, deadline: Instant) -> Result<(), Failure> {
+        let mut headers = OwnedHeaders::new_with_capacity(message.headers.len());
+        for (key, value) in &message.headers {
+            headers = headers.insert(Header {
+                key,
+                value: Some(value.as_bytes()),
+            });
+        }
+        let mut record = BaseRecord::with_opaque_to(&message.topic, opaque)
+            .payload(&message.value)
+            .headers(headers);
+        if let Some(key) = &message.key {
+            record = record.key(key);
+        }
+        loop {
+            match self.inner.send(record) {
+                Ok(()) => return Ok(()),
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back))
+                    if Instant::now() < deadline =>
+                {
+                    record = back;
+                    self.inner.poll(Duration::from_millis(10));
+                }
+                Err((error, _)) => return Err(Failure::from_kafka(&error)),
+            }
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! The dispatcher under broker faults, injected with rdkafka's in-process
+//! `MockCluster`. The mock is for fault injection only (DESIGN §8): a real
+//! broker cannot be made to go down or refuse requests on cue. What the
+//! consumer sees of a real broker is tested against tansu
+//! (`dispatch_tansu.rs`).
+#![cfg(feature = "postgres")]
+
+mod common;
+mod dispatching;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::TestDatabase;
+use common::sis::{at, flight, parse_options, sep, snapshot};
+use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+use diesel::{PgConnection, QueryableByName, RunQueryDsl};
+use dispatching::{drain, pending, read_all, rebuild, stored, topics};
+use flightstate::dispatch::{Dispatcher, KafkaSettings};
+use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::protocol::Field;
+use flightstate::store::pg::PgStore;
+use rdkafka::mocking::MockCluster;
+use rdkafka::producer::DefaultProducerContext;
+use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
+type Mock = MockCluster<'static, DefaultProducerContext>;
+
+/// A one-broker mock cluster with the test's two topics (the mock's broker
+/// id is 1).
+fn mock_with(topics: &(String, String)) -> Mock {
+    let mock = MockCluster::new(1).expect("mock cluster");
+    mock.create_topic(&topics.0, 1, 1).expect("state topic");
+    mock.create_topic(&topics.1, 1, 1).expect("change topic");
+    mock
+}
+
+fn kafka(mock: &Mock) -> KafkaSettings {
+    KafkaSettings {
+        // The mock's topics exist already; short timeouts so that a broker
+        // outage is noticed within the test.
+        create_topics: false,
+        delivery_timeout: Duration::from_secs(2),
+        ..dispatching::kafka(&mock.bootstrap_servers())
+    }
+}
+
+fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
+    let settings = Settings {
+        parse: parse_options(),
+        ..Settings::default()
+    };
+    let applied = apply_message(store, &settings, message_id, body, at(9, 12, 0)).expect("applied");
+    assert!(
+        matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
+        "{applied:?}"
+    );
+}
+
+fn day_of(flids: &[i64]) -> Vec<u8> {
+    snapshot(
+        sep(9),
+        flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
+    )
+}
+
+#[derive(QueryableByName, Debug)]
+struct Row {
+    #[diesel(sql_type = BigInt)]
+    flid: i64,
+    #[diesel(sql_type = Integer)]
+    attempts: i32,
+    #[diesel(sql_type = Nullable<Text>)]
+    last_error: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    sent: bool,
+}
+
+fn state_rows(conn: &mut PgConnection) -> Vec<Row> {
+    diesel::sql_query(
+        "SELECT flid, attempts, last_error, sent_at IS NOT NULL AS sent FROM kafka_schd ORDER BY event_id",
+    )
+    .load(conn)
+    .expect("read kafka_schd")
+}
+
+/// Waits until the rows' back-off (settings: 200 ms, at most 1 s) is over.
+fn after_backoff() {
+    std::thread::sleep(Duration::from_millis(1100));
+}
+
+#[test]
+fn a_broker_outage_keeps_rows_pending_and_they_are_delivered_after_recovery() {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let topics = topics("outage");
+    let mock = mock_with(&topics);
+    let mut dispatcher =
+        Dispatcher::new(store.clone(), kafka(&mock), dispatching::settings(&topics))
+            .expect("dispatcher");
+    apply(&store, 1, &day_of(&[1, 2, 3, 4, 5]));
+    let mut conn = db.connect();
+
+    mock.broker_down(1).expect("broker down");
+    let report = dispatcher
+        .dispatch_once()
+        .expect("a pass during the outage");
+    assert_eq!(
+        (report.state.sent, report.state.failed),
+        (0, 5),
+        "{report:?}"
+    );
+    assert_eq!(report.change.sent, 0);
+    assert_eq!(pending(&mut conn, "kafka_schd"), 5);
+    assert_eq!(pending(&mut conn, "kafka_msg"), 6);
+    for row in state_rows(&mut conn) {
+        assert_eq!(row.attempts, 1, "{row:?}");
+        assert!(row.last_error.is_some(), "{row:?}");
+    }
+    // Each waits for its retry time (the back-off, computed in SQL).
+    assert_eq!(
+        common::sis::count(
+            &mut conn,
+            "kafka_schd",
+            "sent_at IS NULL AND next_attempt_at > created_at"
+        ),
+        5
+    );
+
+    mock.broker_up(1).expect("broker up");
+    after_backoff();
+    let report = drain(&mut dispatcher);
+    assert_eq!(report.state.sent, 5, "{report:?}");
+    assert_eq!(pending(&mut conn, "kafka_schd"), 0);
+    assert_eq!(pending(&mut conn, "kafka_msg"), 0);
+
+    // None lost: the consumer rebuilds every flight (duplicates from the
+    // uncertain first try would be harmless too).
+    let records = read_all(&mock.bootstrap_servers(), &topics.0);
+    assert_eq!(rebuild(&records), stored(&store, &mut conn));
+}
+
+#[test]
+fn retriable_produce_errors_are_retried_until_delivered() {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let topics = topics("retriable");
+    let mock = mock_with(&topics);
+    let mut dispatcher =
+        Dispatcher::new(store.clone(), kafka(&mock), dispatching::settings(&topics))
+            .expect("dispatcher");
+    apply(&store, 1, &day_of(&[1, 2, 3]));
+    // The next three Produce requests fail with errors the producer retries
+    // itself (idempotently: no duplicates, order kept).
+    mock.request_errors(
+        RDKafkaApiKey::Produce,
+        &[
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS,
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION,
+            RDKafkaRespErr::RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT,
+        ],
+    );
+    let report = dispatcher.dispatch_once().expect("one pass");
+    assert_eq!(
+        (report.state.sent, report.state.failed),
+        (3, 0),
+        "{report:?}"
+    );
+    assert_eq!(
+        (report.change.sent, report.change.failed),
+        (4, 0),
+        "{report:?}"
+    );
+    let mut conn = db.connect();
+    for row in state_rows(&mut conn) {
+        assert!(row.sent && row.attempts == 1, "{row:?}");
+    }
+    let records = read_all(&mock.bootstrap_servers(), &topics.0);
+    assert_eq!(records.len(), 3, "no duplicates");
+    assert_eq!(rebuild(&records), stored(&store, &mut conn));
+}
+
+/// A `tracing` writer into a shared buffer.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("log buffer").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let topics = topics("refused");
+    let mock = mock_with(&topics);
+    let mut kafka = kafka(&mock);
+    // Flight 3's state is larger than the producer may send: refused before
+    // it leaves the process, a fault no retry can fix.
+    kafka
+        .extra
+        .push(("message.max.bytes".into(), "1500".into()));
+    let mut dispatcher =
+        Dispatcher::new(store.clone(), kafka, dispatching::settings(&topics)).expect("dispatcher");
+    let mut big = flight(3, at(9, 8, 0));
+    big.remc = Field::Value("x".repeat(1000));
+    big.exsr = Field::Value("y".repeat(1000));
+    let flights = vec![flight(1, at(9, 8, 0)), flight(2, at(9, 8, 0)), big];
+    apply(
+        &store,
+        1,
+        &common::sis::schedule_message(
+            flightstate::protocol::ScheduleSubtype::Dnld,
+            Some(sep(9)),
+            Field::Value(3),
+            flights,
+        ),
+    );
+
+    let log = Captured::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let report = tracing::subscriber::with_default(subscriber, || {
+        dispatcher.dispatch_once().expect("a pass")
+    });
+    assert_eq!(
+        (report.state.sent, report.state.failed),
+        (2, 1),
+        "{report:?}"
+    );
+    let text = String::from_utf8(log.0.lock().expect("log").clone()).expect("utf-8");
+    let line = text
+        .lines()
+        .find(|l| l.contains("ERROR") && l.contains("refused"))
+        .unwrap_or_else(|| panic!("no error logged:\n{text}"));
+    assert!(line.contains("flid=3"), "{line}");
+
+    let mut conn = db.connect();
+    let rows = state_rows(&mut conn);
+    let refused: Vec<&Row> = rows.iter().filter(|r| !r.sent).collect();
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].flid, 3);
+    assert!(
+        refused[0]
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("MessageSizeTooLarge")),
+        "{refused:?}"
+    );
+
+    // The dispatcher keeps going: a later change of flight 1 is delivered,
+    // flight 3 stays pending (tried again after its back-off, refused again).
+    apply(
+        &store,
+        2,
+        b"<MSG><META><SNDR>AODB</SNDR><SEQN>2</SEQN><DTTM>20260909080000</DTTM>\
+          <TYPE>FLOP</TYPE><STYP>RENO</STYP></META><FLOP><FLID>1</FLID><RENO>B77</RENO></FLOP></MSG>",
+    );
+    after_backoff();
+    let report = drain(&mut dispatcher);
+    assert_eq!(
+        (report.state.sent, report.state.failed),
+        (1, 1),
+        "{report:?}"
+    );
+    let rows = state_rows(&mut conn);
+    assert!(rows.iter().filter(|r| r.flid != 3).all(|r| r.sent));
+    let refused: Vec<&Row> = rows.iter().filter(|r| !r.sent).collect();
+    assert_eq!((refused.len(), refused[0].attempts), (1, 2));
+    let records = read_all(&mock.bootstrap_servers(), &topics.0);
+    assert!(records.iter().all(|r| r.key.as_deref() != Some("3")));
+    assert_eq!(
+        rebuild(&records)[&1].state.fields.reno.as_deref(),
+        Some("B77")
+    );
+}

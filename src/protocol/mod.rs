@@ -68,8 +68,10 @@ pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, Protoco
             limit: opts.max_bytes,
         });
     }
-    let root = reader::read_document(input)?;
-    message::parse_message(&root, opts)
+    let mut early = message::EarlyRecords::default();
+    let root =
+        reader::read_document_with(input, |ancestors, element| early.closed(ancestors, element))?;
+    message::parse_message(&root, opts, early)
 }
 
 /// Like [`parse_slice`], reading the message from `r` first; never reads more than

@@ -140,13 +140,26 @@ fn configure(reader: &mut Reader<&[u8]>) {
     config.trim_text(false);
 }
 
-/// Reads a whole document into its root element.
+/// Like [`read_document_with`], telling nobody.
+#[cfg(test)]
+pub(crate) fn read_document(input: &[u8]) -> Result<Element<'_>, ProtocolError> {
+    read_document_with(input, |_, _| {})
+}
+
+/// Reads a whole document into its root element, telling `on_close(ancestors, element)` of
+/// each element as it closes, complete with its children and while it is still in the
+/// cache; `ancestors` are the open elements, root first (their children are not in them
+/// yet). `on_close` may take what it needs and empty the element.
 ///
 /// # Errors
 ///
 /// Not UTF-8, not well-formed, a DOCTYPE, an unknown entity, stray text between elements,
-/// or nesting deeper than [`MAX_DEPTH`].
-pub(crate) fn read_document(input: &[u8]) -> Result<Element<'_>, ProtocolError> {
+/// or nesting deeper than [`MAX_DEPTH`]. Whatever `on_close` finds is its own business,
+/// never an error here.
+pub(crate) fn read_document_with<'a>(
+    input: &'a [u8],
+    on_close: impl FnMut(&[Element<'a>], &mut Element<'a>),
+) -> Result<Element<'a>, ProtocolError> {
     let input = match std::str::from_utf8(input) {
         Ok(text) => text,
         Err(e) => {
@@ -161,7 +174,7 @@ pub(crate) fn read_document(input: &[u8]) -> Result<Element<'_>, ProtocolError> 
     };
     let body = input.strip_prefix('\u{feff}').unwrap_or(input);
     let shift = input.len() - body.len();
-    TreeBuilder::new(input, shift).run(body)
+    TreeBuilder::new(input, shift, on_close).run(body)
 }
 
 /// The children read so far of one open element, and the numbers of their names.
@@ -237,7 +250,8 @@ impl<'a> Level<'a> {
     }
 }
 
-struct TreeBuilder<'a> {
+struct TreeBuilder<'a, F> {
+    on_close: F,
     input: &'a str,
     shift: usize,
     /// The open elements, root first.
@@ -248,9 +262,10 @@ struct TreeBuilder<'a> {
     root: Option<Element<'a>>,
 }
 
-impl<'a> TreeBuilder<'a> {
-    fn new(input: &'a str, shift: usize) -> Self {
+impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
+    fn new(input: &'a str, shift: usize, on_close: F) -> Self {
         TreeBuilder {
+            on_close,
             input,
             shift,
             stack: Vec::new(),
@@ -289,6 +304,9 @@ impl<'a> TreeBuilder<'a> {
                     self.close(before)?;
                 }
                 Event::End(_) => self.close(before)?,
+                // Most text events are the layout between elements, dropped unread; only
+                // text that may be kept is worth normalising.
+                Event::Text(text) if !self.keeps_text() && trim_xml(&text).is_empty() => {}
                 Event::Text(text) => self.text(text.xml10_content(), before)?,
                 Event::CData(data) => self.text(data.xml10_content(), before)?,
                 Event::GeneralRef(reference) => {
@@ -457,11 +475,20 @@ impl<'a> TreeBuilder<'a> {
             element.children = Vec::with_capacity(children.len());
             element.children.append(children);
         }
+        (self.on_close)(&self.stack, &mut element);
         match depth.checked_sub(1) {
             Some(parent) => self.levels[parent].children.push(element),
             None => self.root = Some(element),
         }
         Ok(())
+    }
+
+    /// Whether text read now would become the open element's own text: it has no child yet.
+    fn keeps_text(&self) -> bool {
+        self.stack
+            .len()
+            .checked_sub(1)
+            .is_some_and(|d| self.levels[d].children.is_empty())
     }
 
     fn text(&mut self, text: Cow<'a, str>, offset: u64) -> Result<(), ProtocolError> {

@@ -23,6 +23,8 @@ pub use self::resources::{
 };
 pub use self::schedule::{Schedule, ScheduleSubtype};
 
+pub(crate) use self::schedule::EarlyRecords;
+
 pub(crate) use self::fields::GroupItem;
 pub(crate) use self::flop::write_flight_operation;
 pub(crate) use self::meta::write_meta;
@@ -67,8 +69,13 @@ pub enum Body {
     },
 }
 
-/// Turns the document's root element into a message.
-pub(crate) fn parse_message(root: &Element, opts: &ParseOptions) -> Result<Message, ProtocolError> {
+/// Turns the document's root element into a message; `early` holds the FLTRs read while
+/// the document was.
+pub(crate) fn parse_message(
+    root: &Element,
+    opts: &ParseOptions,
+    mut early: EarlyRecords,
+) -> Result<Message, ProtocolError> {
     if root.name != "MSG" {
         return Err(ProtocolError::WrongRoot {
             found: root.name.to_string(),
@@ -83,7 +90,8 @@ pub(crate) fn parse_message(root: &Element, opts: &ParseOptions) -> Result<Messa
         && let Some(subtype) = ScheduleSubtype::from_code(&meta.styp)
     {
         let schd = single(root, "SCHD", path)?;
-        let schedule = schedule::parse_schedule(schd, &path.child(schd), subtype, opts)?;
+        let schedule =
+            schedule::parse_schedule(schd, &path.child(schd), subtype, opts, &mut early)?;
         note_siblings(root, &["META", "SCHD"], &mut notes);
         Body::Schedule(schedule)
     } else if meta.msg_type == "FLOP"

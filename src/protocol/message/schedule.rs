@@ -74,6 +74,45 @@ pub struct Schedule {
 
 const EXPECTED_DAY: &str = "a date ddMMMyy such as 23JAN21";
 
+/// The FLTRs of `MSG/SCHD`, each read as soon as the reader closes it.
+///
+/// A snapshot's tree is many times bigger than the cache: reading each FLTR while it is
+/// still there, and letting go of its children at once, costs far less than walking the
+/// whole tree again afterwards. Records and errors alike wait here until
+/// [`parse_schedule`] reaches their FLTR, so what is reported, and in which order, is what
+/// a walk of the finished tree reports: a document found malformed further on still fails
+/// as malformed, and a message that is no supported SCHD just drops them.
+#[derive(Default)]
+pub(crate) struct EarlyRecords {
+    /// The records of the first FLTRs, in order, up to the first that failed.
+    records: Vec<FlightRecord>,
+    /// Why the FLTR after `records` failed; no FLTR after it is read, as none is reported.
+    failed: Option<ProtocolError>,
+}
+
+impl EarlyRecords {
+    /// Reads `element` if it is an FLTR of the first `MSG/SCHD` (the only one
+    /// [`parse_schedule`] reads; a second is a duplicate), and empties it.
+    pub fn closed(&mut self, ancestors: &[Element], element: &mut Element) {
+        let [msg, schd] = ancestors else {
+            return;
+        };
+        if element.name != "FLTR" || msg.name != "MSG" || schd.name != "SCHD" || schd.index != 1 {
+            return;
+        }
+        if self.failed.is_none() {
+            let msg = Path::root(msg);
+            let schd = msg.child(schd);
+            let path = schd.child(element);
+            match parse_flight_record(element, &path, RecordKind::ScheduleRecord) {
+                Ok(record) => self.records.push(record),
+                Err(e) => self.failed = Some(e),
+            }
+        }
+        element.children = Vec::new();
+    }
+}
+
 /// Reads `MSG/SCHD`.
 ///
 /// # Errors
@@ -84,22 +123,29 @@ pub(crate) fn parse_schedule(
     path: &Path,
     subtype: ScheduleSubtype,
     opts: &ParseOptions,
+    early: &mut EarlyRecords,
 ) -> Result<Schedule, ProtocolError> {
     no_text(element, path)?;
     let mut notes = Notes::default();
     let mut recs = Field::Absent;
     let mut day: Option<Field<NaiveDate>> = None;
-    let mut flights = Vec::new();
+    let mut fltrs = 0;
     let day_element = opts.operation_day_element.as_deref();
     for child in &element.children {
         let path = &path.child(child);
         match &*child.name {
             "RECS" => put(&mut recs, child, path)?,
-            "FLTR" => flights.push(parse_flight_record(
-                child,
-                path,
-                RecordKind::ScheduleRecord,
-            )?),
+            "FLTR" => {
+                if fltrs == early.records.len() {
+                    if let Some(e) = early.failed.take() {
+                        return Err(e);
+                    }
+                    // Not read early (no reader told `early` of it): read it now.
+                    let record = parse_flight_record(child, path, RecordKind::ScheduleRecord)?;
+                    early.records.push(record);
+                }
+                fltrs += 1;
+            }
             name if Some(name) == day_element => {
                 if day.is_some() {
                     return Err(ProtocolError::Duplicate {
@@ -115,7 +161,7 @@ pub(crate) fn parse_schedule(
         subtype,
         recs,
         operation_day: day.and_then(|d| d.value().copied()),
-        flights,
+        flights: std::mem::take(&mut early.records),
         unknown: notes.unknown,
     })
 }

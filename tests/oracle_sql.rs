@@ -251,10 +251,10 @@ fn statement_findings(text: &str) -> Vec<String> {
         bad("$n positional bind (Oracle: named :bind)");
     }
     let w = words(&code);
-    if let Some(pos) = w.iter().position(|x| x == "RETURNING") {
-        if !w[pos..].iter().any(|x| x == "INTO") {
-            bad("RETURNING without INTO");
-        }
+    if let Some(pos) = w.iter().position(|x| x == "RETURNING")
+        && !w[pos..].iter().any(|x| x == "INTO")
+    {
+        bad("RETURNING without INTO");
     }
     let tokens: Vec<&str> = code.split_whitespace().collect();
     for win in tokens.windows(3) {
@@ -755,10 +755,10 @@ fn migrations_mirror_postgres_and_undo_what_they_create() {
             std::fs::read_to_string(format!("{ROOT}/migrations_oracle/{file}.sql")).expect("read");
         for statement in script_statements(&text) {
             let w = words(&code_only(&statement));
-            if w.first().map(String::as_str) == Some("DROP") {
-                if let (Some(kind), Some(name)) = (w.get(1), w.get(2)) {
-                    drops.insert((kind.clone(), name.clone()));
-                }
+            if w.first().map(String::as_str) == Some("DROP")
+                && let (Some(kind), Some(name)) = (w.get(1), w.get(2))
+            {
+                drops.insert((kind.clone(), name.clone()));
             }
         }
     }

@@ -1,6 +1,12 @@
-//! Snapshots (SCHD DNLD/RESP) applied to a real PostgreSQL database: the
-//! day's flight list replaces the old one, in one all-or-nothing
-//! transaction, without ever deleting a flight another day has taken over.
+//! Snapshots (SCHD DNLD/RESP) applied to a real state database: the day's
+//! flight list replaces the old one, in one all-or-nothing transaction,
+//! without ever deleting a flight another day has taken over.
+//!
+//! One scenario suite for both dialects: each scenario is a generic fn over
+//! `ScenarioDb`, run as `pg::<name>` on a fresh PostgreSQL database and as
+//! `oracle::<name>` on the schema of `FLIGHTSTATE_ORACLE_URL` (skipped, with
+//! one plain line, without it). Checks only PostgreSQL can make (its system
+//! columns) stay in `pg_only`.
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -9,14 +15,27 @@ use std::collections::HashMap;
 use std::sync::{Arc, Barrier};
 
 use chrono::NaiveDateTime;
-use common::TestDatabase;
-use common::sis::{at, count, dump_database, flight, schedule_message, sep, snapshot};
+use common::dialects::ScenarioDb;
+use common::sis::{at, flight, schedule_message, sep, snapshot};
 use flightstate::FailureKind;
 use flightstate::pipeline::{Applied, Settings, SnapshotReport, apply_message};
 use flightstate::protocol::{Field, Group, ScheduleSubtype};
 use flightstate::state::StoredFlight;
-use flightstate::store::pg::PgStore;
 use flightstate::store::{ProcStatus, StateTx, Store, StoreError};
+
+dialect_tests! {
+    a_flight_taken_over_by_the_next_day_is_not_deleted,
+    replaying_the_latest_snapshot_changes_nothing,
+    the_latest_snapshot_under_its_ledger_id_is_a_replay,
+    an_older_snapshot_is_applied_again,
+    bad_snapshots_are_dead_and_change_nothing,
+    an_empty_snapshot_of_a_named_day_deletes_the_day,
+    what_the_next_snapshot_lacks_is_cleared,
+    an_unchanged_snapshot_writes_no_flight_and_bumps_only_the_day,
+    every_column_and_collection_round_trips,
+    a_stale_version_bump_is_a_conflict,
+    concurrent_snapshots_of_one_day_get_consecutive_versions,
+}
 
 fn settings() -> Settings {
     Settings {
@@ -29,30 +48,26 @@ fn now() -> NaiveDateTime {
     at(9, 12, 0)
 }
 
-fn store(db: &TestDatabase) -> PgStore {
-    PgStore::from_pool(db.pool())
-}
-
 #[track_caller]
-fn apply(store: &PgStore, message_id: i64, body: &[u8]) -> Applied {
+fn apply<S: Store>(store: &S, message_id: i64, body: &[u8]) -> Applied {
     apply_message(store, &settings(), message_id, body, now()).expect("applied")
 }
 
 #[track_caller]
-fn applied_snapshot(store: &PgStore, message_id: i64, body: &[u8]) -> SnapshotReport {
+fn applied_snapshot<S: Store>(store: &S, message_id: i64, body: &[u8]) -> SnapshotReport {
     match apply(store, message_id, body) {
         Applied::Snapshot(report) => report,
         other => panic!("not a snapshot outcome: {other:?}"),
     }
 }
 
-fn load(store: &PgStore, flids: &[i64]) -> HashMap<i64, StoredFlight> {
+fn load<S: Store>(store: &S, flids: &[i64]) -> HashMap<i64, StoredFlight> {
     store
         .transaction(|tx| tx.load_flights(flids))
         .expect("load flights")
 }
 
-fn proc_status(store: &PgStore, message_id: i64) -> (ProcStatus, Option<String>) {
+fn proc_status<S: Store>(store: &S, message_id: i64) -> (ProcStatus, Option<String>) {
     let record = store
         .transaction(|tx| tx.proc_state(message_id))
         .expect("read PROC_STATE")
@@ -60,10 +75,8 @@ fn proc_status(store: &PgStore, message_id: i64) -> (ProcStatus, Option<String>)
     (record.status, record.error_text)
 }
 
-#[test]
-fn a_flight_taken_over_by_the_next_day_is_not_deleted() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn a_flight_taken_over_by_the_next_day_is_not_deleted<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     // 9 Sep: A, B, C. C departs late in the evening.
     applied_snapshot(
         &store,
@@ -93,49 +106,39 @@ fn a_flight_taken_over_by_the_next_day_is_not_deleted() {
     assert!(!flights.contains_key(&2));
     assert_eq!(flights[&3].operation_day, Some(sep(10)));
     assert_eq!(flights[&1].operation_day, Some(sep(9)));
-    let mut conn = db.connect();
     assert_eq!(
-        count(
-            &mut conn,
+        db.count(
             "kafka_schd",
             "flid = 2 AND event_kind = 'TOMBSTONE' AND message_id = 3"
         ),
         1
     );
     assert_eq!(
-        count(
-            &mut conn,
-            "kafka_schd",
-            "flid = 3 AND event_kind = 'TOMBSTONE'"
-        ),
+        db.count("kafka_schd", "flid = 3 AND event_kind = 'TOMBSTONE'"),
         0
     );
     // B's details went with it.
-    assert_eq!(count(&mut conn, "flight_gate", "flid = 2"), 0);
-    assert_eq!(count(&mut conn, "flight_route_point", "flid = 2"), 0);
+    assert_eq!(db.count("flight_gate", "flid = 2"), 0);
+    assert_eq!(db.count("flight_route_point", "flid = 2"), 0);
     // The 9 Sep list is now A alone; C is on the 10 Sep list.
     assert_eq!(
-        count(&mut conn, "schd_gen_flid", "operation_day = '2026-09-09'"),
+        db.count("schd_gen_flid", "operation_day = DATE '2026-09-09'"),
         1
     );
     assert_eq!(
-        count(
-            &mut conn,
+        db.count(
             "schd_gen_flid",
-            "operation_day = '2026-09-10' AND flid = 3"
+            "operation_day = DATE '2026-09-10' AND flid = 3"
         ),
         1
     );
 }
 
-#[test]
-fn replaying_the_latest_snapshot_changes_nothing() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn replaying_the_latest_snapshot_changes_nothing<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     let body = snapshot(sep(9), vec![flight(1, at(9, 8, 0)), flight(2, at(9, 9, 0))]);
     applied_snapshot(&store, 10, &body);
-    let mut conn = db.connect();
-    let before = dump_database(&mut conn);
+    let before = db.dump();
     // The same message again (a retried commit, or a second look at the row):
     // recognised by its identity, not even parsed.
     assert_eq!(
@@ -144,45 +147,34 @@ fn replaying_the_latest_snapshot_changes_nothing() {
             status: ProcStatus::Succeeded
         }
     );
-    assert_eq!(dump_database(&mut conn), before);
+    assert_eq!(db.dump(), before);
 }
 
-#[test]
-fn the_latest_snapshot_under_its_ledger_id_is_a_replay() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn the_latest_snapshot_under_its_ledger_id_is_a_replay<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     let body = snapshot(sep(9), vec![flight(1, at(9, 8, 0))]);
     applied_snapshot(&store, 10, &body);
-    let mut conn = db.connect();
     // Forget the PROC_STATE row (as after a restore): the ledger alone must
     // recognise the day's latest message.
-    diesel::RunQueryDsl::execute(diesel::sql_query("DELETE FROM proc_state"), &mut conn)
-        .expect("clear proc_state");
+    db.execute("DELETE FROM proc_state");
     let flights_before = load(&store, &[1]);
     let report = applied_snapshot(&store, 10, &body);
     assert!(report.replay);
     assert_eq!(report.version, 1);
     assert_eq!(load(&store, &[1]), flights_before);
-    assert_eq!(count(&mut conn, "kafka_schd", "true"), 1);
+    assert_eq!(db.count("kafka_schd", "1 = 1"), 1);
     assert_eq!(proc_status(&store, 10).0, ProcStatus::Succeeded);
 }
 
-#[test]
-fn an_older_snapshot_is_applied_again() {
+fn an_older_snapshot_is_applied_again<D: ScenarioDb>(db: &D) {
     // The seed's boundary (docs/snapshot-ledger.md): the ledger recognises
     // only the day's latest message; an older one is a new application.
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+    let store = db.store();
     let older = snapshot(sep(9), vec![flight(1, at(9, 8, 0)), flight(2, at(9, 9, 0))]);
     let newer = snapshot(sep(9), vec![flight(1, at(9, 8, 0))]);
     applied_snapshot(&store, 1, &older);
     applied_snapshot(&store, 2, &newer);
-    let mut conn = db.connect();
-    diesel::RunQueryDsl::execute(
-        diesel::sql_query("DELETE FROM proc_state WHERE message_id = 1"),
-        &mut conn,
-    )
-    .expect("forget message 1");
+    db.execute("DELETE FROM proc_state WHERE message_id = 1");
     let report = applied_snapshot(&store, 1, &older);
     assert!(!report.replay);
     assert_eq!(report.version, 3);
@@ -190,13 +182,10 @@ fn an_older_snapshot_is_applied_again() {
     assert!(load(&store, &[2]).contains_key(&2));
 }
 
-#[test]
-fn bad_snapshots_are_dead_and_change_nothing() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn bad_snapshots_are_dead_and_change_nothing<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     applied_snapshot(&store, 1, &snapshot(sep(9), vec![flight(1, at(9, 8, 0))]));
-    let mut conn = db.connect();
-    let before = dump_database(&mut conn);
+    let before = db.dump();
     let cases: Vec<(i64, Vec<u8>, &str)> = vec![
         (
             2,
@@ -255,7 +244,7 @@ fn bad_snapshots_are_dead_and_change_nothing() {
         assert!(text.unwrap_or_default().contains(reason));
     }
     // Nothing but the PROC_STATE rows of the dead messages changed.
-    let after = dump_database(&mut conn);
+    let after = db.dump();
     let without_proc = |dump: &str| {
         dump.lines()
             .filter(|l| !l.starts_with("proc_state"))
@@ -263,13 +252,11 @@ fn bad_snapshots_are_dead_and_change_nothing() {
             .join("\n")
     };
     assert_eq!(without_proc(&after), without_proc(&before));
-    assert_eq!(count(&mut conn, "proc_state", "status = 'DEAD'"), 6);
+    assert_eq!(db.count("proc_state", "status = 'DEAD'"), 6);
 }
 
-#[test]
-fn an_empty_snapshot_of_a_named_day_deletes_the_day() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn an_empty_snapshot_of_a_named_day_deletes_the_day<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     applied_snapshot(
         &store,
         1,
@@ -279,18 +266,12 @@ fn an_empty_snapshot_of_a_named_day_deletes_the_day() {
     assert_eq!(report.deleted, vec![1, 2]);
     assert_eq!(report.version, 2);
     assert!(load(&store, &[1, 2]).is_empty());
-    let mut conn = db.connect();
-    assert_eq!(count(&mut conn, "schd_gen_flid", "true"), 0);
-    assert_eq!(
-        count(&mut conn, "kafka_schd", "event_kind = 'TOMBSTONE'"),
-        2
-    );
+    assert_eq!(db.count("schd_gen_flid", "1 = 1"), 0);
+    assert_eq!(db.count("kafka_schd", "event_kind = 'TOMBSTONE'"), 2);
 }
 
-#[test]
-fn what_the_next_snapshot_lacks_is_cleared() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn what_the_next_snapshot_lacks_is_cleared<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     let mut full = flight(1, at(9, 8, 0));
     full.remc = Field::Value("VIP on board".into());
     applied_snapshot(&store, 1, &snapshot(sep(9), vec![full]));
@@ -311,35 +292,30 @@ fn what_the_next_snapshot_lacks_is_cleared() {
     assert_eq!(stored.state_version, 2);
 }
 
-#[test]
-fn an_unchanged_snapshot_writes_no_flight_and_bumps_only_the_day() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn an_unchanged_snapshot_writes_no_flight_and_bumps_only_the_day<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     let flights = || vec![flight(1, at(9, 8, 0)), flight(2, at(9, 9, 0))];
     applied_snapshot(&store, 1, &snapshot(sep(9), flights()));
-    let mut conn = db.connect();
-    let flight_tables = |conn: &mut diesel::PgConnection| {
-        dump_database(conn)
+    let flight_tables = || {
+        db.dump()
             .lines()
             .filter(|l| l.starts_with("flight_") || l.starts_with("kafka_schd"))
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let before = flight_tables(&mut conn);
+    let before = flight_tables();
     let report = applied_snapshot(&store, 2, &snapshot(sep(9), flights()));
     assert_eq!(
         (report.created, report.updated, report.unchanged),
         (0, 0, 2)
     );
     assert_eq!(report.version, 2);
-    assert_eq!(flight_tables(&mut conn), before);
+    assert_eq!(flight_tables(), before);
 }
 
-#[test]
-fn every_column_and_collection_round_trips() {
+fn every_column_and_collection_round_trips<D: ScenarioDb>(db: &D) {
     use flightstate::protocol::*;
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+    let store = db.store();
     let t = at(9, 8, 0);
     let mut record = flight(1, t);
     record.ffid = Field::Value("CA-CA1001-D-09SEP260800-D".into());
@@ -411,10 +387,8 @@ fn every_column_and_collection_round_trips() {
     assert_eq!(stored.updated_at, now());
 }
 
-#[test]
-fn a_stale_version_bump_is_a_conflict() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn a_stale_version_bump_is_a_conflict<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     applied_snapshot(&store, 1, &snapshot(sep(9), vec![flight(1, at(9, 8, 0))]));
     // Another transaction read version 1 but the ledger moved to 2.
     applied_snapshot(&store, 2, &snapshot(sep(9), vec![flight(1, at(9, 8, 0))]));
@@ -433,10 +407,11 @@ fn a_stale_version_bump_is_a_conflict() {
     assert_eq!((ledger.version, ledger.last_message_id), (2, 2));
 }
 
-#[test]
-fn concurrent_snapshots_of_one_day_get_consecutive_versions() {
-    let db = TestDatabase::migrated();
-    let store = Arc::new(store(&db));
+fn concurrent_snapshots_of_one_day_get_consecutive_versions<D: ScenarioDb>(db: &D)
+where
+    D::Store: 'static,
+{
+    let store = Arc::new(db.store());
     let start = Arc::new(Barrier::new(4));
     let handles: Vec<_> = (1..=4)
         .map(|id| {
@@ -445,7 +420,7 @@ fn concurrent_snapshots_of_one_day_get_consecutive_versions() {
             std::thread::spawn(move || {
                 let body = snapshot(sep(9), vec![flight(id, at(9, 8, 0))]);
                 start.wait();
-                applied_snapshot(&store, id, &body).version
+                applied_snapshot(&*store, id, &body).version
             })
         })
         .collect();
@@ -467,31 +442,49 @@ fn concurrent_snapshots_of_one_day_get_consecutive_versions() {
     assert_eq!(list, vec![ledger.last_message_id]);
 }
 
-#[test]
-fn a_full_day_of_9999_flights_applies_in_one_transaction() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn a_full_day_of_9999_flights_applies_in_one_transaction<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     let flights: Vec<_> = (1..=9_999)
         .map(|flid| flight(flid, at(9, (flid % 24) as u32, (flid % 60) as u32)))
         .collect();
     let report = applied_snapshot(&store, 1, &snapshot(sep(9), flights));
     assert_eq!((report.flights, report.created), (9_999, 9_999));
-    let mut conn = db.connect();
     assert_eq!(
-        count(&mut conn, "flight_schd", "operation_day = '2026-09-09'"),
+        db.count("flight_schd", "operation_day = DATE '2026-09-09'"),
         9_999
     );
-    assert_eq!(count(&mut conn, "flight_route_point", "true"), 19_998);
-    assert_eq!(count(&mut conn, "kafka_schd", "message_id = 1"), 9_999);
-    // Every row was written by the one transaction.
-    assert_eq!(
-        count(
-            &mut conn,
-            "flight_schd",
-            "xmin::text::bigint = (SELECT min(xmin::text::bigint) FROM flight_schd)"
-        ),
-        9_999
-    );
+    assert_eq!(db.count("flight_route_point", "1 = 1"), 19_998);
+    assert_eq!(db.count("kafka_schd", "message_id = 1"), 9_999);
+}
+
+/// The full day once per dialect (not in `dialect_tests!`: PostgreSQL adds a
+/// check of its own on the same data).
+mod full_day {
+    use super::*;
+
+    #[test]
+    fn pg() {
+        let db = common::dialects::PgDb::migrated();
+        a_full_day_of_9999_flights_applies_in_one_transaction(&db);
+        // Every row was written by the one transaction (PostgreSQL's xmin).
+        assert_eq!(
+            db.count(
+                "flight_schd",
+                "xmin::text::bigint = (SELECT min(xmin::text::bigint) FROM flight_schd)"
+            ),
+            9_999
+        );
+    }
+
+    #[test]
+    fn oracle() {
+        #[cfg(feature = "oracle")]
+        if let Some(db) = common::dialects::oracle() {
+            a_full_day_of_9999_flights_applies_in_one_transaction(&db);
+        }
+        #[cfg(not(feature = "oracle"))]
+        common::dialects::report_oracle_skipped();
+    }
 }
 
 #[cfg(feature = "failpoints")]
@@ -499,17 +492,19 @@ mod injected {
     use super::*;
     use flightstate::failpoint::{self, Action};
 
-    #[test]
-    fn a_failure_after_the_deletes_rolls_everything_back() {
-        let db = TestDatabase::migrated();
-        let store = store(&db);
+    dialect_tests! {
+        a_failure_after_the_deletes_rolls_everything_back,
+        a_lost_version_race_is_rolled_back_and_retried,
+    }
+
+    fn a_failure_after_the_deletes_rolls_everything_back<D: ScenarioDb>(db: &D) {
+        let store = db.store();
         applied_snapshot(
             &store,
             1,
             &snapshot(sep(9), vec![flight(1, at(9, 8, 0)), flight(2, at(9, 9, 0))]),
         );
-        let mut conn = db.connect();
-        let before = dump_database(&mut conn);
+        let before = db.dump();
         let next = snapshot(
             sep(9),
             vec![flight(1, at(9, 8, 30)), flight(3, at(9, 10, 0))],
@@ -518,7 +513,7 @@ mod injected {
         let err = apply_message(&store, &settings(), 2, &next, now()).expect_err("injected");
         assert_eq!(err.kind(), FailureKind::Other);
         // Only the FAILED(INFRA) record of message 2 is new.
-        let after = dump_database(&mut conn);
+        let after = db.dump();
         let without_proc = |dump: &str| {
             dump.lines()
                 .filter(|l| !l.starts_with("proc_state"))
@@ -543,16 +538,13 @@ mod injected {
         );
     }
 
-    #[test]
-    fn a_lost_version_race_is_rolled_back_and_retried() {
-        let db = TestDatabase::migrated();
-        let store = store(&db);
+    fn a_lost_version_race_is_rolled_back_and_retried<D: ScenarioDb>(db: &D) {
+        let store = db.store();
         failpoint::arm("snapshot.before_bump", Action::Conflict, 2);
         let report = applied_snapshot(&store, 1, &snapshot(sep(9), vec![flight(1, at(9, 8, 0))]));
         assert_eq!(report.version, 1);
-        let mut conn = db.connect();
         // Two rolled-back attempts left nothing behind: one set of events.
-        assert_eq!(count(&mut conn, "kafka_schd", "true"), 1);
-        assert_eq!(count(&mut conn, "flight_schd", "true"), 1);
+        assert_eq!(db.count("kafka_schd", "1 = 1"), 1);
+        assert_eq!(db.count("flight_schd", "1 = 1"), 1);
     }
 }

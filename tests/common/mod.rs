@@ -19,6 +19,7 @@
 // Each test file uses a different part of this module.
 #![allow(dead_code)]
 
+pub mod dialects;
 pub mod sis;
 
 use std::path::{Path, PathBuf};

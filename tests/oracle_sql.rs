@@ -16,6 +16,20 @@ use flightstate::store::oracle::{
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// `sql/pg/` statements whose Oracle twin is still to write, each with why: a colleague's
+/// change in progress. Keep this list short and say what the Oracle side does meanwhile.
+const PENDING_TWINS: &[(&str, &str)] = &[(
+    "select_flight_digests",
+    "STATE_DIGEST is being added on PostgreSQL; Oracle keeps StateTx::flight_digests' default \
+     (reads the flights whole and digests them), so it needs no statement yet",
+)];
+
+/// Columns the Oracle `upsert_flights` does not write yet (left NULL), with why.
+const UNWRITTEN_COLUMNS: &[(&str, &str)] = &[(
+    "state_digest",
+    "NULL means \"not known to be unchanged\"; Oracle does not read it (see PENDING_TWINS)",
+)];
+
 /// Oracle's reserved words (11.2 *SQL Language Reference*, "Oracle SQL Reserved Words"): not
 /// usable as column names, nor as bind names (ORA-01745).
 const RESERVED: &[&str] = &[
@@ -535,8 +549,13 @@ fn sql_oracle_has_the_file_names_of_sql_pg() {
         .iter()
         .map(|s| (*s).to_owned())
         .collect();
-    let missing: Vec<_> = pg.difference(&oracle).collect();
-    assert!(missing.is_empty(), "sql/oracle/ lacks twins of {missing:?}");
+    let missing: BTreeSet<&str> = pg.difference(&oracle).map(String::as_str).collect();
+    let pending: BTreeSet<&str> = PENDING_TWINS.iter().map(|(name, _)| *name).collect();
+    let unexplained: Vec<_> = missing.difference(&pending).collect();
+    assert!(
+        unexplained.is_empty(),
+        "sql/oracle/ lacks twins of {unexplained:?}"
+    );
     let extra: BTreeSet<String> = oracle.difference(&pg).cloned().collect();
     assert_eq!(extra, only, "Oracle-only statements must be listed as such");
     // Every file is compiled in, and only those.
@@ -805,19 +824,41 @@ fn every_table_and_column_has_a_comment() {
     }
 }
 
-/// The columns of `table` as `V00n` creates them, lower case, in order.
+/// The column added by an `ALTER TABLE <table> ADD` statement (either dialect's spelling:
+/// `ADD COLUMN X …` or `ADD (X …)`), lower case.
+fn added_column(statement: &str, table: &str) -> Option<String> {
+    let w = words(&code_only(statement));
+    let is_add = w.len() > 4
+        && w[0] == "ALTER"
+        && w[1] == "TABLE"
+        && w[2].eq_ignore_ascii_case(table)
+        && w[3] == "ADD";
+    is_add.then(|| {
+        let name = if w[4] == "COLUMN" { &w[5] } else { &w[4] };
+        name.to_ascii_lowercase()
+    })
+}
+
+/// The columns of `table` as the `V` scripts create and extend it, lower case, in order.
 fn migrated_columns(table: &str) -> Vec<String> {
+    let mut columns: Option<Vec<String>> = None;
     for (_, _, text) in migration_scripts() {
         for statement in script_statements(text) {
             if statement.starts_with(&format!("CREATE TABLE {} (", table.to_ascii_uppercase())) {
-                return created_columns(&statement)
-                    .into_iter()
-                    .map(|(c, _)| c.to_ascii_lowercase())
-                    .collect();
+                columns = Some(
+                    created_columns(&statement)
+                        .into_iter()
+                        .map(|(c, _)| c.to_ascii_lowercase())
+                        .collect(),
+                );
+            } else if let (Some(cols), Some(added)) =
+                (&mut columns, added_column(&statement, table))
+            {
+                cols.push(added);
             }
         }
     }
-    panic!("no CREATE TABLE {table}");
+    columns.unwrap_or_else(|| panic!("no CREATE TABLE {table}"))
 }
 
 /// The columns an insert or merge statement names, in order, lower case.
@@ -895,32 +936,52 @@ fn statements_rust_and_migrations_agree_on_every_column() {
     );
     assert_eq!(insert_columns("upsert_flights"), main);
     assert_eq!(binds(&body(statement("upsert_flights"))), main);
-    assert_eq!(migrated_columns("flight_schd"), main);
+    let written: Vec<String> = migrated_columns("flight_schd")
+        .into_iter()
+        .filter(|c| !UNWRITTEN_COLUMNS.iter().any(|(u, _)| u == c))
+        .collect();
+    assert_eq!(written, main);
 }
 
 #[test]
 fn oracle_tables_mirror_postgres_column_for_column() {
-    // Every PostgreSQL table and column exists in Oracle, in the same order.
-    for entry in std::fs::read_dir(format!("{ROOT}/migrations_pg")).expect("migrations_pg") {
-        let up = entry.expect("entry").path().join("up.sql");
-        let Ok(text) = std::fs::read_to_string(&up) else {
-            continue;
-        };
+    // Every PostgreSQL table and column exists in Oracle, in the same order, after every
+    // migration of both (CREATE TABLE, then ALTER TABLE … ADD).
+    let mut ups: Vec<std::path::PathBuf> = std::fs::read_dir(format!("{ROOT}/migrations_pg"))
+        .expect("migrations_pg")
+        .map(|e| e.expect("entry").path().join("up.sql"))
+        .filter(|p| p.is_file())
+        .collect();
+    ups.sort();
+    let mut pg: Vec<(String, Vec<String>)> = Vec::new();
+    for up in ups {
+        let text = std::fs::read_to_string(&up).expect("read up.sql");
         for statement in text.split(";\n") {
             let statement = statement
                 .lines()
                 .filter(|l| !l.trim_start().starts_with("--") && !l.trim().is_empty())
                 .collect::<Vec<_>>()
                 .join("\n");
-            if !statement.starts_with("CREATE TABLE") {
-                continue;
+            if statement.starts_with("CREATE TABLE") {
+                let table = words(&statement)[2].to_ascii_lowercase();
+                let columns = created_columns(&statement)
+                    .into_iter()
+                    .map(|(c, _)| c.to_ascii_lowercase())
+                    .collect();
+                pg.push((table, columns));
+            } else if statement.starts_with("ALTER TABLE") {
+                let table = words(&statement)[2].to_ascii_lowercase();
+                if let (Some(added), Some((_, columns))) = (
+                    added_column(&statement, &table),
+                    pg.iter_mut().find(|(t, _)| *t == table),
+                ) {
+                    columns.push(added);
+                }
             }
-            let table = words(&statement)[2].to_ascii_lowercase();
-            let pg: Vec<String> = created_columns(&statement)
-                .into_iter()
-                .map(|(c, _)| c.to_ascii_lowercase())
-                .collect();
-            assert_eq!(migrated_columns(&table), pg, "{table}");
         }
+    }
+    assert!(pg.len() >= 17, "the PostgreSQL tables were not all read");
+    for (table, columns) in pg {
+        assert_eq!(migrated_columns(&table), columns, "{table}");
     }
 }

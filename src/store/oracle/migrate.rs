@@ -43,6 +43,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(4, "outbox", "V004__outbox.sql"),
     script!(5, "effect_journal", "V005__effect_journal.sql"),
     script!(6, "version_floor", "V006__version_floor.sql"),
+    script!(7, "state_digest", "V007__state_digest.sql"),
 ];
 
 /// The history table V000 creates.

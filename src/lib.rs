@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod digest;
 pub mod dispatch;
 #[cfg(feature = "failpoints")]
 pub mod failpoint;

@@ -152,6 +152,7 @@ fn statements_rust_and_migrations_agree_on_every_column() {
             "state_version",
             "last_message_id",
             "updated_at",
+            "state_digest",
         ]
         .map(str::to_owned),
     );

@@ -68,6 +68,7 @@
 --   $62 bigint[]  state_version
 --   $63 bigint[]  last_message_id
 --   $64 timestamp[]  updated_at
+--   $65 char[]  state_digest (SHA-256 hex of the state written)
 -- returns: nothing
 -- locks: the FLIGHT_SCHD rows written (row locks, until commit)
 INSERT INTO flight_schd (
@@ -134,7 +135,8 @@ INSERT INTO flight_schd (
     operation_day,
     state_version,
     last_message_id,
-    updated_at
+    updated_at,
+    state_digest
 )
 SELECT * FROM UNNEST(
     $1::bigint[],
@@ -200,7 +202,8 @@ SELECT * FROM UNNEST(
     $61::date[],
     $62::bigint[],
     $63::bigint[],
-    $64::timestamp[]
+    $64::timestamp[],
+    $65::char(64)[]
 )
 ON CONFLICT (flid) DO UPDATE SET
     alcd = EXCLUDED.alcd,
@@ -265,4 +268,5 @@ ON CONFLICT (flid) DO UPDATE SET
     operation_day = EXCLUDED.operation_day,
     state_version = EXCLUDED.state_version,
     last_message_id = EXCLUDED.last_message_id,
-    updated_at = EXCLUDED.updated_at
+    updated_at = EXCLUDED.updated_at,
+    state_digest = EXCLUDED.state_digest

@@ -26,7 +26,6 @@
 //! decides business outcomes.
 
 use chrono::NaiveDateTime;
-use sha2::{Digest, Sha256};
 
 use crate::store::{
     CallStatus, Grant, JournalOps, NewCall, StateTx, Store, StoreError, StoredCall,
@@ -53,19 +52,14 @@ pub struct Intent {
 }
 
 fn sha256_hex(parts: &[&str]) -> String {
-    let mut hasher = Sha256::new();
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            // A separator no part contains, so ("a", "bc") ≠ ("ab", "c").
-            hasher.update([0u8]);
-        }
-        hasher.update(part.as_bytes());
-    }
-    hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    // A separator no part contains, so ("a", "bc") ≠ ("ab", "c").
+    const SEPARATOR: &[u8] = &[0];
+    crate::digest::sha256_hex(
+        parts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, part)| [if i > 0 { SEPARATOR } else { &[] }, part.as_bytes()]),
+    )
 }
 
 impl Intent {

@@ -2,19 +2,10 @@
 //! that a message seen again is recognised, and a different body under an id
 //! already processed is caught rather than applied.
 
-use sha2::{Digest, Sha256};
-
 /// Lower-case hex SHA-256 of the message id (8 bytes, big-endian) followed
 /// by the body.
 pub fn identity_key(message_id: i64, body: &[u8]) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(message_id.to_be_bytes());
-    hasher.update(body);
-    hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    crate::digest::sha256_hex([&message_id.to_be_bytes()[..], body])
 }
 
 #[cfg(test)]

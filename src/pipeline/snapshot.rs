@@ -16,8 +16,8 @@ use super::PipelineError;
 use super::apply::{Settings, check_fence};
 use crate::protocol::{Field, Schedule};
 use crate::state::{
-    self, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot, snapshot_day,
-    state_from_record,
+    self, DuplicateFlid, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
+    snapshot_day, state_from_record,
 };
 use crate::store::{
     ChangeNotice, EventKind, Outcome, ProcStatus, StateEvent, StateTx, Store, VersionFloorOps,
@@ -56,6 +56,10 @@ struct Prepared {
     day: NaiveDate,
     day_source: state::DaySource,
     states: Vec<FlightState>,
+    /// `STATE_DIGEST` of each state, in the same order.
+    digests: Vec<String>,
+    /// The new list (`N`), ascending.
+    list: Vec<i64>,
 }
 
 /// Checks RECS, decides the day and builds every flight's state.
@@ -95,10 +99,20 @@ fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, Pipelin
         .map(state_from_record)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| PipelineError::BadInput(e.to_string()))?;
+    let mut list: Vec<i64> = states.iter().map(|s| s.flid).collect();
+    list.sort_unstable();
+    if let Some(pair) = list.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(PipelineError::BadInput(
+            DuplicateFlid { flid: pair[0] }.to_string(),
+        ));
+    }
+    let digests = states.iter().map(FlightState::digest).collect();
     Ok(Prepared {
         day,
         day_source,
         states,
+        digests,
+        list,
     })
 }
 
@@ -183,15 +197,32 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
         });
     }
 
-    let flids: Vec<i64> = prepared.states.iter().map(|s| s.flid).collect();
-    let current = tx.load_flights(&flids)?;
+    // Unchanged flights are told from the stored digests (one narrow read);
+    // only the others are read whole, for their versions and what changed.
+    let stored = tx.flight_digests(&prepared.list)?;
+    let mut already_current = 0;
+    let candidates: Vec<&FlightState> = prepared
+        .states
+        .iter()
+        .zip(&prepared.digests)
+        .filter(|(state, digest)| {
+            let same = stored.get(&state.flid).is_some_and(|s| {
+                s.digest.as_deref() == Some(digest.as_str()) && s.operation_day == Some(day)
+            });
+            already_current += usize::from(same);
+            !same
+        })
+        .map(|(state, _)| state)
+        .collect();
+    let candidate_flids: Vec<i64> = candidates.iter().map(|s| s.flid).collect();
+    let current = tx.load_flights(&candidate_flids)?;
     let SnapshotPlan {
         mut writes,
         unchanged,
-        list,
         ..
-    } = plan_snapshot(day, &prepared.states, &current, &[])
+    } = plan_snapshot(day, candidates, &current, &[])
         .map_err(|e| PipelineError::BadInput(e.to_string()))?;
+    let unchanged = unchanged + already_current;
     // A flight deleted before and created again continues above its
     // tombstone (its version floor).
     let created: Vec<i64> = writes
@@ -203,6 +234,7 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
     for write in writes.iter_mut().filter(|w| w.created) {
         write.state_version = first_version(floors.get(&write.state.flid).copied());
     }
+    let list = &prepared.list;
 
     let mut events = Vec::with_capacity(writes.len());
     let mut notices = Vec::with_capacity(writes.len() + 1);
@@ -229,7 +261,7 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
         .collect();
     tx.write_flights(&written)?;
 
-    let deleted = tx.delete_flights_of_day(day, &list)?;
+    let deleted = tx.delete_flights_of_day(day, list)?;
     let tombstones: Vec<(i64, i64)> = deleted.iter().map(|&(f, v)| (f, v + 1)).collect();
     tx.upsert_version_floors(&tombstones, message.now)?;
     for &(flid, last_version) in &deleted {
@@ -250,8 +282,8 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
     }
     crate::failpoint!("snapshot.after_deletes");
 
-    if tx.snapshot_list(day)? != list {
-        tx.replace_snapshot_list(day, &list)?;
+    if tx.snapshot_list(day)? != *list {
+        tx.replace_snapshot_list(day, list)?;
     }
     crate::failpoint!("snapshot.before_bump");
     let version =

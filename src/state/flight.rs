@@ -148,6 +148,17 @@ impl FlightState {
             ..FlightState::default()
         }
     }
+
+    /// The digest stored with the state (`STATE_DIGEST`): equal digests mean
+    /// equal states, so a snapshot recognises an unchanged flight from its
+    /// main row alone instead of reading every detail table back.
+    pub fn digest(&self) -> String {
+        // Serialising these plain structs cannot fail; were it ever to, the
+        // empty digest input matches no stored digest and the flight is
+        // simply rewritten.
+        let canonical = serde_json::to_vec(self).unwrap_or_default();
+        crate::digest::sha256_hex([canonical.as_slice()])
+    }
 }
 
 /// A flight as stored: its state plus the bookkeeping columns of

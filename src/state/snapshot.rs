@@ -52,13 +52,13 @@ pub struct DuplicateFlid {
 /// # Errors
 ///
 /// [`DuplicateFlid`] when a FLID appears twice in `new_states`.
-pub fn plan_snapshot(
+pub fn plan_snapshot<'a>(
     day: NaiveDate,
-    new_states: &[FlightState],
+    new_states: impl IntoIterator<Item = &'a FlightState>,
     current: &HashMap<i64, StoredFlight>,
     old_list: &[i64],
 ) -> Result<SnapshotPlan, DuplicateFlid> {
-    let mut seen = HashSet::with_capacity(new_states.len());
+    let mut seen = HashSet::new();
     let mut plan = SnapshotPlan::default();
     for state in new_states {
         if !seen.insert(state.flid) {

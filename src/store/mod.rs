@@ -23,8 +23,8 @@ pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;
 pub use outbox::{Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, OutboxOps, PendingCounts};
 pub use repository::{
-    ChangeNotice, DetailTable, EventKind, FlightChange, Outcome, PipelineLease, ProcRecord,
-    ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,
+    ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
+    ProcRecord, ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,
 };
 pub use version_floor::{VersionFloorOps, first_version};
 

@@ -70,6 +70,26 @@ pub trait StateTx {
     /// The stored flights among `flids` (absent FLIDs are simply missing).
     fn load_flights(&mut self, flids: &[i64]) -> Result<HashMap<i64, StoredFlight>, StoreError>;
 
+    /// The digest, day and version of the stored flights among `flids`:
+    /// enough to recognise unchanged flights without reading them whole.
+    ///
+    /// The default reads the flights whole and digests them; a dialect
+    /// overrides it with a narrow read of the stored `STATE_DIGEST`.
+    fn flight_digests(&mut self, flids: &[i64]) -> Result<HashMap<i64, FlightDigest>, StoreError> {
+        Ok(self
+            .load_flights(flids)?
+            .into_iter()
+            .map(|(flid, flight)| {
+                let digest = FlightDigest {
+                    digest: Some(flight.state.digest()),
+                    operation_day: flight.operation_day,
+                    state_version: flight.state_version,
+                };
+                (flid, digest)
+            })
+            .collect())
+    }
+
     /// Writes the full state of each flight: main row and every collection
     /// (group delete-insert), set-based over all of them.
     fn write_flights(&mut self, flights: &[StoredFlight]) -> Result<(), StoreError>;
@@ -183,6 +203,19 @@ pub struct FlightChange {
     pub flight: StoredFlight,
     /// The detail tables to replace; the others keep their rows.
     pub tables: Vec<DetailTable>,
+}
+
+/// What a snapshot needs to know of a stored flight to tell whether it
+/// changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlightDigest {
+    /// `STATE_DIGEST`: the digest of the state as last written; `None` when
+    /// unknown (the flight is then treated as changed).
+    pub digest: Option<String>,
+    /// The stored operation day.
+    pub operation_day: Option<NaiveDate>,
+    /// The stored state version.
+    pub state_version: i64,
 }
 
 /// The pump lease as read under `PIPELINE_LOCK`.

@@ -124,3 +124,16 @@ pub(super) struct ProcRow {
     #[diesel(sql_type = Integer)]
     pub(super) attempts: i32,
 }
+
+/// The digest columns of a `FLIGHT_SCHD` row.
+#[derive(diesel::QueryableByName)]
+pub(super) struct DigestRow {
+    #[diesel(sql_type = BigInt)]
+    pub(super) flid: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub(super) state_digest: Option<String>,
+    #[diesel(sql_type = Nullable<Date>)]
+    pub(super) operation_day: Option<NaiveDate>,
+    #[diesel(sql_type = BigInt)]
+    pub(super) state_version: i64,
+}

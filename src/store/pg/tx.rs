@@ -10,13 +10,15 @@ use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text, Timestamp}
 use diesel::{PgConnection, RunQueryDsl, sql_query};
 
 use super::errors::query;
-use super::rows::{DeletedFlight, FlidRow, Keyed, LeaseRow, LedgerRow, MainRow, ProcRow};
+use super::rows::{
+    DeletedFlight, DigestRow, FlidRow, Keyed, LeaseRow, LedgerRow, MainRow, ProcRow,
+};
 use super::statements as sql;
 use crate::FailureKind;
 use crate::state::{ColumnValues, FlightFields, FlightState, StoredFlight, TableRow};
 use crate::store::{
-    ChangeNotice, DetailTable, FlightChange, Outcome, PipelineLease, ProcRecord, ProcStatus,
-    SnapshotLedger, StateEvent, StateTx, StoreError,
+    ChangeNotice, DetailTable, FlightChange, FlightDigest, Outcome, PipelineLease, ProcRecord,
+    ProcStatus, SnapshotLedger, StateEvent, StateTx, StoreError,
 };
 
 /// How many FLIDs one read binds: large enough that a full day is a handful
@@ -302,6 +304,12 @@ impl PgTx<'_> {
                     .iter()
                     .map(|f| Some(f.updated_at))
                     .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Text>>, _>(
+                flights
+                    .iter()
+                    .map(|f| Some(f.state.digest()))
+                    .collect::<Vec<_>>(),
             );
         self.execute(upsert, "upsert_flights").map(drop)
     }
@@ -458,6 +466,25 @@ impl StateTx for PgTx<'_> {
                 format!("the snapshot ledger of {day} moved past version {expected:?}"),
             ))
         }
+    }
+
+    fn flight_digests(&mut self, flids: &[i64]) -> Result<HashMap<i64, FlightDigest>, StoreError> {
+        let mut digests = HashMap::with_capacity(flids.len());
+        for batch in flids.chunks(READ_BATCH) {
+            let rows: Vec<DigestRow> = statement(sql::SELECT_FLIGHT_DIGESTS)
+                .bind::<Array<BigInt>, _>(batch.to_vec())
+                .load(self.conn)
+                .map_err(|e| query_error("select_flight_digests", e))?;
+            digests.extend(rows.into_iter().map(|r| {
+                let digest = FlightDigest {
+                    digest: r.state_digest,
+                    operation_day: r.operation_day,
+                    state_version: r.state_version,
+                };
+                (r.flid, digest)
+            }));
+        }
+        Ok(digests)
     }
 
     fn load_flights(&mut self, flids: &[i64]) -> Result<HashMap<i64, StoredFlight>, StoreError> {

@@ -184,6 +184,7 @@ fn write_copy_script(
             "1".to_owned(),
             "1".to_owned(),
             now.to_string(),
+            state.digest(),
         ]);
         main.row(&row)?;
     }

@@ -6,17 +6,20 @@
 -- binds: $1 timestamp  now (UTC), $2 bigint  the most rows to claim
 -- returns: event_id, flid, change_kind, payload, message_id, created_at,
 --          attempts of each claimed row, by event_id
+-- The flights in back-off are listed once per claim (pending rows only),
+-- not probed per row: cheap while the outbox is drained, and never a scan
+-- of the rows already sent.
 -- locks: the claimed KAFKA_MSG rows (FOR UPDATE SKIP LOCKED), until commit
 SELECT m.event_id, m.flid, m.change_kind, m.payload, m.message_id, m.created_at, m.attempts
 FROM kafka_msg m
 WHERE m.sent_at IS NULL
   AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= $1)
-  AND NOT EXISTS (
-      SELECT 1
+  AND (m.flid IS NULL OR m.flid <> ALL (ARRAY(
+      SELECT w.flid
       FROM kafka_msg w
-      WHERE w.flid = m.flid
-        AND w.sent_at IS NULL
-        AND w.next_attempt_at > $1)
+      WHERE w.sent_at IS NULL
+        AND w.flid IS NOT NULL
+        AND w.next_attempt_at > $1)))
 ORDER BY m.event_id
 LIMIT $2
 FOR UPDATE SKIP LOCKED

@@ -1,0 +1,246 @@
+//! Benchmark: the dispatcher's outbox → broker rate for ≥ 100,000 pending
+//! state events, next to a plain rdkafka producer sending the same
+//! pre-serialised payloads (same keys, same producer settings: idempotent,
+//! `acks=all`, same linger) to the same broker in the same run.
+//!
+//! The outbox is filled through the repository (`write_flights` +
+//! `append_state_events`, what a snapshot's transaction does) with
+//! realistic flights from `flightstate::synth` (end-of-day snapshots of
+//! several days, one event per flight: nothing to coalesce, so both sides
+//! send the same number of messages). Prints both rates and their ratio
+//! (goal ≥ 0.5). Nothing is asserted on time.
+//!
+//! Run: `cargo bench --bench dispatch_throughput` (PostgreSQL on
+//! `FLIGHTSTATE_TEST_PG_ADMIN_URL`, Kafka on `FLIGHTSTATE_TEST_KAFKA_BROKERS`,
+//! defaults local; `scripts/services` starts both). Options by env:
+//! `FLIGHTSTATE_BENCH_EVENTS` (default 100000), `FLIGHTSTATE_BENCH_BATCH`
+//! (the dispatcher's batch size, default that of `[kafka]`, 1000).
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDate;
+use diesel::{Connection, PgConnection, RunQueryDsl};
+use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings, state_value};
+use flightstate::protocol::Body;
+use flightstate::state::{StoredFlight, state_from_record};
+use flightstate::store::pg::{PgStore, run_pending_migrations};
+use flightstate::store::{EventKind, StateEvent, StateTx, Store};
+use flightstate::synth::{DayOptions, Moment, snapshot_of};
+use rdkafka::ClientConfig;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+
+type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+struct BenchDatabase {
+    admin: String,
+    name: String,
+    url: String,
+}
+
+impl BenchDatabase {
+    fn create(admin: &str) -> BenchResult<BenchDatabase> {
+        let name = format!("flightstate_bench_dispatch_{}", std::process::id());
+        let mut conn = PgConnection::establish(admin)?;
+        // Benchmark infrastructure: the identifier is built from the pid.
+        diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&mut conn)?;
+        diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn)?;
+        let base = admin.rsplit_once('/').map_or(admin, |(base, _)| base);
+        Ok(BenchDatabase {
+            admin: admin.to_owned(),
+            url: format!("{base}/{name}"),
+            name,
+        })
+    }
+}
+
+impl Drop for BenchDatabase {
+    fn drop(&mut self) {
+        if let Ok(mut conn) = PgConnection::establish(&self.admin) {
+            let _ = diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .execute(&mut conn);
+        }
+    }
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Realistic flights: end-of-day snapshots of consecutive days, 9,999
+/// flights each (the most a snapshot carries), with distinct FLIDs.
+fn flights(count: usize) -> BenchResult<Vec<StoredFlight>> {
+    let mut flights = Vec::with_capacity(count);
+    let first_day = NaiveDate::from_ymd_opt(2026, 9, 1).ok_or("day")?;
+    let mut day_index = 0i64;
+    while flights.len() < count {
+        let options = DayOptions {
+            seed: 20260901 + day_index as u64,
+            day: first_day + chrono::Duration::days(day_index),
+            flights: 9_999.min(count - flights.len()),
+            first_flid: 1_000_000 + day_index * 100_000,
+            ..DayOptions::default()
+        };
+        let Body::Schedule(schedule) = snapshot_of(&options, Moment::Closing).body else {
+            return Err("the generator gave no snapshot".into());
+        };
+        for record in &schedule.flights {
+            flights.push(StoredFlight {
+                state: state_from_record(record)?,
+                operation_day: Some(options.day),
+                state_version: 1,
+                last_message_id: day_index + 1,
+                updated_at: chrono::Utc::now().naive_utc(),
+            });
+        }
+        day_index += 1;
+    }
+    flights.truncate(count);
+    Ok(flights)
+}
+
+fn create_topics(brokers: &str, names: &[&str]) -> BenchResult<()> {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .create()?;
+    let topics: Vec<NewTopic<'_>> = names
+        .iter()
+        .map(|n| NewTopic::new(n, 1, TopicReplication::Fixed(1)))
+        .collect();
+    for result in futures_executor::block_on(admin.create_topics(&topics, &AdminOptions::new()))? {
+        result.map_err(|(t, e)| format!("create topic {t}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn main() -> BenchResult<()> {
+    let admin = std::env::var("FLIGHTSTATE_TEST_PG_ADMIN_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let brokers = std::env::var("FLIGHTSTATE_TEST_KAFKA_BROKERS")
+        .unwrap_or_else(|_| "127.0.0.1:9092".to_owned());
+    let events: usize = env_or("FLIGHTSTATE_BENCH_EVENTS", 100_000);
+    let batch: i64 = env_or("FLIGHTSTATE_BENCH_BATCH", 1_000);
+
+    let started = Instant::now();
+    let flights = flights(events)?;
+    println!(
+        "generated {} flights in {:.1}s",
+        flights.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    let db = BenchDatabase::create(&admin)?;
+    run_pending_migrations(&db.url)?;
+    let store = PgStore::connect(&db.url, 4, Duration::from_secs(30))?;
+    let started = Instant::now();
+    for chunk in flights.chunks(5_000) {
+        store.transaction(|tx| {
+            tx.write_flights(chunk)?;
+            let events: Vec<StateEvent> = chunk
+                .iter()
+                .map(|f| StateEvent {
+                    flid: f.state.flid,
+                    state_version: f.state_version,
+                    kind: EventKind::State,
+                })
+                .collect();
+            tx.append_state_events(&events, 1, chrono::Utc::now().naive_utc())
+        })?;
+    }
+    println!(
+        "outbox filled: {} pending state events in {:.1}s",
+        flights.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    let stamp = format!("{}-{}", std::process::id(), chrono::Utc::now().timestamp());
+    let kafka = KafkaSettings {
+        linger: Duration::from_millis(5),
+        ..KafkaSettings::new(&brokers)
+    };
+
+    // Baseline: the same payloads, serialised before the clock starts.
+    let baseline_topic = format!("fs-bench-baseline-{stamp}");
+    create_topics(&brokers, &[&baseline_topic])?;
+    let payloads: Vec<(String, Vec<u8>)> = flights
+        .iter()
+        .map(|f| (f.state.flid.to_string(), state_value(f)))
+        .collect();
+    let bytes: usize = payloads.iter().map(|(_, v)| v.len()).sum();
+    drop(flights);
+    let producer: BaseProducer = ClientConfig::new()
+        .set("bootstrap.servers", &brokers)
+        .set("enable.idempotence", "true")
+        .set("acks", "all")
+        .set("linger.ms", kafka.linger.as_millis().to_string())
+        .set(
+            "message.timeout.ms",
+            kafka.delivery_timeout.as_millis().to_string(),
+        )
+        .create()?;
+    let started = Instant::now();
+    for (key, value) in &payloads {
+        let mut record = BaseRecord::to(&baseline_topic).key(key).payload(value);
+        loop {
+            match producer.send(record) {
+                Ok(()) => break,
+                Err((
+                    rdkafka::error::KafkaError::MessageProduction(
+                        rdkafka::types::RDKafkaErrorCode::QueueFull,
+                    ),
+                    back,
+                )) => {
+                    record = back;
+                    producer.poll(Duration::from_millis(5));
+                }
+                Err((e, _)) => return Err(e.into()),
+            }
+        }
+        producer.poll(Duration::ZERO);
+    }
+    producer.flush(Duration::from_secs(120))?;
+    let baseline_secs = started.elapsed().as_secs_f64();
+    let baseline_rate = payloads.len() as f64 / baseline_secs;
+    println!(
+        "plain producer: {} messages ({:.1} MiB) in {baseline_secs:.2}s = {baseline_rate:.0} msg/s",
+        payloads.len(),
+        bytes as f64 / (1024.0 * 1024.0)
+    );
+
+    // The dispatcher: claim, read state, produce, wait for reports, mark.
+    let topics = (
+        format!("fs-bench-state-{stamp}"),
+        format!("fs-bench-change-{stamp}"),
+    );
+    let settings = DispatchSettings {
+        state_topic: topics.0.clone(),
+        change_topic: topics.1.clone(),
+        batch_size: batch,
+        ..DispatchSettings::default()
+    };
+    let mut dispatcher = Dispatcher::new(store, kafka, settings)?;
+    dispatcher.ensure_topics()?;
+    let started = Instant::now();
+    let report = dispatcher.run(&AtomicBool::new(false), true)?;
+    let dispatch_secs = started.elapsed().as_secs_f64();
+    let dispatch_rate = report.state.sent as f64 / dispatch_secs;
+    let pending = dispatcher.pending()?;
+    println!(
+        "dispatcher (batch {batch}): {} events as {} messages in {dispatch_secs:.2}s = {dispatch_rate:.0} events/s; still pending: {}",
+        report.state.sent, report.state.produced, pending.state_events
+    );
+    println!(
+        "ratio dispatcher / plain producer: {:.2} (goal >= 0.5)",
+        dispatch_rate / baseline_rate
+    );
+    Ok(())
+}

@@ -155,7 +155,9 @@ fn enqueue_creates_the_tables_and_queues_files_in_order() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: Vec<(i64, String, Option<String>, Option<String>, Option<String>, bool)> = db
+    /// CMINMSGS_ID, body, status, subsystem type and subtype, still pending.
+    type QueuedRow = (i64, String, Option<String>, Option<String>, Option<String>, bool);
+    let rows: Vec<QueuedRow> = db
         .conn()
         .query(
             "SELECT CMINMSGS_ID, CMINMSGS_CLOB_MSG, CMINMSGS_STATUS, CMINMSGS_SUBSYSTEM_TYPE, \

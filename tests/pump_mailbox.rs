@@ -217,6 +217,7 @@ fn postgres_unreachable_blocks_the_head_until_it_is_back() {
     mb.assert_each_written_back_once();
 }
 
+#[cfg(feature = "failpoints")]
 #[test]
 fn a_database_fault_is_recorded_failed_infra_and_retried() {
     use flightstate::failpoint::{Action, arm, disarm_all};

@@ -156,7 +156,14 @@ fn enqueue_creates_the_tables_and_queues_files_in_order() {
         String::from_utf8_lossy(&out.stderr)
     );
     /// CMINMSGS_ID, body, status, subsystem type and subtype, still pending.
-    type QueuedRow = (i64, String, Option<String>, Option<String>, Option<String>, bool);
+    type QueuedRow = (
+        i64,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        bool,
+    );
     let rows: Vec<QueuedRow> = db
         .conn()
         .query(

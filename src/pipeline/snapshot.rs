@@ -214,6 +214,13 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
         })
         .map(|(state, _)| state)
         .collect();
+    // Each candidate's digest, computed once in `prepare`, goes to the write.
+    let candidate_digests: std::collections::HashMap<i64, &String> = prepared
+        .states
+        .iter()
+        .zip(&prepared.digests)
+        .map(|(state, digest)| (state.flid, digest))
+        .collect();
     let candidate_flids: Vec<i64> = candidates.iter().map(|s| s.flid).collect();
     let current = tx.load_flights(&candidate_flids)?;
     let SnapshotPlan {
@@ -259,7 +266,15 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
             }
         })
         .collect();
-    tx.write_flights(&written)?;
+    let digests: Vec<String> = written
+        .iter()
+        .map(|w| {
+            candidate_digests
+                .get(&w.state.flid)
+                .map_or_else(|| w.state.digest(), |d| (*d).clone())
+        })
+        .collect();
+    tx.write_flights_digested(&written, &digests)?;
 
     let deleted = tx.delete_flights_of_day(day, list)?;
     let tombstones: Vec<(i64, i64)> = deleted.iter().map(|&(f, v)| (f, v + 1)).collect();

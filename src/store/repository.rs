@@ -94,6 +94,19 @@ pub trait StateTx {
     /// (group delete-insert), set-based over all of them.
     fn write_flights(&mut self, flights: &[StoredFlight]) -> Result<(), StoreError>;
 
+    /// [`write_flights`](StateTx::write_flights) for a caller that already
+    /// has each flight's state digest: `digests[i]` is
+    /// `flights[i].state.digest()`, so that a dialect storing `STATE_DIGEST`
+    /// need not compute it again. The default ignores them.
+    fn write_flights_digested(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: &[String],
+    ) -> Result<(), StoreError> {
+        let _ = digests;
+        self.write_flights(flights)
+    }
+
     /// The set-difference delete of a snapshot of `day` whose new list is
     /// `new_list`: deletes the flights of the old list that the new one
     /// lacks and whose operation day is still `day`, with their collections.

@@ -273,7 +273,12 @@ impl PgTx<'_> {
 
 impl PgTx<'_> {
     /// The set-based upsert of many flights' main rows.
-    fn upsert_main_rows(&mut self, flights: &[&StoredFlight]) -> Result<(), StoreError> {
+    /// `digests[i]` is the `STATE_DIGEST` of `flights[i]`.
+    fn upsert_main_rows(
+        &mut self,
+        flights: &[&StoredFlight],
+        digests: Vec<Option<String>>,
+    ) -> Result<(), StoreError> {
         let mut upsert = statement(sql::UPSERT_FLIGHTS).bind::<Array<Nullable<BigInt>>, _>(
             flights
                 .iter()
@@ -305,12 +310,7 @@ impl PgTx<'_> {
                     .map(|f| Some(f.updated_at))
                     .collect::<Vec<_>>(),
             )
-            .bind::<Array<Nullable<Text>>, _>(
-                flights
-                    .iter()
-                    .map(|f| Some(f.state.digest()))
-                    .collect::<Vec<_>>(),
-            );
+            .bind::<Array<Nullable<Text>>, _>(digests);
         self.execute(upsert, "upsert_flights").map(drop)
     }
 
@@ -371,6 +371,22 @@ impl PgTx<'_> {
             ),
             DetailTable::RoutePoint => self.replace_route_points(flights),
         }
+    }
+}
+
+impl PgTx<'_> {
+    /// Main rows and every detail table of `flights`, with their digests.
+    fn write_main_and_tables(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: Vec<Option<String>>,
+    ) -> Result<(), StoreError> {
+        let flights: Vec<&StoredFlight> = flights.iter().collect();
+        self.upsert_main_rows(&flights, digests)?;
+        for table in DetailTable::ALL {
+            self.replace_table(table, &flights)?;
+        }
+        Ok(())
     }
 }
 
@@ -499,12 +515,27 @@ impl StateTx for PgTx<'_> {
         if flights.is_empty() {
             return Ok(());
         }
-        let flights: Vec<&StoredFlight> = flights.iter().collect();
-        self.upsert_main_rows(&flights)?;
-        for table in DetailTable::ALL {
-            self.replace_table(table, &flights)?;
+        let digests = flights.iter().map(|f| Some(f.state.digest())).collect();
+        self.write_main_and_tables(flights, digests)
+    }
+
+    fn write_flights_digested(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: &[String],
+    ) -> Result<(), StoreError> {
+        if flights.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        if digests.len() != flights.len() {
+            return Err(StoreError::new(
+                FailureKind::Other,
+                "upsert_flights",
+                format!("{} digests for {} flights", digests.len(), flights.len()),
+            ));
+        }
+        let digests = digests.iter().cloned().map(Some).collect();
+        self.write_main_and_tables(flights, digests)
     }
 
     fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError> {
@@ -512,7 +543,8 @@ impl StateTx for PgTx<'_> {
             return Ok(());
         }
         let flights: Vec<&StoredFlight> = changes.iter().map(|c| &c.flight).collect();
-        self.upsert_main_rows(&flights)?;
+        let digests = flights.iter().map(|f| Some(f.state.digest())).collect();
+        self.upsert_main_rows(&flights, digests)?;
         for table in DetailTable::ALL {
             let changed: Vec<&StoredFlight> = changes
                 .iter()

@@ -11,7 +11,7 @@ use diesel::{QueryableByName, RunQueryDsl};
 use flightstate::state::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, Gate, RoutePoint, Stand, TableRow,
 };
-use flightstate::store::pg::statements;
+use flightstate::store::pg::{copy_statements, statements};
 
 fn statement(name: &str) -> &'static str {
     statements()
@@ -32,6 +32,36 @@ fn every_statement_is_pinned() {
             insta::assert_snapshot!(*name, text.replace("\r\n", "\n"));
         }
     });
+}
+
+/// The COPY statements diesel builds from `schema.rs` for the detail tables.
+#[test]
+fn every_copy_is_pinned() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots/sql/pg");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        for (name, text) in copy_statements() {
+            insta::assert_snapshot!(name, text);
+        }
+    });
+}
+
+/// The columns a COPY statement names, in order.
+fn copy_columns(name: &str) -> Vec<String> {
+    let copies = copy_statements();
+    let text = &copies
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no copy {name}"))
+        .1;
+    let start = text.find('(').expect("column list") + 1;
+    let end = text[start..].find(')').expect("column list end") + start;
+    text[start..end]
+        .split(',')
+        .map(|c| c.trim().trim_matches('"').to_owned())
+        .collect()
 }
 
 #[test]
@@ -139,6 +169,9 @@ fn statements_rust_and_migrations_agree_on_every_column() {
             rust,
             "{insert} vs the Rust declaration"
         );
+        // Full writes COPY the rows in the Rust declaration's order.
+        let copy = insert.replacen("insert_", "copy_", 1);
+        assert_eq!(copy_columns(&copy), rust, "{copy} vs the Rust declaration");
         let mut migrated = table_columns(table);
         let mut rust_sorted = rust.clone();
         migrated.sort();

@@ -27,3 +27,10 @@ pub use tx::PgTx;
 pub fn statements() -> &'static [(&'static str, &'static str)] {
     statements::ALL
 }
+
+/// The `COPY <table> (<columns>) FROM STDIN` statements that full flight
+/// writes (snapshots) load the detail tables with, as `(op, text)`: built
+/// by diesel from `schema.rs`, so pinned here rather than kept in `sql/pg/`.
+pub fn copy_statements() -> Vec<(&'static str, String)> {
+    tx::copy_statements()
+}

@@ -13,6 +13,7 @@ use super::errors::query;
 use super::rows::{
     DeletedFlight, DigestRow, FlidRow, Keyed, LeaseRow, LedgerRow, MainRow, ProcRow,
 };
+use super::schema;
 use super::statements as sql;
 use crate::FailureKind;
 use crate::state::{ColumnValues, FlightFields, FlightState, StoredFlight, TableRow};
@@ -103,6 +104,109 @@ impl<'s, T: TableRow> KeyedRows<'s, T> {
     }
 }
 
+impl<T: TableRow> KeyedRows<'_, T> {
+    /// The rows in `COPY … FROM STDIN`'s text format, key columns first, in
+    /// the order of the table's columns (`schema.rs`).
+    fn copy_text(self, with_route_kind: bool) -> Vec<u8> {
+        let columns = T::columns(self.items.iter().copied());
+        let mut out = Vec::with_capacity(self.items.len() * 64);
+        for row in 0..self.items.len() {
+            copy_value(&mut out, self.flids[row].as_ref());
+            if with_route_kind {
+                out.push(b'\t');
+                copy_text_value(&mut out, self.route_kinds[row].as_deref());
+            }
+            out.push(b'\t');
+            copy_value(&mut out, self.ordinals[row].as_ref());
+            for column in &columns {
+                out.push(b'\t');
+                match column {
+                    ColumnValues::Text(v) | ColumnValues::Decimal(v) => {
+                        copy_text_value(&mut out, v[row].as_deref());
+                    }
+                    ColumnValues::Time(v) => copy_value(&mut out, v[row].as_ref()),
+                    ColumnValues::Id(v) => copy_value(&mut out, v[row].as_ref()),
+                    ColumnValues::Count(v) => copy_value(&mut out, v[row].as_ref()),
+                }
+            }
+            out.push(b'\n');
+        }
+        out
+    }
+}
+
+/// A number or time in COPY's text format (`\N` for NULL); their `Display`
+/// has no character COPY escapes.
+fn copy_value(out: &mut Vec<u8>, value: Option<&impl std::fmt::Display>) {
+    use std::io::Write as _;
+    match value {
+        // Writing to a Vec cannot fail.
+        Some(value) => drop(write!(out, "{value}")),
+        None => out.extend_from_slice(b"\\N"),
+    }
+}
+
+/// A text value in COPY's text format: backslash, tab, newline and
+/// carriage return escaped; `\N` for NULL.
+fn copy_text_value(out: &mut Vec<u8>, value: Option<&str>) {
+    let Some(text) = value else {
+        out.extend_from_slice(b"\\N");
+        return;
+    };
+    for &byte in text.as_bytes() {
+        match byte {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.push(byte),
+        }
+    }
+}
+
+/// Loads `data` (COPY text format, every column of `table` in its order)
+/// into `table`: `COPY <table> (<all columns>) FROM STDIN`, pinned by
+/// [`copy_statement`].
+fn copy_into<Tab>(
+    conn: &mut PgConnection,
+    table: Tab,
+    data: &[u8],
+    op: &'static str,
+) -> Result<(), StoreError>
+where
+    Tab: diesel::Table + diesel::pg::CopyTarget<Table = Tab> + Copy,
+{
+    let copy = diesel::copy_from(table).from_raw_data(table, |out| {
+        out.write_all(data)
+            .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))
+    });
+    diesel::prelude::ExecuteCopyFromDsl::execute(copy, conn)
+        .map(drop)
+        .map_err(|e| query_error(op, e))
+}
+
+/// The text of the `COPY … FROM STDIN` that [`copy_into`] sends for
+/// `Tab`, rendered the way diesel renders it (diesel does not expose it),
+/// for the statement snapshots.
+fn copy_statement<Tab>() -> String
+where
+    Tab: diesel::pg::CopyTarget,
+{
+    struct Copy<Tab>(std::marker::PhantomData<Tab>);
+    impl<Tab: diesel::pg::CopyTarget> diesel::query_builder::QueryFragment<Pg> for Copy<Tab> {
+        fn walk_ast<'b>(
+            &'b self,
+            mut pass: diesel::query_builder::AstPass<'_, 'b, Pg>,
+        ) -> diesel::QueryResult<()> {
+            pass.push_sql("COPY ");
+            Tab::walk_target(pass.reborrow())?;
+            pass.push_sql(" FROM STDIN");
+            Ok(())
+        }
+    }
+    diesel::debug_query::<Pg, _>(&Copy::<Tab>(std::marker::PhantomData)).to_string()
+}
+
 impl PgTx<'_> {
     fn execute(&mut self, query: Boxed, op: &'static str) -> Result<usize, StoreError> {
         query.execute(self.conn).map_err(|e| query_error(op, e))
@@ -115,6 +219,7 @@ impl PgTx<'_> {
         (delete, delete_op): (&'static str, &'static str),
         (insert, insert_op): (&'static str, &'static str),
         rows_of: impl Fn(&FlightState) -> &[T],
+        copy: Option<impl FnOnce(&mut PgConnection, &[u8]) -> Result<(), StoreError>>,
     ) -> Result<(), StoreError> {
         let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
         self.execute(statement(delete).bind::<Array<BigInt>, _>(flids), delete_op)?;
@@ -123,13 +228,20 @@ impl PgTx<'_> {
             rows.push(flight.state.flid, None, rows_of(&flight.state));
         }
         if !rows.items.is_empty() {
-            self.execute(rows.bind(insert, false), insert_op)?;
+            match copy {
+                Some(copy) => copy(self.conn, &rows.copy_text(false))?,
+                None => drop(self.execute(rows.bind(insert, false), insert_op)?),
+            }
         }
         Ok(())
     }
 
     /// ROUT and ERUT share `FLIGHT_ROUTE_POINT`, told apart by ROUTE_KIND.
-    fn replace_route_points(&mut self, flights: &[&StoredFlight]) -> Result<(), StoreError> {
+    fn replace_route_points(
+        &mut self,
+        flights: &[&StoredFlight],
+        bulk: bool,
+    ) -> Result<(), StoreError> {
         let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
         self.execute(
             statement(sql::DELETE_ROUTE_POINTS).bind::<Array<BigInt>, _>(flids),
@@ -140,7 +252,16 @@ impl PgTx<'_> {
             rows.push(flight.state.flid, Some("ROUT"), &flight.state.route);
             rows.push(flight.state.flid, Some("ERUT"), &flight.state.entire_route);
         }
-        if !rows.items.is_empty() {
+        if rows.items.is_empty() {
+        } else if bulk {
+            let data = rows.copy_text(true);
+            copy_into(
+                self.conn,
+                schema::flight_route_point::table,
+                &data,
+                "copy_route_points",
+            )?;
+        } else {
             self.execute(
                 rows.bind(sql::INSERT_ROUTE_POINTS, true),
                 "insert_route_points",
@@ -314,11 +435,14 @@ impl PgTx<'_> {
         self.execute(upsert, "upsert_flights").map(drop)
     }
 
-    /// The group delete-insert of one detail table for `flights`.
+    /// The group delete-insert of one detail table for `flights`; `bulk`
+    /// loads the new rows with `COPY … FROM STDIN` (a full day's rows)
+    /// rather than the `INSERT … SELECT FROM UNNEST` of `insert_<table>`.
     fn replace_table(
         &mut self,
         table: DetailTable,
         flights: &[&StoredFlight],
+        bulk: bool,
     ) -> Result<(), StoreError> {
         match table {
             DetailTable::Gate => self.replace_collection(
@@ -326,50 +450,74 @@ impl PgTx<'_> {
                 (sql::DELETE_GATES, "delete_gates"),
                 (sql::INSERT_GATES, "insert_gates"),
                 |s| &s.gates,
+                bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
+                    copy_into(c, schema::flight_gate::table, d, "copy_gates")
+                }),
             ),
             DetailTable::Counter => self.replace_collection(
                 flights,
                 (sql::DELETE_COUNTERS, "delete_counters"),
                 (sql::INSERT_COUNTERS, "insert_counters"),
                 |s| &s.counters,
+                bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
+                    copy_into(c, schema::flight_counter::table, d, "copy_counters")
+                }),
             ),
             DetailTable::Carousel => self.replace_collection(
                 flights,
                 (sql::DELETE_CAROUSELS, "delete_carousels"),
                 (sql::INSERT_CAROUSELS, "insert_carousels"),
                 |s| &s.carousels,
+                bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
+                    copy_into(c, schema::flight_carousel::table, d, "copy_carousels")
+                }),
             ),
             DetailTable::Stand => self.replace_collection(
                 flights,
                 (sql::DELETE_STANDS, "delete_stands"),
                 (sql::INSERT_STANDS, "insert_stands"),
                 |s| &s.stands,
+                bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
+                    copy_into(c, schema::flight_stand::table, d, "copy_stands")
+                }),
             ),
             DetailTable::Chute => self.replace_collection(
                 flights,
                 (sql::DELETE_CHUTES, "delete_chutes"),
                 (sql::INSERT_CHUTES, "insert_chutes"),
                 |s| &s.chutes,
+                bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
+                    copy_into(c, schema::flight_chute::table, d, "copy_chutes")
+                }),
             ),
             DetailTable::Delay => self.replace_collection(
                 flights,
                 (sql::DELETE_DELAYS, "delete_delays"),
                 (sql::INSERT_DELAYS, "insert_delays"),
                 |s| &s.delays,
+                bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
+                    copy_into(c, schema::flight_delay::table, d, "copy_delays")
+                }),
             ),
             DetailTable::Bridge => self.replace_collection(
                 flights,
                 (sql::DELETE_BRIDGES, "delete_bridges"),
                 (sql::INSERT_BRIDGES, "insert_bridges"),
                 |s| &s.bridges,
+                bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
+                    copy_into(c, schema::flight_bridge::table, d, "copy_bridges")
+                }),
             ),
             DetailTable::Chock => self.replace_collection(
                 flights,
                 (sql::DELETE_CHOCKS, "delete_chocks"),
                 (sql::INSERT_CHOCKS, "insert_chocks"),
                 |s| &s.chocks,
+                bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
+                    copy_into(c, schema::flight_chock::table, d, "copy_chocks")
+                }),
             ),
-            DetailTable::RoutePoint => self.replace_route_points(flights),
+            DetailTable::RoutePoint => self.replace_route_points(flights, bulk),
         }
     }
 }
@@ -384,10 +532,49 @@ impl PgTx<'_> {
         let flights: Vec<&StoredFlight> = flights.iter().collect();
         self.upsert_main_rows(&flights, digests)?;
         for table in DetailTable::ALL {
-            self.replace_table(table, &flights)?;
+            self.replace_table(table, &flights, true)?;
         }
         Ok(())
     }
+}
+
+/// Every `COPY … FROM STDIN` the full writes send, as `(op, text)`.
+pub(super) fn copy_statements() -> Vec<(&'static str, String)> {
+    vec![
+        ("copy_gates", copy_statement::<schema::flight_gate::table>()),
+        (
+            "copy_counters",
+            copy_statement::<schema::flight_counter::table>(),
+        ),
+        (
+            "copy_carousels",
+            copy_statement::<schema::flight_carousel::table>(),
+        ),
+        (
+            "copy_stands",
+            copy_statement::<schema::flight_stand::table>(),
+        ),
+        (
+            "copy_chutes",
+            copy_statement::<schema::flight_chute::table>(),
+        ),
+        (
+            "copy_delays",
+            copy_statement::<schema::flight_delay::table>(),
+        ),
+        (
+            "copy_bridges",
+            copy_statement::<schema::flight_bridge::table>(),
+        ),
+        (
+            "copy_chocks",
+            copy_statement::<schema::flight_chock::table>(),
+        ),
+        (
+            "copy_route_points",
+            copy_statement::<schema::flight_route_point::table>(),
+        ),
+    ]
 }
 
 fn query_error(op: &'static str, e: diesel::result::Error) -> StoreError {
@@ -552,7 +739,7 @@ impl StateTx for PgTx<'_> {
                 .map(|c| &c.flight)
                 .collect();
             if !changed.is_empty() {
-                self.replace_table(table, &changed)?;
+                self.replace_table(table, &changed, false)?;
             }
         }
         Ok(())
@@ -675,5 +862,31 @@ impl StateTx for PgTx<'_> {
             .bind::<Nullable<Timestamp>, _>(outcome.next_attempt_at)
             .bind::<Timestamp, _>(outcome.now);
         self.execute(query, "record_outcome").map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_text_escapes_what_the_text_format_reserves() {
+        let mut out = Vec::new();
+        copy_text_value(&mut out, Some("a\\b\tc\nd\re'\"é"));
+        out.push(b'|');
+        copy_text_value(&mut out, None);
+        out.push(b'|');
+        copy_value(&mut out, Some(&-42_i64));
+        out.push(b'|');
+        copy_value(&mut out, None::<&i32>);
+        out.push(b'|');
+        let time = NaiveDate::from_ymd_opt(2026, 9, 9)
+            .and_then(|d| d.and_hms_opt(2, 30, 0))
+            .expect("time");
+        copy_value(&mut out, Some(&time));
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            "a\\\\b\\tc\\nd\\re'\"é|\\N|-42|\\N|2026-09-09 02:30:00"
+        );
     }
 }

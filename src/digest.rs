@@ -9,11 +9,14 @@ pub fn sha256_hex<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
     for part in parts {
         hasher.update(part);
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let hash = hasher.finalize();
+    let mut hex = String::with_capacity(hash.len() * 2);
+    for byte in hash.iter() {
+        hex.push(char::from(HEX[usize::from(byte >> 4)]));
+        hex.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    hex
 }
 
 #[cfg(test)]
@@ -22,6 +25,17 @@ mod tests {
     fn matches_the_published_digest_of_abc() {
         assert_eq!(
             super::sha256_hex([&b"abc"[..]]),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
+
+#[cfg(test)]
+mod hex_tests {
+    #[test]
+    fn the_hex_is_lower_case_and_two_digits_a_byte() {
+        assert_eq!(
+            super::sha256_hex([b"ab".as_slice(), b"c".as_slice()]),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }

@@ -106,13 +106,39 @@ fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, Pipelin
             DuplicateFlid { flid: pair[0] }.to_string(),
         ));
     }
-    let digests = states.iter().map(FlightState::digest).collect();
+    let digests = digest_all(&states);
     Ok(Prepared {
         day,
         day_source,
         states,
         digests,
         list,
+    })
+}
+
+/// Every state's digest, in order. A full day's digests are a good part of
+/// applying it (and most of recognising it unchanged), so they are computed
+/// on the machine's cores, at most four.
+fn digest_all(states: &[FlightState]) -> Vec<String> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || states.len() < 512 {
+        return states.iter().map(FlightState::digest).collect();
+    }
+    let chunk = states.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = states
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || part.iter().map(FlightState::digest).collect::<Vec<_>>())
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| {
+                part.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
     })
 }
 

@@ -29,14 +29,3 @@ mod tests {
         );
     }
 }
-
-#[cfg(test)]
-mod hex_tests {
-    #[test]
-    fn the_hex_is_lower_case_and_two_digits_a_byte() {
-        assert_eq!(
-            super::sha256_hex([b"ab".as_slice(), b"c".as_slice()]),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-    }
-}

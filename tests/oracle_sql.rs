@@ -18,17 +18,10 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// `sql/pg/` statements whose Oracle twin is still to write, each with why: a colleague's
 /// change in progress. Keep this list short and say what the Oracle side does meanwhile.
-const PENDING_TWINS: &[(&str, &str)] = &[(
-    "select_flight_digests",
-    "STATE_DIGEST is being added on PostgreSQL; Oracle keeps StateTx::flight_digests' default \
-     (reads the flights whole and digests them), so it needs no statement yet",
-)];
+const PENDING_TWINS: &[(&str, &str)] = &[];
 
 /// Columns the Oracle `upsert_flights` does not write yet (left NULL), with why.
-const UNWRITTEN_COLUMNS: &[(&str, &str)] = &[(
-    "state_digest",
-    "NULL means \"not known to be unchanged\"; Oracle does not read it (see PENDING_TWINS)",
-)];
+const UNWRITTEN_COLUMNS: &[(&str, &str)] = &[];
 
 /// Oracle's reserved words (11.2 *SQL Language Reference*, "Oracle SQL Reserved Words"): not
 /// usable as column names, nor as bind names (ORA-01745).
@@ -931,6 +924,7 @@ fn statements_rust_and_migrations_agree_on_every_column() {
             "state_version",
             "last_message_id",
             "updated_at",
+            "state_digest",
         ]
         .map(str::to_owned),
     );

@@ -69,6 +69,7 @@
 --   :state_version number(19)
 --   :last_message_id number(19)
 --   :updated_at date
+--   :state_digest varchar2(64)  (lower-case hex SHA-256 of the state written)
 -- returns: nothing
 -- locks: the FLIGHT_SCHD rows written (row locks, until commit)
 MERGE INTO FLIGHT_SCHD f
@@ -137,7 +138,8 @@ USING (
         :operation_day AS OPERATION_DAY,
         :state_version AS STATE_VERSION,
         :last_message_id AS LAST_MESSAGE_ID,
-        :updated_at AS UPDATED_AT
+        :updated_at AS UPDATED_AT,
+        :state_digest AS STATE_DIGEST
     FROM DUAL
 ) s
 ON (f.FLID = s.FLID)
@@ -204,7 +206,8 @@ WHEN MATCHED THEN UPDATE SET
     f.OPERATION_DAY = s.OPERATION_DAY,
     f.STATE_VERSION = s.STATE_VERSION,
     f.LAST_MESSAGE_ID = s.LAST_MESSAGE_ID,
-    f.UPDATED_AT = s.UPDATED_AT
+    f.UPDATED_AT = s.UPDATED_AT,
+    f.STATE_DIGEST = s.STATE_DIGEST
 WHEN NOT MATCHED THEN INSERT (
     FLID,
     ALCD,
@@ -269,7 +272,8 @@ WHEN NOT MATCHED THEN INSERT (
     OPERATION_DAY,
     STATE_VERSION,
     LAST_MESSAGE_ID,
-    UPDATED_AT
+    UPDATED_AT,
+    STATE_DIGEST
 )
 VALUES (
     s.FLID,
@@ -335,5 +339,6 @@ VALUES (
     s.OPERATION_DAY,
     s.STATE_VERSION,
     s.LAST_MESSAGE_ID,
-    s.UPDATED_AT
+    s.UPDATED_AT,
+    s.STATE_DIGEST
 )

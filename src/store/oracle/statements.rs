@@ -71,6 +71,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_counters", SELECT_COUNTERS),
     ("select_delays", SELECT_DELAYS),
     ("select_effect_call", SELECT_EFFECT_CALL),
+    ("select_flight_digests", SELECT_FLIGHT_DIGESTS),
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
     ("select_migration_table", SELECT_MIGRATION_TABLE),
@@ -153,6 +154,7 @@ pub(crate) const SELECT_CHUTES: &str = sql!("select_chutes");
 pub(crate) const SELECT_COUNTERS: &str = sql!("select_counters");
 pub(crate) const SELECT_DELAYS: &str = sql!("select_delays");
 pub(crate) const SELECT_EFFECT_CALL: &str = sql!("select_effect_call");
+pub(crate) const SELECT_FLIGHT_DIGESTS: &str = sql!("select_flight_digests");
 pub(crate) const SELECT_FLIGHTS: &str = sql!("select_flights");
 pub(crate) const SELECT_GATES: &str = sql!("select_gates");
 pub(crate) const SELECT_MIGRATION_TABLE: &str = sql!("select_migration_table");

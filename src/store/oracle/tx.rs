@@ -21,8 +21,8 @@ use super::statements as sql;
 use crate::FailureKind;
 use crate::state::{FlightFields, FlightState, StoredFlight, TableRow, flight_tables};
 use crate::store::{
-    ChangeNotice, DetailTable, FlightChange, Outcome, PipelineLease, ProcRecord, ProcStatus,
-    SnapshotLedger, StateEvent, StateTx, StoreError,
+    ChangeNotice, DetailTable, FlightChange, FlightDigest, Outcome, PipelineLease, ProcRecord,
+    ProcStatus, SnapshotLedger, StateEvent, StateTx, StoreError,
 };
 
 /// How many FLIDs one read binds: a full day is two round trips per table.
@@ -291,7 +291,19 @@ impl OracleTx<'_> {
     }
 
     /// The main rows of many flights: MERGE as array DML.
-    fn upsert_main_rows(&mut self, flights: &[&StoredFlight]) -> Result<(), StoreError> {
+    /// `digests[i]` is the `STATE_DIGEST` of `flights[i]`.
+    fn upsert_main_rows(
+        &mut self,
+        flights: &[&StoredFlight],
+        digests: &[String],
+    ) -> Result<(), StoreError> {
+        if digests.len() != flights.len() {
+            return Err(StoreError::new(
+                FailureKind::Other,
+                "upsert_flights",
+                format!("{} digests for {} flights", digests.len(), flights.len()),
+            ));
+        }
         let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
         let mut types = vec![("flid", OracleType::Int64)];
         types.extend(
@@ -304,6 +316,7 @@ impl OracleTx<'_> {
             ("state_version", OracleType::Int64),
             ("last_message_id", OracleType::Int64),
             ("updated_at", OracleType::Date),
+            ("state_digest", OracleType::Varchar2(64)),
         ]);
         debug_assert!(
             columns
@@ -329,7 +342,8 @@ impl OracleTx<'_> {
                 )?;
                 batch.set("state_version", &flight.state_version)?;
                 batch.set("last_message_id", &flight.last_message_id)?;
-                batch.set("updated_at", &AsDate(Some(flight.updated_at)))
+                batch.set("updated_at", &AsDate(Some(flight.updated_at)))?;
+                batch.set("state_digest", &Text(Some(digests[row].as_str())))
             },
         )
     }
@@ -616,12 +630,46 @@ impl StateTx for OracleTx<'_> {
         Ok(flights)
     }
 
+    fn flight_digests(&mut self, flids: &[i64]) -> Result<HashMap<i64, FlightDigest>, StoreError> {
+        let op = "select_flight_digests";
+        let flids = distinct(flids);
+        let mut digests = HashMap::with_capacity(flids.len());
+        for batch in flids.chunks(READ_BATCH) {
+            let list = id_list(self.conn, batch, op)?;
+            let rows = self
+                .conn
+                .query_named(sql::SELECT_FLIGHT_DIGESTS, &[("flids", &list)])
+                .map_err(at(op))?;
+            for row in rows {
+                let row = row.map_err(at(op))?;
+                let flid: i64 = row.get("flid").map_err(at(op))?;
+                let day: Option<Timestamp> = row.get("operation_day").map_err(at(op))?;
+                let digest = FlightDigest {
+                    digest: row.get("state_digest").map_err(at(op))?,
+                    operation_day: read_time(day).map(|t| t.date()),
+                    state_version: row.get("state_version").map_err(at(op))?,
+                };
+                digests.insert(flid, digest);
+            }
+        }
+        Ok(digests)
+    }
+
     fn write_flights(&mut self, flights: &[StoredFlight]) -> Result<(), StoreError> {
+        let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
+        self.write_flights_digested(flights, &digests)
+    }
+
+    fn write_flights_digested(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: &[String],
+    ) -> Result<(), StoreError> {
         if flights.is_empty() {
             return Ok(());
         }
         let flights: Vec<&StoredFlight> = flights.iter().collect();
-        self.upsert_main_rows(&flights)?;
+        self.upsert_main_rows(&flights, digests)?;
         for table in DetailTable::ALL {
             self.replace_table(table, &flights)?;
         }
@@ -633,7 +681,8 @@ impl StateTx for OracleTx<'_> {
             return Ok(());
         }
         let flights: Vec<&StoredFlight> = changes.iter().map(|c| &c.flight).collect();
-        self.upsert_main_rows(&flights)?;
+        let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
+        self.upsert_main_rows(&flights, &digests)?;
         for table in DetailTable::ALL {
             let changed: Vec<&StoredFlight> = changes
                 .iter()

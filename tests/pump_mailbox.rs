@@ -21,7 +21,7 @@ use flightstate::pipeline::Settings;
 use flightstate::pump::{Pump, PumpSettings, Step, utc_now};
 use flightstate::store::pg::{PgStore, PgTx};
 use flightstate::store::{Store, StoreError};
-use pumping::{MailboxDatabase, Proxy, effect_calls, mailbox_settings, proc_states};
+use pumping::{MailboxDatabase, Proxy, effect_calls, mailbox_settings, proc_states, state_dump};
 
 fn pump_settings(holder: &str) -> PumpSettings {
     PumpSettings {
@@ -319,8 +319,12 @@ fn mariadb_unreachable_during_write_back_then_back() {
     );
 }
 
-/// A store whose N-th next transaction stops right after BEGIN until the
-/// test lets it go: the pump is then inside a transaction, before its lock.
+/// A store whose N-th next transaction stops until the test lets it go:
+/// right after BEGIN (the pump is then inside a transaction, before its
+/// lock), or with `at_commit` once the transaction's work succeeded, just
+/// before COMMIT (a state transaction then holds `PIPELINE_LOCK`, past the
+/// fence check and the write-back intent). Only transactions that reach the
+/// pause point count.
 #[derive(Clone)]
 struct PausingStore {
     inner: PgStore,
@@ -328,6 +332,7 @@ struct PausingStore {
 }
 
 struct Gate {
+    at_commit: bool,
     countdown: Mutex<Option<usize>>,
     paused: Mutex<Option<mpsc::Sender<()>>>,
     resume: Mutex<Option<mpsc::Receiver<()>>>,
@@ -369,8 +374,14 @@ impl Store for PausingStore {
         F: FnOnce(&mut PgTx<'_>) -> Result<T, E>,
     {
         self.inner.transaction(|tx| {
-            self.gate.pass();
-            work(tx)
+            if !self.gate.at_commit {
+                self.gate.pass();
+            }
+            let value = work(tx)?;
+            if self.gate.at_commit {
+                self.gate.pass();
+            }
+            Ok(value)
         })
     }
 }
@@ -382,6 +393,7 @@ fn two_pumps_only_one_applies_and_a_fenced_commit_is_refused() {
     let (paused_tx, paused_rx) = mpsc::channel();
     let (resume_tx, resume_rx) = mpsc::channel();
     let gate = Arc::new(Gate {
+        at_commit: false,
         countdown: Mutex::new(None),
         paused: Mutex::new(Some(paused_tx)),
         resume: Mutex::new(Some(resume_rx)),
@@ -466,5 +478,171 @@ fn two_pumps_only_one_applies_and_a_fenced_commit_is_refused() {
             &format!("status = 'ACCEPTED' AND lease_epoch = {epoch_b}")
         ),
         1
+    );
+}
+
+/// Polls `condition` every 20 ms for at most `limit`; says whether it held.
+fn within(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    loop {
+        if condition() {
+            return true;
+        }
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("heldlock");
+    let (paused_tx, paused_rx) = mpsc::channel();
+    let (resume_tx, resume_rx) = mpsc::channel();
+    let gate = Arc::new(Gate {
+        at_commit: true,
+        countdown: Mutex::new(None),
+        paused: Mutex::new(Some(paused_tx)),
+        resume: Mutex::new(Some(resume_rx)),
+    });
+    let store_a = PausingStore {
+        inner: pg_store(db.url()),
+        gate: Arc::clone(&gate),
+    };
+    // A leaves its write-backs to whoever holds the lease next.
+    let mut pump_a = Pump::new(
+        store_a,
+        mailbox(mb.url()),
+        pipeline(),
+        PumpSettings {
+            inline_effects: false,
+            ..pump_settings("pump-a")
+        },
+    );
+    let mut pump_b = new_pump(pg_store(db.url()), mailbox(mb.url()), "pump-b");
+
+    assert_eq!(
+        pump_a.step().expect("step"),
+        Step::Idle,
+        "A takes the lease"
+    );
+    let epoch_a = pump_a.epoch().expect("A holds the lease");
+    assert_eq!(pump_b.step().expect("step"), Step::Standby, "B waits");
+
+    let bodies = [
+        day_snapshot(&[1, 2]),
+        day_snapshot(&[1, 2, 3]),
+        day_snapshot(&[2, 3]),
+    ];
+    let first = mb.insert(&bodies[0]);
+    // A's lease runs out a second from now, while A is inside its state
+    // transaction (once A holds the row, nobody can write the expiry).
+    let mut conn = db.connect();
+    diesel::sql_query(
+        "UPDATE pipeline_lock SET lease_expires_at = (now() AT TIME ZONE 'UTC') + interval '1 second'",
+    )
+    .execute(&mut conn)
+    .expect("shorten A's lease");
+    // A's first transaction for the message reads PROC_STATE; the second is
+    // its state transaction: pause A there just before COMMIT, holding
+    // PIPELINE_LOCK after its fence check passed.
+    *gate.countdown.lock().expect("gate") = Some(2);
+    let a = std::thread::spawn(move || {
+        let step = pump_a.step().expect("step");
+        (pump_a, step)
+    });
+    paused_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("A reaches the end of its state transaction");
+    // A read its batch before: the next messages are B's.
+    let rest: Vec<i64> = bodies[1..].iter().map(|b| mb.insert(b)).collect();
+    assert!(
+        within(Duration::from_secs(10), || common::sis::count(
+            &mut conn,
+            "pipeline_lock",
+            "lease_expires_at < clock_timestamp() AT TIME ZONE 'UTC'"
+        ) == 1),
+        "A's lease runs out"
+    );
+
+    // B tries to take over the expired lease: its UPDATE waits for A's row
+    // lock, so the epoch cannot move under A's transaction.
+    let b = std::thread::spawn(move || {
+        let step = pump_b.step().expect("step");
+        (pump_b, step)
+    });
+    assert!(
+        within(Duration::from_secs(10), || common::sis::count(
+            &mut conn,
+            "pg_stat_activity",
+            "datname = current_database() AND wait_event_type = 'Lock' \
+             AND query LIKE '%lease_epoch = lease_epoch + 1%'"
+        ) == 1),
+        "B's takeover waits for PIPELINE_LOCK"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!b.is_finished(), "B is still waiting for the row");
+    assert_eq!(
+        common::sis::count(
+            &mut conn,
+            "pipeline_lock",
+            &format!("lease_holder = 'pump-a' AND lease_epoch = {epoch_a}")
+        ),
+        1,
+        "the epoch has not moved while A holds the row"
+    );
+
+    resume_tx.send(()).expect("resume A");
+    let (_pump_a, step_a) = a.join().expect("A's thread");
+    assert_eq!(
+        step_a,
+        Step::Progress { messages: 1 },
+        "A's commit is legitimate and succeeds"
+    );
+    assert!(
+        within(Duration::from_secs(30), || b.is_finished()),
+        "B's takeover goes through once A committed"
+    );
+    let (mut pump_b, step_b) = b.join().expect("B's thread");
+    // A's message is already processed (only its write-back is B's), then
+    // B applies the two after it.
+    assert_eq!(step_b, Step::Progress { messages: 3 });
+    let epoch_b = pump_b.epoch().expect("B holds the lease");
+    assert_eq!(epoch_b, epoch_a + 1, "one takeover, after A's commit");
+    assert_eq!(drain(&mut pump_b).last(), Some(&Step::Idle));
+
+    assert_eq!(
+        proc_states(&mut conn),
+        [
+            (first, "SUCCEEDED".into(), None, 1),
+            (rest[0], "SUCCEEDED".into(), None, 1),
+            (rest[1], "SUCCEEDED".into(), None, 1),
+        ],
+        "each message applied exactly once"
+    );
+    mb.assert_each_written_back_once();
+    assert_eq!(
+        common::sis::count(
+            &mut conn,
+            "effect_call",
+            &format!("status = 'ACCEPTED' AND lease_epoch = {epoch_b}")
+        ),
+        3,
+        "B made every write-back, A's committed intent included"
+    );
+
+    // The same messages applied in order, with no pump.
+    let reference = TestDatabase::migrated();
+    let store = pg_store(reference.url());
+    for (id, body) in [first, rest[0], rest[1]].into_iter().zip(&bodies) {
+        flightstate::pipeline::apply_message(&store, &pipeline(), id, body, utc_now())
+            .expect("apply");
+    }
+    assert_eq!(
+        state_dump(&mut conn),
+        state_dump(&mut reference.connect()),
+        "the final state equals applying the messages in order"
     );
 }

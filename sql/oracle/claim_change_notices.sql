@@ -9,6 +9,11 @@
 -- the dispatcher takes short batches as they come. The CASE expressions are
 -- those of KAFKA_MSG_PENDING_IX and KAFKA_MSG_FLID_PENDING_IX (function-based
 -- indexes: 11g has no partial index), so that the indexes serve them.
+-- The back-off check means what PostgreSQL's does: a flight with a pending
+-- row whose NEXT_ATTEMPT_AT is later than :now is skipped whole, and a notice
+-- without a FLID is never skipped (a NULL FLID equals nothing, so NOT EXISTS
+-- holds). It probes KAFKA_MSG_FLID_PENDING_IX, which holds pending rows only:
+-- like PostgreSQL's list, it never reads the rows already sent.
 -- binds: :now timestamp (UTC), :row_limit number  the most rows to claim
 -- returns: event_id, flid, change_kind, payload, message_id, created_at,
 --          attempts of each claimed row, by event_id

@@ -11,6 +11,10 @@
 -- than asked; the dispatcher takes short batches as they come. The CASE
 -- expressions are those of KAFKA_SCHD_PENDING_IX and
 -- KAFKA_SCHD_FLID_PENDING_IX (function-based: 11g has no partial index).
+-- The back-off check means what PostgreSQL's does (a flight with a pending
+-- row whose NEXT_ATTEMPT_AT is later than :now gives no head row; FLID is NOT
+-- NULL here); it probes KAFKA_SCHD_FLID_PENDING_IX, which holds pending rows
+-- only, so neither step reads the rows already sent.
 -- binds: :now timestamp (UTC), :row_limit number  the most due rows to start from
 -- returns: event_id, flid, state_version, event_kind, created_at, attempts
 --          of each claimed row, by flid then event_id

@@ -20,6 +20,34 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// change in progress. Keep this list short and say what the Oracle side does meanwhile.
 const PENDING_TWINS: &[(&str, &str)] = &[];
 
+/// A `COPY … FROM STDIN` of PostgreSQL's full writes, and why Oracle has no twin of it.
+macro_rules! copy_only {
+    ($table:literal) => {
+        (
+            concat!("copy_", $table),
+            concat!(
+                "COPY FROM STDIN is PostgreSQL's bulk load (built by diesel from schema.rs, not a \
+                 file of sql/pg/); Oracle loads the same rows as array DML through insert_",
+                $table
+            ),
+        )
+    };
+}
+
+/// PostgreSQL statements that have no Oracle twin by design, each with why (naming the
+/// Oracle statement that does the same work).
+const PG_ONLY: &[(&str, &str)] = &[
+    copy_only!("gates"),
+    copy_only!("counters"),
+    copy_only!("carousels"),
+    copy_only!("stands"),
+    copy_only!("chutes"),
+    copy_only!("delays"),
+    copy_only!("bridges"),
+    copy_only!("chocks"),
+    copy_only!("route_points"),
+];
+
 /// Columns the Oracle `upsert_flights` does not write yet (left NULL), with why.
 const UNWRITTEN_COLUMNS: &[(&str, &str)] = &[];
 
@@ -554,6 +582,37 @@ fn sql_oracle_has_the_file_names_of_sql_pg() {
     // Every file is compiled in, and only those.
     let compiled: BTreeSet<String> = statements().iter().map(|(n, _)| (*n).to_owned()).collect();
     assert_eq!(compiled, oracle);
+}
+
+/// Every PostgreSQL statement that is not a file of `sql/pg/` (the COPY statements diesel
+/// builds) is listed in [`PG_ONLY`] with why, and the Oracle statement its reason names exists.
+#[cfg(feature = "postgres")]
+#[test]
+fn postgres_only_statements_are_listed_with_why() {
+    let copies: BTreeSet<&str> = flightstate::store::pg::copy_statements()
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
+    let listed: BTreeSet<&str> = PG_ONLY.iter().map(|(name, _)| *name).collect();
+    assert_eq!(
+        copies, listed,
+        "PostgreSQL-only statements must be listed with why"
+    );
+    let oracle = dir_names("sql/oracle", ".sql");
+    for (name, why) in PG_ONLY {
+        assert!(
+            !oracle.contains(*name),
+            "{name} is listed PostgreSQL-only but has a twin"
+        );
+        let instead = why
+            .rsplit(' ')
+            .next()
+            .expect("the reason names an Oracle statement");
+        assert!(
+            oracle.contains(instead),
+            "{name}: the reason names {instead}, which sql/oracle/ lacks"
+        );
+    }
 }
 
 #[test]

@@ -1,8 +1,14 @@
 //! Flight events (FLOP), ad-hoc flights (SCHD ADFT) and deletion lists
-//! (SCHD DEL) applied to a real PostgreSQL database: versions bump once per
+//! (SCHD DEL) applied to a real state database: versions bump once per
 //! effective message and never for a no-op, days are kept, collections
 //! merge as the site says, and only the detail tables that changed are
 //! rewritten.
+//!
+//! One scenario suite for both dialects, as `tests/snapshot_pg.rs`: each
+//! scenario is a generic fn over `ScenarioDb`, run as `pg::<name>` on a fresh
+//! PostgreSQL database and as `oracle::<name>` on the schema of
+//! `FLIGHTSTATE_ORACLE_URL` (skipped, with one plain line, without it). The
+//! check that reads PostgreSQL's system column `xmin` stays PostgreSQL-only.
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -11,7 +17,8 @@ use std::collections::HashMap;
 
 use chrono::{NaiveDate, NaiveDateTime};
 use common::TestDatabase;
-use common::sis::{at, count, dump_database, flight, schedule_message, sep, snapshot};
+use common::dialects::ScenarioDb;
+use common::sis::{at, flight, schedule_message, sep, snapshot};
 use diesel::sql_types::BigInt;
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::pipeline::{Applied, EventReport, Settings, apply_message};
@@ -19,6 +26,20 @@ use flightstate::protocol::{Field, FlightRecord, ScheduleSubtype};
 use flightstate::state::{AbsentFields, Semantics, StoredFlight};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{ProcStatus, StateTx, Store};
+
+dialect_tests! {
+    the_version_bumps_once_per_effective_event_and_a_no_op_writes_nothing,
+    an_unknown_flight_is_created_without_a_day_until_a_snapshot_names_it,
+    fdel_deletes_with_a_tombstone_and_a_later_flop_recreates,
+    a_same_day_snapshot_after_events_overwrites_what_it_carries_and_clears_the_rest,
+    delays_merge_by_code_and_an_empty_delay_clears_them,
+    the_route_merges_by_rtno_and_gates_are_replaced,
+    a_site_that_merges_gates_keeps_the_ones_not_sent,
+    adft_clears_absent_fields_by_default_and_keeps_them_when_configured,
+    adft_never_bumps_the_snapshot_version_nor_deletes_and_a_new_flight_has_no_day,
+    schd_del_deletes_the_listed_flights_with_tombstones,
+    unsupported_and_invalid_events_change_nothing,
+}
 
 fn settings() -> Settings {
     Settings {
@@ -49,37 +70,37 @@ fn flop(styp: &str, bodies: &[(i64, &str)]) -> Vec<u8> {
 }
 
 #[track_caller]
-fn apply_with(store: &PgStore, settings: &Settings, message_id: i64, body: &[u8]) -> Applied {
+fn apply_with<S: Store>(store: &S, settings: &Settings, message_id: i64, body: &[u8]) -> Applied {
     apply_message(store, settings, message_id, body, now()).expect("applied")
 }
 
 #[track_caller]
-fn apply(store: &PgStore, message_id: i64, body: &[u8]) -> Applied {
+fn apply<S: Store>(store: &S, message_id: i64, body: &[u8]) -> Applied {
     apply_with(store, &settings(), message_id, body)
 }
 
 #[track_caller]
-fn applied_event(store: &PgStore, message_id: i64, body: &[u8]) -> EventReport {
+fn applied_event<S: Store>(store: &S, message_id: i64, body: &[u8]) -> EventReport {
     match apply(store, message_id, body) {
         Applied::Flights(report) => report,
         other => panic!("not an event outcome: {other:?}"),
     }
 }
 
-fn load(store: &PgStore, flids: &[i64]) -> HashMap<i64, StoredFlight> {
+fn load<S: Store>(store: &S, flids: &[i64]) -> HashMap<i64, StoredFlight> {
     store
         .transaction(|tx| tx.load_flights(flids))
         .expect("load flights")
 }
 
 #[track_caller]
-fn one(store: &PgStore, flid: i64) -> StoredFlight {
+fn one<S: Store>(store: &S, flid: i64) -> StoredFlight {
     load(store, &[flid])
         .remove(&flid)
         .unwrap_or_else(|| panic!("flight {flid} is stored"))
 }
 
-fn status(store: &PgStore, message_id: i64) -> ProcStatus {
+fn status<S: Store>(store: &S, message_id: i64) -> ProcStatus {
     store
         .transaction(|tx| tx.proc_state(message_id))
         .expect("read PROC_STATE")
@@ -115,10 +136,8 @@ fn writers(conn: &mut PgConnection, table: &str, flid: i64) -> Vec<i64> {
     .collect()
 }
 
-#[test]
-fn the_version_bumps_once_per_effective_event_and_a_no_op_writes_nothing() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn the_version_bumps_once_per_effective_event_and_a_no_op_writes_nothing<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1]));
     assert_eq!(one(&store, 1).state_version, 1);
 
@@ -129,16 +148,15 @@ fn the_version_bumps_once_per_effective_event_and_a_no_op_writes_nothing() {
     assert_eq!(stored.operation_day, Some(sep(9)));
     assert_eq!(stored.last_message_id, 2);
 
-    let mut conn = db.connect();
-    let before = dump_database(&mut conn);
+    let before = db.dump();
     let report = applied_event(&store, 3, &flop("RENO", &[(1, "<RENO>B9</RENO>")]));
     assert_eq!(report.unchanged, vec![1]);
     assert_eq!(status(&store, 3), ProcStatus::Succeeded);
     assert_eq!(one(&store, 1).state_version, 2);
-    assert_eq!(count(&mut conn, "kafka_schd", "message_id = 3"), 0);
-    assert_eq!(count(&mut conn, "kafka_msg", "message_id = 3"), 0);
+    assert_eq!(db.count("kafka_schd", "message_id = 3"), 0);
+    assert_eq!(db.count("kafka_msg", "message_id = 3"), 0);
     // Only PROC_STATE gained a row.
-    let after = dump_database(&mut conn);
+    let after = db.dump();
     let differing: Vec<_> = before
         .lines()
         .zip(after.lines())
@@ -158,20 +176,14 @@ fn the_version_bumps_once_per_effective_event_and_a_no_op_writes_nothing() {
     assert_eq!(stored.state_version, 3);
     assert_eq!(stored.state.fields.reno.as_deref(), Some("B8"));
     assert_eq!(
-        count(
-            &mut conn,
-            "kafka_schd",
-            "message_id = 4 AND state_version = 3"
-        ),
+        db.count("kafka_schd", "message_id = 4 AND state_version = 3"),
         1
     );
-    assert_eq!(count(&mut conn, "kafka_msg", "message_id = 4"), 1);
+    assert_eq!(db.count("kafka_msg", "message_id = 4"), 1);
 }
 
-#[test]
-fn an_unknown_flight_is_created_without_a_day_until_a_snapshot_names_it() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn an_unknown_flight_is_created_without_a_day_until_a_snapshot_names_it<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     let report = applied_event(
         &store,
         1,
@@ -181,13 +193,8 @@ fn an_unknown_flight_is_created_without_a_day_until_a_snapshot_names_it() {
     let stored = one(&store, 50);
     assert_eq!((stored.operation_day, stored.state_version), (None, 1));
     assert_eq!(stored.state.fields.tobt, Some(at(9, 7, 50)));
-    let mut conn = db.connect();
     assert_eq!(
-        count(
-            &mut conn,
-            "kafka_msg",
-            "flid = 50 AND change_kind = 'CREATED'"
-        ),
+        db.count("kafka_msg", "flid = 50 AND change_kind = 'CREATED'"),
         1
     );
 
@@ -201,26 +208,22 @@ fn an_unknown_flight_is_created_without_a_day_until_a_snapshot_names_it() {
     assert_eq!(stored.state.fields.tobt, None);
 }
 
-#[test]
-fn fdel_deletes_with_a_tombstone_and_a_later_flop_recreates() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn fdel_deletes_with_a_tombstone_and_a_later_flop_recreates<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1, 2]));
     applied_event(&store, 2, &flop("RENO", &[(1, "<RENO>B9</RENO>")]));
     let report = applied_event(&store, 3, &flop("FDEL", &[(1, "<FDEL></FDEL>")]));
     assert_eq!(report.deleted, vec![1]);
     assert!(load(&store, &[1]).is_empty());
-    let mut conn = db.connect();
     assert_eq!(
-        count(
-            &mut conn,
+        db.count(
             "kafka_schd",
             "flid = 1 AND event_kind = 'TOMBSTONE' AND state_version = 3 AND message_id = 3"
         ),
         1
     );
     for table in ["flight_gate", "flight_route_point"] {
-        assert_eq!(count(&mut conn, table, "flid = 1"), 0, "{table}");
+        assert_eq!(db.count(table, "flid = 1"), 0, "{table}");
     }
     // The other flight is untouched.
     assert_eq!(one(&store, 2).state_version, 1);
@@ -236,13 +239,15 @@ fn fdel_deletes_with_a_tombstone_and_a_later_flop_recreates() {
     assert_eq!((stored.operation_day, stored.state_version), (None, 4));
     assert_eq!(stored.state.fields.reno.as_deref(), Some("B1"));
     assert_eq!(stored.state.fields.alcd, None);
-    assert_eq!(count(&mut conn, "flight_gate", "flid = 1"), 0);
+    assert_eq!(db.count("flight_gate", "flid = 1"), 0);
 }
 
-#[test]
-fn a_same_day_snapshot_after_events_overwrites_what_it_carries_and_clears_the_rest() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn a_same_day_snapshot_after_events_overwrites_what_it_carries_and_clears_the_rest<
+    D: ScenarioDb,
+>(
+    db: &D,
+) {
+    let store = db.store();
     let day = day_with(9, &[1]);
     apply(&store, 1, &day);
     let original = one(&store, 1).state;
@@ -281,10 +286,8 @@ fn a_same_day_snapshot_after_events_overwrites_what_it_carries_and_clears_the_re
     assert_eq!(after.operation_day, Some(sep(9)));
 }
 
-#[test]
-fn delays_merge_by_code_and_an_empty_delay_clears_them() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn delays_merge_by_code_and_an_empty_delay_clears_them<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1]));
     applied_event(
         &store,
@@ -324,14 +327,11 @@ fn delays_merge_by_code_and_an_empty_delay_clears_them() {
     );
     applied_event(&store, 4, &flop("DELY", &[(1, "<DELY></DELY>")]));
     assert!(one(&store, 1).state.delays.is_empty());
-    let mut conn = db.connect();
-    assert_eq!(count(&mut conn, "flight_delay", "flid = 1"), 0);
+    assert_eq!(db.count("flight_delay", "flid = 1"), 0);
 }
 
-#[test]
-fn the_route_merges_by_rtno_and_gates_are_replaced() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn the_route_merges_by_rtno_and_gates_are_replaced<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1]));
     applied_event(
         &store,
@@ -373,10 +373,8 @@ fn the_route_merges_by_rtno_and_gates_are_replaced() {
     assert_eq!(gates, vec![(Some(2), "G7".to_owned())]);
 }
 
-#[test]
-fn a_site_that_merges_gates_keeps_the_ones_not_sent() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn a_site_that_merges_gates_keeps_the_ones_not_sent<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1]));
     let mut merging = settings();
     merging.merge.collections.gtdt = Semantics::MergeByKey;
@@ -393,8 +391,7 @@ fn a_site_that_merges_gates_keeps_the_ones_not_sent() {
         vec![(Some(1), "G1".to_owned()), (Some(2), "G7".to_owned())]
     );
     // Merging needs the key: an entry without GTNO is DEAD and changes nothing.
-    let mut conn = db.connect();
-    let before = dump_database(&mut conn);
+    let before = db.dump();
     let got = apply_with(
         &store,
         &merging,
@@ -405,7 +402,7 @@ fn a_site_that_merges_gates_keeps_the_ones_not_sent() {
         Applied::Dead { reason } => assert!(reason.contains("has no GTNO"), "{reason}"),
         other => panic!("not dead: {other:?}"),
     }
-    let after = dump_database(&mut conn);
+    let after = db.dump();
     assert_eq!(
         before
             .lines()
@@ -418,6 +415,8 @@ fn a_site_that_merges_gates_keeps_the_ones_not_sent() {
     );
 }
 
+/// PostgreSQL only: which transaction wrote a row is read from its system column `xmin`;
+/// Oracle has no per-row writer id to compare.
 #[test]
 fn only_the_detail_tables_that_changed_are_rewritten() {
     let db = TestDatabase::migrated();
@@ -468,10 +467,8 @@ fn adft(flights: Vec<FlightRecord>) -> Vec<u8> {
     schedule_message(ScheduleSubtype::Adft, None, recs, flights)
 }
 
-#[test]
-fn adft_clears_absent_fields_by_default_and_keeps_them_when_configured() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn adft_clears_absent_fields_by_default_and_keeps_them_when_configured<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1]));
     applied_event(&store, 2, &flop("CTOT", &[(1, "<CTOT>09SEP260830</CTOT>")]));
     applied_event(
@@ -514,12 +511,11 @@ fn adft_clears_absent_fields_by_default_and_keeps_them_when_configured() {
     assert_eq!(cleared.operation_day, Some(sep(9)));
 }
 
-#[test]
-fn adft_never_bumps_the_snapshot_version_nor_deletes_and_a_new_flight_has_no_day() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn adft_never_bumps_the_snapshot_version_nor_deletes_and_a_new_flight_has_no_day<D: ScenarioDb>(
+    db: &D,
+) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1, 2]));
-    let mut conn = db.connect();
     let ledger = || {
         store
             .transaction(|tx| tx.snapshot_ledger(sep(9)))
@@ -542,8 +538,8 @@ fn adft_never_bumps_the_snapshot_version_nor_deletes_and_a_new_flight_has_no_day
     assert_eq!(flights.len(), 3);
     assert_eq!(flights[&3].operation_day, None::<NaiveDate>);
     assert_eq!(flights[&1].state_version, 1);
-    assert_eq!(count(&mut conn, "schd_gen_flid", "flid = 3"), 0);
-    assert_eq!(count(&mut conn, "kafka_schd", "message_id = 2"), 1);
+    assert_eq!(db.count("schd_gen_flid", "flid = 3"), 0);
+    assert_eq!(db.count("kafka_schd", "message_id = 2"), 1);
 
     // A RECS that does not match is DEAD.
     let bad = schedule_message(
@@ -555,10 +551,8 @@ fn adft_never_bumps_the_snapshot_version_nor_deletes_and_a_new_flight_has_no_day
     assert!(matches!(apply(&store, 3, &bad), Applied::Dead { .. }));
 }
 
-#[test]
-fn schd_del_deletes_the_listed_flights_with_tombstones() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn schd_del_deletes_the_listed_flights_with_tombstones<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1, 2]));
     let message = schedule_message(
         ScheduleSubtype::Del,
@@ -573,25 +567,17 @@ fn schd_del_deletes_the_listed_flights_with_tombstones() {
     assert_eq!(report.deleted, vec![2]);
     assert_eq!(report.unchanged, vec![77]);
     assert_eq!(load(&store, &[1, 2]).len(), 1);
-    let mut conn = db.connect();
     assert_eq!(
-        count(
-            &mut conn,
-            "kafka_schd",
-            "flid = 2 AND event_kind = 'TOMBSTONE'"
-        ),
+        db.count("kafka_schd", "flid = 2 AND event_kind = 'TOMBSTONE'"),
         1
     );
-    assert_eq!(count(&mut conn, "flight_gate", "flid = 2"), 0);
+    assert_eq!(db.count("flight_gate", "flid = 2"), 0);
 }
 
-#[test]
-fn unsupported_and_invalid_events_change_nothing() {
-    let db = TestDatabase::migrated();
-    let store = store(&db);
+fn unsupported_and_invalid_events_change_nothing<D: ScenarioDb>(db: &D) {
+    let store = db.store();
     apply(&store, 1, &day_with(9, &[1]));
-    let mut conn = db.connect();
-    let before = dump_database(&mut conn);
+    let before = db.dump();
     let got = apply(&store, 2, &flop("SRVT", &[(1, "<SRVT></SRVT>")]));
     assert_eq!(
         got,
@@ -616,7 +602,7 @@ fn unsupported_and_invalid_events_change_nothing() {
         &flop("ACFT", &[(1, "<ACFT>321</ACFT>"), (1, "<ACFT></ACFT>")]),
     );
     assert!(matches!(got, Applied::Dead { .. }), "{got:?}");
-    let after = dump_database(&mut conn);
+    let after = db.dump();
     assert_eq!(
         before
             .lines()
@@ -627,8 +613,5 @@ fn unsupported_and_invalid_events_change_nothing() {
             .filter(|l| !l.starts_with("proc_state"))
             .collect::<Vec<_>>()
     );
-    assert_eq!(
-        count(&mut conn, "proc_state", "error_kind = 'UNSUPPORTED'"),
-        1
-    );
+    assert_eq!(db.count("proc_state", "error_kind = 'UNSUPPORTED'"), 1);
 }

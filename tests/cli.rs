@@ -166,3 +166,38 @@ fn apply_applies_a_snapshot_then_recognises_it() {
     assert_eq!(report["outcome"], "dead");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[cfg(feature = "oracle")]
+#[test]
+fn every_state_command_takes_an_oracle_url_to_the_oracle_driver() {
+    // No Oracle server or client library exists here: each command must get
+    // as far as the Oracle driver (and report its failure), never refuse the
+    // dialect, and never echo the password.
+    let env = [(
+        "FLIGHTSTATE_DATABASE_URL",
+        "oracle://flightstate:s3cret@127.0.0.1:1/XEPDB1",
+    )];
+    let file = message("flop_botm_value.xml");
+    for args in [
+        vec!["apply", file.as_str(), "--message-id", "1"],
+        vec!["pump", "--until-idle"],
+        vec!["dispatch", "--until-idle"],
+        vec!["migrate"],
+    ] {
+        let out = flightstate(&args, &env);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.to_lowercase().contains("oracle"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("yet"),
+            "{args:?} refused the dialect: {stderr}"
+        );
+        assert!(
+            !stderr.contains("s3cret"),
+            "{args:?} printed the password: {stderr}"
+        );
+    }
+}

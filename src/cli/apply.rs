@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use flightstate::config::{Config, Dialect, database_dialect};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::config::Config;
+use flightstate::pipeline::{Settings, apply_message};
 use flightstate::store::ProcStatus;
 
 #[derive(Debug, clap::Args)]
@@ -31,45 +31,40 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         .take(settings.parse.max_bytes as u64 + 1)
         .read_to_end(&mut body)
         .with_context(|| format!("cannot read {}", opts.file.display()))?;
-    let url = config.database_url()?;
     let now = chrono::Utc::now().naive_utc();
-    let applied = match database_dialect(url)? {
-        Dialect::Postgres => apply_pg(url, config, &settings, opts.message_id, &body, now)?,
-        Dialect::Oracle => anyhow::bail!("the Oracle dialect cannot apply messages yet"),
-    };
-    println!("{}", serde_json::to_string_pretty(&applied)?);
-    Ok(match applied.status() {
-        ProcStatus::Succeeded => ExitCode::SUCCESS,
-        ProcStatus::Dead | ProcStatus::Failed => ExitCode::from(super::EXIT_DATA_ERROR),
-    })
-}
-
-#[cfg(feature = "postgres")]
-fn apply_pg(
-    url: &str,
-    config: &Config,
-    settings: &Settings,
-    message_id: i64,
-    body: &[u8],
-    now: chrono::NaiveDateTime,
-) -> anyhow::Result<Applied> {
-    let store = flightstate::store::pg::PgStore::connect(
-        url,
+    super::state_db::with_store(
+        config,
         1,
-        std::time::Duration::from_secs(config.database.connection_timeout_secs),
-    )?;
-    apply_message(&store, settings, message_id, body, now)
-        .with_context(|| format!("message {message_id} was not applied (recorded as FAILED)"))
+        Apply {
+            settings: &settings,
+            message_id: opts.message_id,
+            body: &body,
+            now,
+        },
+    )
 }
 
-#[cfg(not(feature = "postgres"))]
-fn apply_pg(
-    _url: &str,
-    _config: &Config,
-    _settings: &Settings,
-    _message_id: i64,
-    _body: &[u8],
-    _now: chrono::NaiveDateTime,
-) -> anyhow::Result<Applied> {
-    anyhow::bail!("this build has no PostgreSQL support (feature `postgres`)")
+/// One message applied to whichever state database is configured.
+struct Apply<'a> {
+    settings: &'a Settings,
+    message_id: i64,
+    body: &'a [u8],
+    now: chrono::NaiveDateTime,
+}
+
+impl super::state_db::StoreWork for Apply<'_> {
+    fn run<S: flightstate::store::Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
+        let applied = apply_message(&store, self.settings, self.message_id, self.body, self.now)
+            .with_context(|| {
+                format!(
+                    "message {} was not applied (recorded as FAILED)",
+                    self.message_id
+                )
+            })?;
+        println!("{}", serde_json::to_string_pretty(&applied)?);
+        Ok(match applied.status() {
+            ProcStatus::Succeeded => ExitCode::SUCCESS,
+            ProcStatus::Dead | ProcStatus::Failed => ExitCode::from(super::EXIT_DATA_ERROR),
+        })
+    }
 }

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use flightstate::config::{Config, Dialect, database_dialect};
+use flightstate::config::Config;
 use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings};
-use flightstate::store::pg::PgStore;
+use flightstate::store::Store;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use super::pump::stop_on_signals;
 
@@ -22,15 +24,37 @@ pub struct Opts {
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let stop = stop_on_signals()?;
-    let url = config.database_url()?;
-    if database_dialect(url)? == Dialect::Oracle {
-        anyhow::bail!("the Oracle dialect cannot run the dispatcher yet");
-    }
-    let store = PgStore::connect(
-        url,
+    super::state_db::with_store(
+        config,
         config.database.pool_size,
-        Duration::from_secs(config.database.connection_timeout_secs),
-    )?;
+        DispatchAlone {
+            config,
+            stop,
+            until_idle: opts.until_idle,
+        },
+    )
+}
+
+/// The dispatcher alone, over whichever state database is configured.
+struct DispatchAlone<'a> {
+    config: &'a Config,
+    stop: Arc<AtomicBool>,
+    until_idle: bool,
+}
+
+impl super::state_db::StoreWork for DispatchAlone<'_> {
+    fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
+        dispatch_alone(self, store)
+    }
+}
+
+fn dispatch_alone<S: Store>(work: DispatchAlone<'_>, store: S) -> anyhow::Result<ExitCode> {
+    let DispatchAlone {
+        config,
+        stop,
+        until_idle,
+    } = work;
+    let opts = Opts { until_idle };
     let mut dispatcher = open(config, store)?;
     let report = dispatcher
         .run(&stop, opts.until_idle)
@@ -51,7 +75,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 /// A dispatcher over `store` with the configuration's `[kafka]` settings.
-pub(super) fn open(config: &Config, store: PgStore) -> anyhow::Result<Dispatcher<PgStore>> {
+pub(super) fn open<S: Store>(config: &Config, store: S) -> anyhow::Result<Dispatcher<S>> {
     let k = &config.kafka;
     let kafka = KafkaSettings {
         linger: Duration::from_millis(k.linger_ms),

@@ -12,6 +12,7 @@ mod parse;
 mod pump;
 mod run;
 mod sql;
+mod state_db;
 mod topics;
 
 use std::path::PathBuf;

@@ -8,10 +8,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
-use flightstate::config::{Config, Dialect, database_dialect};
+use flightstate::config::Config;
 use flightstate::mailbox::{Mailbox, MailboxSettings};
 use flightstate::pipeline::Settings;
 use flightstate::pump::{Pump, PumpSettings, default_holder};
+use flightstate::store::Store;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -22,13 +23,34 @@ pub struct Opts {
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let stop = stop_on_signals()?;
-    let parts = Parts::open(config, true)?;
-    let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
-    let summary = pump
-        .run(&stop, opts.until_idle)
-        .map_err(|e| anyhow::anyhow!("the pump stopped: {e}"))?;
-    tracing::info!(messages = summary.messages, "pump stopped");
-    Ok(ExitCode::SUCCESS)
+    super::state_db::with_store(
+        config,
+        config.database.pool_size,
+        PumpAlone {
+            config,
+            stop,
+            until_idle: opts.until_idle,
+        },
+    )
+}
+
+/// The pump alone, over whichever state database is configured.
+struct PumpAlone<'a> {
+    config: &'a Config,
+    stop: Arc<AtomicBool>,
+    until_idle: bool,
+}
+
+impl super::state_db::StoreWork for PumpAlone<'_> {
+    fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
+        let parts = Parts::open(self.config, store, true)?;
+        let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
+        let summary = pump
+            .run(&self.stop, self.until_idle)
+            .map_err(|e| anyhow::anyhow!("the pump stopped: {e}"))?;
+        tracing::info!(messages = summary.messages, "pump stopped");
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 /// A flag set by SIGTERM or Ctrl-C (SIGINT).
@@ -44,24 +66,19 @@ pub(super) fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
 }
 
 /// Everything a pump needs, opened from the configuration.
-pub(super) struct Parts {
-    pub(super) store: flightstate::store::pg::PgStore,
+pub(super) struct Parts<S> {
+    pub(super) store: S,
     pub(super) mailbox: Arc<Mailbox>,
     pub(super) pipeline: Settings,
     pub(super) pump: PumpSettings,
 }
 
-impl Parts {
-    pub(super) fn open(config: &Config, inline_effects: bool) -> anyhow::Result<Parts> {
-        let url = config.database_url()?;
-        if database_dialect(url)? == Dialect::Oracle {
-            anyhow::bail!("the Oracle dialect cannot run the pump yet");
-        }
-        let store = flightstate::store::pg::PgStore::connect(
-            url,
-            config.database.pool_size,
-            Duration::from_secs(config.database.connection_timeout_secs),
-        )?;
+impl<S> Parts<S> {
+    pub(super) fn open(
+        config: &Config,
+        store: S,
+        inline_effects: bool,
+    ) -> anyhow::Result<Parts<S>> {
         let mailbox =
             Mailbox::connect(mailbox_settings(config)?).context("cannot open the mailbox pool")?;
         Ok(Parts {

@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use flightstate::config::Config;
 use flightstate::pump::{Pump, run_effect_worker};
+use flightstate::store::Store;
+use std::sync::atomic::AtomicBool;
 
 use super::pump::{Parts, stop_on_signals};
 
@@ -17,7 +19,31 @@ pub struct Opts {}
 
 pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let stop = stop_on_signals()?;
-    let parts = Parts::open(config, false)?;
+    super::state_db::with_store(
+        config,
+        config.database.pool_size,
+        Everything { config, stop },
+    )
+}
+
+/// The whole pipeline, over whichever state database is configured.
+struct Everything<'a> {
+    config: &'a Config,
+    stop: Arc<AtomicBool>,
+}
+
+impl super::state_db::StoreWork for Everything<'_> {
+    fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
+        run_everything(self.config, self.stop, store)
+    }
+}
+
+fn run_everything<S: Store + Clone>(
+    config: &Config,
+    stop: Arc<AtomicBool>,
+    store: S,
+) -> anyhow::Result<ExitCode> {
+    let parts = Parts::open(config, store, false)?;
     let worker_store = parts.store.clone();
     let mut dispatcher = super::dispatch::open(config, parts.store.clone())?;
     let worker_mailbox = Arc::clone(&parts.mailbox);

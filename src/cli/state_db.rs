@@ -1,0 +1,65 @@
+//! Opening the state database of whichever dialect `database.url` names,
+//! and handing it to a subcommand's generic work: the subcommands are
+//! written once over [`Store`], and this is the one place that picks
+//! `PgStore` or `OracleStore`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use flightstate::config::{Config, Dialect, database_dialect};
+use flightstate::store::Store;
+
+/// A subcommand's work over any state database.
+pub trait StoreWork {
+    /// Does the work with `store`.
+    fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode>;
+}
+
+/// Opens the configured state database (a pool of `pool_size`) and runs
+/// `work` with it.
+pub fn with_store(
+    config: &Config,
+    pool_size: u32,
+    work: impl StoreWork,
+) -> anyhow::Result<ExitCode> {
+    let url = config.database_url()?;
+    let timeout = Duration::from_secs(config.database.connection_timeout_secs);
+    match database_dialect(url)? {
+        Dialect::Postgres => postgres(url, pool_size, timeout, work),
+        Dialect::Oracle => oracle(url, pool_size, timeout, work),
+    }
+}
+
+#[cfg(feature = "postgres")]
+fn postgres(
+    url: &str,
+    pool_size: u32,
+    timeout: Duration,
+    work: impl StoreWork,
+) -> anyhow::Result<ExitCode> {
+    work.run(flightstate::store::pg::PgStore::connect(
+        url, pool_size, timeout,
+    )?)
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres(_: &str, _: u32, _: Duration, _: impl StoreWork) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("this build has no PostgreSQL support (feature `postgres`)")
+}
+
+#[cfg(feature = "oracle")]
+fn oracle(
+    url: &str,
+    pool_size: u32,
+    timeout: Duration,
+    work: impl StoreWork,
+) -> anyhow::Result<ExitCode> {
+    work.run(flightstate::store::oracle::OracleStore::connect(
+        url, pool_size, timeout,
+    )?)
+}
+
+#[cfg(not(feature = "oracle"))]
+fn oracle(_: &str, _: u32, _: Duration, _: impl StoreWork) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("this build has no Oracle support (feature `oracle`)")
+}

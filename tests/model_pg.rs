@@ -8,6 +8,13 @@
 //! the set-difference delete); only the content of a flight comes from the
 //! `state` functions (`state_from_record`, `merge_adft`, `prepare_event` /
 //! `merge_event`).
+//!
+//! Run for both dialects as `tests/snapshot_pg.rs`: the property is a generic
+//! fn over `ScenarioDb`, run as `pg::<name>` on a PostgreSQL database and as
+//! `oracle::<name>` on the schema of `FLIGHTSTATE_ORACLE_URL` (skipped, with
+//! one plain line, without it). Every case, shrinking ones too, starts on an
+//! emptied database. Nothing here is PostgreSQL-only: the flights are read
+//! back through `Store`.
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -15,7 +22,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
-use common::TestDatabase;
+use common::dialects::ScenarioDb;
 use common::sis::{at, flight, schedule_message, sep, snapshot};
 use flightstate::pipeline::{Applied, Settings, apply_message};
 use flightstate::protocol::{
@@ -24,9 +31,13 @@ use flightstate::protocol::{
 use flightstate::state::{
     AbsentFields, FlightState, merge_adft, merge_event, prepare_event, state_from_record,
 };
-use flightstate::store::pg::PgStore;
 use flightstate::store::{StateTx, Store};
 use proptest::prelude::*;
+use proptest::test_runner::TestRunner;
+
+dialect_tests! {
+    the_database_holds_what_the_state_rules_compute,
+}
 
 const FLIDS: [i64; 4] = [1, 2, 3, 4];
 const DAYS: [u32; 2] = [9, 10];
@@ -233,7 +244,7 @@ impl Model {
     }
 }
 
-fn stored(store: &PgStore) -> BTreeMap<i64, Held> {
+fn stored<S: Store>(store: &S) -> BTreeMap<i64, Held> {
     store
         .transaction(|tx| tx.load_flights(&FLIDS))
         .expect("load flights")
@@ -252,32 +263,42 @@ fn stored(store: &PgStore) -> BTreeMap<i64, Held> {
         .collect()
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
+/// Every random sequence of steps, applied to the emptied database one message at a time,
+/// leaves the flights the model holds after every message.
+fn the_database_holds_what_the_state_rules_compute<D: ScenarioDb>(db: &D) {
+    let store = db.store();
+    let settings = Settings {
+        parse: common::sis::parse_options(),
+        ..Settings::default()
+    };
+    let mut runner = TestRunner::new(ProptestConfig {
         cases: 24,
         failure_persistence: None,
         ..ProptestConfig::default()
-    })]
-
-    #[test]
-    fn postgres_holds_what_the_state_rules_compute(steps in prop::collection::vec(step(), 1..30)) {
-        let db = TestDatabase::migrated();
-        let store = PgStore::from_pool(db.pool());
-        let settings = Settings {
-            parse: common::sis::parse_options(),
-            ..Settings::default()
-        };
+    });
+    let result = runner.run(&prop::collection::vec(step(), 1..30), |steps| {
+        db.empty();
         let mut model = Model::default();
         for (i, step) in steps.iter().enumerate() {
             let message_id = i64::try_from(i).expect("small") + 1;
             let body = model.apply(step, message_id, &settings);
-            let applied = apply_message(&store, &settings, message_id, &body, at(9, 12, 0))
-                .expect("applied");
+            let applied =
+                apply_message(&store, &settings, message_id, &body, at(9, 12, 0)).expect("applied");
             prop_assert!(
                 !matches!(applied, Applied::Unsupported { .. }),
                 "step {i}: {applied:?}"
             );
-            prop_assert_eq!(&stored(&store), &model.flights, "after step {} ({:?})", i, step);
+            prop_assert_eq!(
+                &stored(&store),
+                &model.flights,
+                "after step {} ({:?})",
+                i,
+                step
+            );
         }
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{}: {failure}", db.dialect());
     }
 }

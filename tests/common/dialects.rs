@@ -39,6 +39,11 @@ pub trait ScenarioDb {
 
     /// Runs one dialect-neutral statement and commits (test set-up only).
     fn execute(&self, sql: &str);
+
+    /// Empties every table the scenarios write and frees the lease, as a freshly migrated
+    /// database has them (sequences aside, which no scenario reads): for a scenario that
+    /// starts over, such as each case of a property test.
+    fn empty(&self);
 }
 
 /// The tables a dump shows, with their key order.
@@ -59,6 +64,23 @@ pub const DUMPED_TABLES: [(&str, &str); 15] = [
     ("kafka_schd", "event_id"),
     ("kafka_msg", "event_id"),
 ];
+
+/// The tables the scenarios may write that a dump leaves out.
+const UNDUMPED_TABLES: [&str; 3] = ["flight_version_floor", "effect_call", "req_track"];
+
+/// The dialect-neutral statements that empty a database ([`ScenarioDb::empty`]), to run in
+/// one transaction. Test-only SQL: table names are constants of this module.
+fn emptying_statements() -> impl Iterator<Item = String> {
+    DUMPED_TABLES
+        .iter()
+        .map(|(table, _)| *table)
+        .chain(UNDUMPED_TABLES)
+        .map(|table| format!("DELETE FROM {table}"))
+        .chain(std::iter::once(
+            "UPDATE pipeline_lock SET lease_holder = NULL, lease_epoch = 0, lease_expires_at = NULL"
+                .to_owned(),
+        ))
+}
 
 /// A fresh migrated PostgreSQL database.
 pub struct PgDb(pub TestDatabase);
@@ -94,6 +116,20 @@ impl ScenarioDb for PgDb {
         diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut self.0.connect())
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
+
+    fn empty(&self) {
+        use diesel::Connection;
+        self.0
+            .connect()
+            .transaction(|conn| {
+                for sql in emptying_statements() {
+                    diesel::RunQueryDsl::execute(diesel::sql_query(&sql), conn)
+                        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+                }
+                diesel::QueryResult::Ok(())
+            })
+            .expect("commit the emptying");
+    }
 }
 
 /// Says once per process that the Oracle scenarios did not run, on stderr directly (the
@@ -117,7 +153,9 @@ pub use oracle_db::oracle;
 mod oracle_db {
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
-    use super::{DUMPED_TABLES, ORACLE_URL_VAR, ScenarioDb, report_oracle_skipped};
+    use super::{
+        DUMPED_TABLES, ORACLE_URL_VAR, ScenarioDb, emptying_statements, report_oracle_skipped,
+    };
 
     /// The Oracle schema of `FLIGHTSTATE_ORACLE_URL`, emptied, held by one test at a time.
     pub struct OracleDb {
@@ -166,26 +204,6 @@ mod oracle_db {
             };
             oracle::Connection::connect(user, password, target)
                 .unwrap_or_else(|e| panic!("connect to {ORACLE_URL_VAR}: {e}"))
-        }
-
-        /// Empties every table the scenarios write and frees the lease.
-        fn empty(&self) {
-            let conn = self.connect();
-            // Test-only SQL: table names are constants of this module.
-            for (table, _) in DUMPED_TABLES {
-                conn.execute(&format!("DELETE FROM {table}"), &[])
-                    .unwrap_or_else(|e| panic!("empty {table}: {e}"));
-            }
-            for table in ["flight_version_floor", "effect_call", "req_track"] {
-                conn.execute(&format!("DELETE FROM {table}"), &[])
-                    .unwrap_or_else(|e| panic!("empty {table}: {e}"));
-            }
-            conn.execute(
-                "UPDATE pipeline_lock SET lease_holder = NULL, lease_epoch = 0, lease_expires_at = NULL",
-                &[],
-            )
-            .expect("free the lease");
-            conn.commit().expect("commit the emptying");
         }
     }
 
@@ -258,6 +276,15 @@ mod oracle_db {
             conn.execute(sql, &[])
                 .unwrap_or_else(|e| panic!("{sql}: {e}"));
             conn.commit().expect("commit");
+        }
+
+        fn empty(&self) {
+            let conn = self.connect();
+            for sql in emptying_statements() {
+                conn.execute(&sql, &[])
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            }
+            conn.commit().expect("commit the emptying");
         }
     }
 }

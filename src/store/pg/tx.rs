@@ -9,7 +9,7 @@ use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text, Timestamp};
 use diesel::{PgConnection, RunQueryDsl, sql_query};
 
-use super::errors::query;
+use super::errors;
 use super::rows::{
     DeletedFlight, DigestRow, FlidRow, Keyed, LeaseRow, LedgerRow, MainRow, ProcRow,
 };
@@ -182,7 +182,7 @@ where
     });
     diesel::prelude::ExecuteCopyFromDsl::execute(copy, conn)
         .map(drop)
-        .map_err(|e| query_error(op, e))
+        .map_err(|e| errors::query(op, e))
 }
 
 /// The text of the `COPY … FROM STDIN` that [`copy_into`] sends for
@@ -209,7 +209,7 @@ where
 
 impl PgTx<'_> {
     fn execute(&mut self, query: Boxed, op: &'static str) -> Result<usize, StoreError> {
-        query.execute(self.conn).map_err(|e| query_error(op, e))
+        query.execute(self.conn).map_err(|e| errors::query(op, e))
     }
 
     /// The group delete-insert of one collection for `flights`.
@@ -300,7 +300,7 @@ impl PgTx<'_> {
         let rows: Vec<Keyed<T>> = statement(text)
             .bind::<Array<BigInt>, _>(flids.to_vec())
             .load(self.conn)
-            .map_err(|e| query_error(op, e))?;
+            .map_err(|e| errors::query(op, e))?;
         for row in rows {
             if let Some(flight) = flights.get_mut(&row.flid) {
                 place(&mut flight.state, row.route_kind, row.item);
@@ -317,7 +317,7 @@ impl PgTx<'_> {
         let mains: Vec<MainRow> = statement(sql::SELECT_FLIGHTS)
             .bind::<Array<BigInt>, _>(flids.to_vec())
             .load(self.conn)
-            .map_err(|e| query_error("select_flights", e))?;
+            .map_err(|e| errors::query("select_flights", e))?;
         let found: Vec<i64> = mains.iter().map(|m| m.0.state.flid).collect();
         flights.extend(mains.into_iter().map(|m| (m.0.state.flid, m.0)));
         if found.is_empty() {
@@ -577,15 +577,11 @@ pub(super) fn copy_statements() -> Vec<(&'static str, String)> {
     ]
 }
 
-fn query_error(op: &'static str, e: diesel::result::Error) -> StoreError {
-    query(op, e)
-}
-
 impl StateTx for PgTx<'_> {
     fn lock_pipeline(&mut self) -> Result<PipelineLease, StoreError> {
         let row: LeaseRow = statement(sql::LOCK_PIPELINE)
             .get_result(self.conn)
-            .map_err(|e| query_error("lock_pipeline", e))?;
+            .map_err(|e| errors::query("lock_pipeline", e))?;
         Ok(PipelineLease {
             holder: row.lease_holder,
             epoch: row.lease_epoch,
@@ -597,7 +593,7 @@ impl StateTx for PgTx<'_> {
         let rows: Vec<LedgerRow> = statement(sql::SELECT_SNAPSHOT_LEDGER)
             .bind::<Date, _>(day)
             .load(self.conn)
-            .map_err(|e| query_error("select_snapshot_ledger", e))?;
+            .map_err(|e| errors::query("select_snapshot_ledger", e))?;
         Ok(rows.into_iter().next().map(|r| SnapshotLedger {
             version: r.version,
             last_message_id: r.last_message_id,
@@ -608,7 +604,7 @@ impl StateTx for PgTx<'_> {
         let rows: Vec<FlidRow> = statement(sql::SELECT_SNAPSHOT_LIST)
             .bind::<Date, _>(day)
             .load(self.conn)
-            .map_err(|e| query_error("select_snapshot_list", e))?;
+            .map_err(|e| errors::query("select_snapshot_list", e))?;
         Ok(rows.into_iter().map(|r| r.flid).collect())
     }
 
@@ -677,7 +673,7 @@ impl StateTx for PgTx<'_> {
             let rows: Vec<DigestRow> = statement(sql::SELECT_FLIGHT_DIGESTS)
                 .bind::<Array<BigInt>, _>(batch.to_vec())
                 .load(self.conn)
-                .map_err(|e| query_error("select_flight_digests", e))?;
+                .map_err(|e| errors::query("select_flight_digests", e))?;
             digests.extend(rows.into_iter().map(|r| {
                 let digest = FlightDigest {
                     digest: r.state_digest,
@@ -752,7 +748,7 @@ impl StateTx for PgTx<'_> {
         let deleted: Vec<DeletedFlight> = statement(sql::DELETE_FLIGHTS)
             .bind::<Array<BigInt>, _>(flids.to_vec())
             .load(self.conn)
-            .map_err(|e| query_error("delete_flights", e))?;
+            .map_err(|e| errors::query("delete_flights", e))?;
         let found: Vec<i64> = deleted.iter().map(|d| d.flid).collect();
         if !found.is_empty() {
             self.delete_collections(&found)?;
@@ -772,7 +768,7 @@ impl StateTx for PgTx<'_> {
             .bind::<Date, _>(day)
             .bind::<Array<BigInt>, _>(new_list.to_vec())
             .load(self.conn)
-            .map_err(|e| query_error("delete_flights_of_day", e))?;
+            .map_err(|e| errors::query("delete_flights_of_day", e))?;
         let flids: Vec<i64> = deleted.iter().map(|d| d.flid).collect();
         if !flids.is_empty() {
             self.delete_collections(&flids)?;
@@ -828,7 +824,7 @@ impl StateTx for PgTx<'_> {
         let rows: Vec<ProcRow> = statement(sql::SELECT_PROC_STATE)
             .bind::<BigInt, _>(message_id)
             .load(self.conn)
-            .map_err(|e| query_error("select_proc_state", e))?;
+            .map_err(|e| errors::query("select_proc_state", e))?;
         rows.into_iter()
             .next()
             .map(|r| {

@@ -299,6 +299,9 @@ pub struct PumpConfig {
     pub head_batch: u32,
     /// Write-backs made per pass of the effect worker.
     pub effect_batch: u32,
+    /// Most consecutive flight-level messages (FLOP, SCHD ADFT/DEL) applied
+    /// in one state transaction; 1 commits every message on its own.
+    pub group_commit: u32,
 }
 
 impl Default for PumpConfig {
@@ -313,6 +316,7 @@ impl Default for PumpConfig {
             idle_poll_ms: 500,
             head_batch: 100,
             effect_batch: 100,
+            group_commit: 50,
         }
     }
 }
@@ -429,9 +433,9 @@ impl Config {
                 reason: "must be at least 1",
             });
         }
-        if self.pump.head_batch == 0 || self.pump.effect_batch == 0 {
+        if self.pump.head_batch == 0 || self.pump.effect_batch == 0 || self.pump.group_commit == 0 {
             return Err(ConfigError::BadValue {
-                setting: "pump.head_batch / pump.effect_batch",
+                setting: "pump.head_batch / pump.effect_batch / pump.group_commit",
                 value: "0".to_owned(),
                 reason: "a batch needs at least one row",
             });

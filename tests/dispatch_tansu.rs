@@ -39,11 +39,7 @@ fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
 }
 
 fn flop(styp: &str, flid: i64, inner: &str) -> Vec<u8> {
-    format!(
-        "<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260909080000</DTTM>\
-         <TYPE>FLOP</TYPE><STYP>{styp}</STYP></META><FLOP><FLID>{flid}</FLID>{inner}</FLOP></MSG>"
-    )
-    .into_bytes()
+    common::sis::flop(styp, &[(flid, inner)])
 }
 
 fn day_with(flids: &[i64]) -> Vec<u8> {

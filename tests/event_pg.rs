@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use chrono::{NaiveDate, NaiveDateTime};
 use common::TestDatabase;
 use common::dialects::ScenarioDb;
-use common::sis::{at, flight, schedule_message, sep, snapshot};
+use common::sis::{at, flight, flop, schedule_message, sep, snapshot};
 use diesel::sql_types::BigInt;
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::pipeline::{Applied, EventReport, Settings, apply_message};
@@ -54,19 +54,6 @@ fn now() -> NaiveDateTime {
 
 fn store(db: &TestDatabase) -> PgStore {
     PgStore::from_pool(db.pool())
-}
-
-/// A FLOP message of `styp` with one body per `(flid, inner)`.
-fn flop(styp: &str, bodies: &[(i64, &str)]) -> Vec<u8> {
-    let bodies: String = bodies
-        .iter()
-        .map(|(flid, inner)| format!("<FLOP><FLID>{flid}</FLID>{inner}</FLOP>"))
-        .collect();
-    format!(
-        "<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260909080000</DTTM>\
-         <TYPE>FLOP</TYPE><STYP>{styp}</STYP></META>{bodies}</MSG>"
-    )
-    .into_bytes()
 }
 
 #[track_caller]

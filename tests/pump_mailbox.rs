@@ -34,6 +34,7 @@ fn pump_settings(holder: &str) -> PumpSettings {
         idle_poll: Duration::from_millis(20),
         head_batch: 100,
         effect_batch: 100,
+        group_commit: 50,
         inline_effects: true,
     }
 }

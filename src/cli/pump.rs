@@ -115,6 +115,7 @@ fn pump_settings(config: &Config, inline_effects: bool) -> PumpSettings {
         idle_poll: Duration::from_millis(p.idle_poll_ms),
         head_batch: p.head_batch as usize,
         effect_batch: i64::from(p.effect_batch),
+        group_commit: p.group_commit as usize,
         inline_effects,
     }
 }

@@ -10,26 +10,22 @@
 //! (PROTOCOL §3.1); the rest of its FLTRs is not read.
 
 use super::PipelineError;
-use super::apply::{Settings, check_fence};
-use super::event::{EventReport, Working, settle};
+use super::apply::Settings;
+use super::event::{EventReport, apply_alone};
+use super::flights::{FlightMessage, FlightWork, check_recs};
 use super::snapshot::MessageRef;
-use crate::protocol::{Field, Schedule};
-use crate::state::{merge_adft, state_from_record};
-use crate::store::{StateTx, Store};
+use crate::protocol::Schedule;
+use crate::state::state_from_record;
+use crate::store::Store;
 
-/// Refuses an ADFT or DEL whose RECS, when sent, is not its record count.
-/// RECS is optional here: it guards a snapshot's completeness, and these
-/// messages complete nothing.
-fn check_recs(schedule: &Schedule) -> Result<(), PipelineError> {
-    match schedule.recs {
-        Field::Value(recs) if recs as usize != schedule.flights.len() => {
-            Err(PipelineError::BadInput(format!(
-                "RECS = {recs} but the message carries {} FLTR records",
-                schedule.flights.len()
-            )))
-        }
-        _ => Ok(()),
+/// Checks an SCHD ADFT before any transaction: RECS, and every value of
+/// every FLTR.
+pub(super) fn check_adft(schedule: &Schedule) -> Result<(), PipelineError> {
+    check_recs(schedule)?;
+    for record in &schedule.flights {
+        state_from_record(record).map_err(|e| PipelineError::BadInput(e.to_string()))?;
     }
+    Ok(())
 }
 
 /// Applies an SCHD ADFT: every FLTR, in order.
@@ -39,25 +35,15 @@ pub(super) fn apply_adft<S: Store>(
     message: &MessageRef<'_>,
     schedule: &Schedule,
 ) -> Result<EventReport, PipelineError> {
-    check_recs(schedule)?;
-    // Every value is checked before the transaction starts.
-    for record in &schedule.flights {
-        state_from_record(record).map_err(|e| PipelineError::BadInput(e.to_string()))?;
-    }
-    let absent = settings.merge.adft_absent;
-    store.transaction(|tx| {
-        let lease = tx.lock_pipeline()?;
-        check_fence(settings, &lease)?;
-        let flids: Vec<i64> = schedule.flights.iter().map(|r| r.flid).collect();
-        let mut working = Working::load(tx, &flids)?;
-        for record in &schedule.flights {
-            let next = merge_adft(working.current(record.flid), record, absent)
-                .map_err(|e| PipelineError::BadInput(e.to_string()))?;
-            working.set(record.flid, Some(next));
-        }
-        crate::failpoint!("adft.before_write");
-        settle(tx, message, working)
-    })
+    check_adft(schedule)?;
+    apply_alone(
+        store,
+        settings,
+        FlightMessage {
+            message: *message,
+            work: FlightWork::Adft(schedule),
+        },
+    )
 }
 
 /// Applies an SCHD DEL: deletes every listed flight that exists.
@@ -68,14 +54,12 @@ pub(super) fn apply_delete<S: Store>(
     schedule: &Schedule,
 ) -> Result<EventReport, PipelineError> {
     check_recs(schedule)?;
-    store.transaction(|tx| {
-        let lease = tx.lock_pipeline()?;
-        check_fence(settings, &lease)?;
-        let flids: Vec<i64> = schedule.flights.iter().map(|r| r.flid).collect();
-        let mut working = Working::load(tx, &flids)?;
-        for flid in &flids {
-            working.set(*flid, None);
-        }
-        settle(tx, message, working)
-    })
+    apply_alone(
+        store,
+        settings,
+        FlightMessage {
+            message: *message,
+            work: FlightWork::Delete(schedule),
+        },
+    )
 }

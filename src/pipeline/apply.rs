@@ -14,7 +14,7 @@ use super::snapshot::{MessageRef, SnapshotReport, apply_snapshot};
 use crate::config::Config;
 use crate::protocol::{self, Body, ParseOptions, ScheduleSubtype};
 use crate::state::MergeRules;
-use crate::store::{Outcome, PipelineLease, ProcStatus, StateTx, Store, StoreError};
+use crate::store::{Outcome, PipelineLease, ProcRecord, ProcStatus, StateTx, Store, StoreError};
 
 /// How messages are applied at this site.
 #[derive(Clone, Debug)]
@@ -135,19 +135,14 @@ pub fn apply_message<S: Store>(
         subtype: None,
         now,
     };
-    match store.transaction(|tx| tx.proc_state(message_id))? {
-        Some(seen) if seen.identity_key != identity => {
-            let reason = format!(
-                "message {message_id} was already seen with another body; the mailbox row changed under the same id"
-            );
-            return record.dead(store, reason);
-        }
-        Some(seen) if seen.status != ProcStatus::Failed => {
-            return Ok(Applied::AlreadyProcessed {
-                status: seen.status,
-            });
-        }
-        _ => {}
+    match Seen::of(
+        message_id,
+        &identity,
+        store.transaction(|tx| tx.proc_state(message_id))?,
+    ) {
+        Seen::ChangedBody(reason) => return record.dead(store, reason),
+        Seen::Final(status) => return Ok(Applied::AlreadyProcessed { status }),
+        Seen::ToApply => {}
     }
     crate::failpoint!("apply.before_parse");
     let message = match protocol::parse_slice(body, &settings.parse) {
@@ -207,16 +202,63 @@ pub fn apply_message<S: Store>(
     }
 }
 
-/// Records outcomes of one message in transactions of their own.
-struct Recorder<'a> {
-    message_id: i64,
-    identity: &'a str,
-    msg_type: Option<String>,
-    subtype: Option<String>,
-    now: NaiveDateTime,
+/// What a message's `PROC_STATE` says about applying it now.
+pub(super) enum Seen {
+    /// Not seen, or seen and FAILED: apply it.
+    ToApply,
+    /// Already final under this identity: not applied again.
+    Final(ProcStatus),
+    /// Seen with another body under the same id: DEAD, with this reason.
+    ChangedBody(String),
+}
+
+impl Seen {
+    /// Tells from message `message_id`'s record, if any.
+    pub(super) fn of(message_id: i64, identity: &str, record: Option<ProcRecord>) -> Seen {
+        match record {
+            Some(seen) if seen.identity_key != identity => Seen::ChangedBody(format!(
+                "message {message_id} was already seen with another body; the mailbox row changed under the same id"
+            )),
+            Some(seen) if seen.status != ProcStatus::Failed => Seen::Final(seen.status),
+            _ => Seen::ToApply,
+        }
+    }
+}
+
+/// Records outcomes of one message.
+pub(super) struct Recorder<'a> {
+    pub(super) message_id: i64,
+    pub(super) identity: &'a str,
+    pub(super) msg_type: Option<String>,
+    pub(super) subtype: Option<String>,
+    pub(super) now: NaiveDateTime,
 }
 
 impl Recorder<'_> {
+    /// Records the outcome inside the caller's transaction.
+    pub(super) fn record<T: StateTx + ?Sized>(
+        &self,
+        tx: &mut T,
+        status: ProcStatus,
+        error_kind: &str,
+        error_text: &str,
+    ) -> Result<(), StoreError> {
+        // PROC_STATE.ERROR_TEXT is VARCHAR(2000).
+        let error_text: String = error_text.chars().take(2000).collect();
+        tx.record_outcome(&Outcome {
+            message_id: self.message_id,
+            identity_key: self.identity,
+            status,
+            error_kind: Some(error_kind),
+            error_text: Some(&error_text),
+            msg_type: self.msg_type.as_deref(),
+            msg_subtype: self.subtype.as_deref(),
+            next_attempt_at: None,
+            now: self.now,
+        })
+    }
+
+    /// Records the outcome in a transaction of its own.
     fn save<S: Store>(
         &self,
         store: &S,
@@ -224,21 +266,7 @@ impl Recorder<'_> {
         error_kind: &str,
         error_text: &str,
     ) -> Result<(), StoreError> {
-        // PROC_STATE.ERROR_TEXT is VARCHAR(2000).
-        let error_text: String = error_text.chars().take(2000).collect();
-        store.transaction(|tx| {
-            tx.record_outcome(&Outcome {
-                message_id: self.message_id,
-                identity_key: self.identity,
-                status,
-                error_kind: Some(error_kind),
-                error_text: Some(&error_text),
-                msg_type: self.msg_type.as_deref(),
-                msg_subtype: self.subtype.as_deref(),
-                next_attempt_at: None,
-                now: self.now,
-            })
-        })
+        store.transaction(|tx| self.record(tx, status, error_kind, error_text))
     }
 
     fn dead<S: Store>(&self, store: &S, reason: String) -> Result<Applied, PipelineError> {

@@ -10,11 +10,15 @@ mod adft;
 mod apply;
 mod error;
 mod event;
+mod flights;
+mod group;
 mod identity;
 mod snapshot;
+mod working;
 
 pub use apply::{Applied, Settings, apply_message};
 pub use error::PipelineError;
 pub use event::EventReport;
+pub use group::{GROUP_MAX_BODY, Grouped, apply_group, prepare_grouped};
 pub use identity::identity_key;
 pub use snapshot::{MAX_SNAPSHOT_FLIGHTS, SnapshotReport};

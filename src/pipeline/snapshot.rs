@@ -173,6 +173,7 @@ pub(super) fn apply_snapshot<S: Store>(
 }
 
 /// The parts of a message the transaction records.
+#[derive(Clone, Copy)]
 pub(super) struct MessageRef<'a> {
     pub(super) id: i64,
     pub(super) identity_key: &'a str,

@@ -133,8 +133,13 @@ pub trait StateTx {
         now: NaiveDateTime,
     ) -> Result<(), StoreError>;
 
+    /// What is recorded about each of `message_ids` that has a record.
+    fn proc_states(&mut self, message_ids: &[i64]) -> Result<HashMap<i64, ProcRecord>, StoreError>;
+
     /// What is recorded about message `message_id`.
-    fn proc_state(&mut self, message_id: i64) -> Result<Option<ProcRecord>, StoreError>;
+    fn proc_state(&mut self, message_id: i64) -> Result<Option<ProcRecord>, StoreError> {
+        Ok(self.proc_states(&[message_id])?.remove(&message_id))
+    }
 
     /// Records the outcome of an attempt at a message.
     fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError>;

@@ -97,6 +97,19 @@ pub fn schedule_message(
     to_xml_with(&message, &parse_options()).into_bytes()
 }
 
+/// A FLOP message of `styp` with one body per `(flid, inner)`.
+pub fn flop(styp: &str, bodies: &[(i64, &str)]) -> Vec<u8> {
+    let bodies: String = bodies
+        .iter()
+        .map(|(flid, inner)| format!("<FLOP><FLID>{flid}</FLID>{inner}</FLOP>"))
+        .collect();
+    format!(
+        "<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260909080000</DTTM>\
+         <TYPE>FLOP</TYPE><STYP>{styp}</STYP></META>{bodies}</MSG>"
+    )
+    .into_bytes()
+}
+
 /// A DNLD of `day` (named explicitly) with RECS matching its flights.
 pub fn snapshot(day: NaiveDate, flights: Vec<FlightRecord>) -> Vec<u8> {
     let recs = Field::Value(u32::try_from(flights.len()).expect("test size"));

@@ -77,7 +77,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_migration_table", SELECT_MIGRATION_TABLE),
     ("select_migrations", SELECT_MIGRATIONS),
     ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
-    ("select_proc_state", SELECT_PROC_STATE),
+    ("select_proc_states", SELECT_PROC_STATES),
     ("select_route_points", SELECT_ROUTE_POINTS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
@@ -160,7 +160,7 @@ pub(crate) const SELECT_GATES: &str = sql!("select_gates");
 pub(crate) const SELECT_MIGRATION_TABLE: &str = sql!("select_migration_table");
 pub(crate) const SELECT_MIGRATIONS: &str = sql!("select_migrations");
 pub(crate) const SELECT_OPEN_EFFECT_CALLS: &str = sql!("select_open_effect_calls");
-pub(crate) const SELECT_PROC_STATE: &str = sql!("select_proc_state");
+pub(crate) const SELECT_PROC_STATES: &str = sql!("select_proc_states");
 pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
 pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
 pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");

@@ -786,31 +786,38 @@ impl StateTx for OracleTx<'_> {
         )
     }
 
-    fn proc_state(&mut self, message_id: i64) -> Result<Option<ProcRecord>, StoreError> {
-        let op = "select_proc_state";
-        let mut rows = self
-            .conn
-            .query_named(sql::SELECT_PROC_STATE, &[("message_id", &message_id)])
-            .map_err(at(op))?;
-        if let Some(row) = rows.next() {
-            let row = row.map_err(at(op))?;
-            let status: String = row.get("status").map_err(at(op))?;
-            let status = ProcStatus::from_code(&status).ok_or_else(|| {
-                StoreError::new(
-                    FailureKind::Other,
-                    op,
-                    format!("unknown PROC_STATE.STATUS {status:?}"),
-                )
-            })?;
-            return Ok(Some(ProcRecord {
-                identity_key: row.get("identity_key").map_err(at(op))?,
-                status,
-                error_kind: row.get("error_kind").map_err(at(op))?,
-                error_text: row.get("error_text").map_err(at(op))?,
-                attempts: row.get("attempts").map_err(at(op))?,
-            }));
+    fn proc_states(&mut self, message_ids: &[i64]) -> Result<HashMap<i64, ProcRecord>, StoreError> {
+        let op = "select_proc_states";
+        let ids = distinct(message_ids);
+        let mut records = HashMap::with_capacity(ids.len());
+        for batch in ids.chunks(READ_BATCH) {
+            let list = id_list(self.conn, batch, op)?;
+            let rows = self
+                .conn
+                .query_named(sql::SELECT_PROC_STATES, &[("ids", &list)])
+                .map_err(at(op))?;
+            for row in rows {
+                let row = row.map_err(at(op))?;
+                let status: String = row.get("status").map_err(at(op))?;
+                let status = ProcStatus::from_code(&status).ok_or_else(|| {
+                    StoreError::new(
+                        FailureKind::Other,
+                        op,
+                        format!("unknown PROC_STATE.STATUS {status:?}"),
+                    )
+                })?;
+                let message_id: i64 = row.get("message_id").map_err(at(op))?;
+                let record = ProcRecord {
+                    identity_key: row.get("identity_key").map_err(at(op))?,
+                    status,
+                    error_kind: row.get("error_kind").map_err(at(op))?,
+                    error_text: row.get("error_text").map_err(at(op))?,
+                    attempts: row.get("attempts").map_err(at(op))?,
+                };
+                records.insert(message_id, record);
+            }
         }
-        Ok(None)
+        Ok(records)
     }
 
     fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError> {

@@ -113,6 +113,8 @@ pub(super) struct FlidRow {
 /// A `PROC_STATE` row.
 #[derive(diesel::QueryableByName)]
 pub(super) struct ProcRow {
+    #[diesel(sql_type = BigInt)]
+    pub(super) message_id: i64,
     #[diesel(sql_type = Text)]
     pub(super) identity_key: String,
     #[diesel(sql_type = Text)]

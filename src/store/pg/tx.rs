@@ -820,30 +820,31 @@ impl StateTx for PgTx<'_> {
         self.execute(query, "insert_change_notices").map(drop)
     }
 
-    fn proc_state(&mut self, message_id: i64) -> Result<Option<ProcRecord>, StoreError> {
-        let rows: Vec<ProcRow> = statement(sql::SELECT_PROC_STATE)
-            .bind::<BigInt, _>(message_id)
+    fn proc_states(&mut self, message_ids: &[i64]) -> Result<HashMap<i64, ProcRecord>, StoreError> {
+        let op = "select_proc_states";
+        let rows: Vec<ProcRow> = statement(sql::SELECT_PROC_STATES)
+            .bind::<Array<BigInt>, _>(message_ids.to_vec())
             .load(self.conn)
-            .map_err(|e| errors::query("select_proc_state", e))?;
+            .map_err(|e| errors::query(op, e))?;
         rows.into_iter()
-            .next()
             .map(|r| {
                 let status = ProcStatus::from_code(&r.status).ok_or_else(|| {
                     StoreError::new(
                         FailureKind::Other,
-                        "select_proc_state",
+                        op,
                         format!("unknown PROC_STATE.STATUS {:?}", r.status),
                     )
                 })?;
-                Ok(ProcRecord {
+                let record = ProcRecord {
                     identity_key: r.identity_key,
                     status,
                     error_kind: r.error_kind,
                     error_text: r.error_text,
                     attempts: r.attempts,
-                })
+                };
+                Ok((r.message_id, record))
             })
-            .transpose()
+            .collect()
     }
 
     fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError> {

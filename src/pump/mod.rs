@@ -22,6 +22,8 @@
 //!
 //! It never parses or applies anything itself and never talks SQL.
 
+mod group;
+
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -58,6 +60,9 @@ pub struct PumpSettings {
     pub head_batch: usize,
     /// Journaled calls made per pass of the effect worker.
     pub effect_batch: i64,
+    /// Most consecutive flight-level messages applied in one state
+    /// transaction (group commit); 1 commits each on its own.
+    pub group_commit: usize,
     /// Whether the pump makes the write-backs itself after each batch
     /// (`flightstate pump`), or leaves them to an effect worker thread
     /// (`flightstate run`).
@@ -76,6 +81,7 @@ impl Default for PumpSettings {
             idle_poll: Duration::from_millis(500),
             head_batch: 100,
             effect_batch: 100,
+            group_commit: 50,
             inline_effects: true,
         }
     }
@@ -415,7 +421,11 @@ impl<S: Store + Clone> Pump<S> {
             .iter()
             .filter(|m| !self.awaiting.contains(&m.id))
             .collect();
-        for message in todo {
+        let mut next = 0;
+        // After a group failed, its messages go one by one, so the failure
+        // is pinned to one message.
+        let mut alone_until = 0;
+        while let Some(&message) = todo.get(next) {
             if let Some(b) = &self.blocked
                 && b.message_id == message.id
                 && Instant::now() < b.until
@@ -426,17 +436,35 @@ impl<S: Store + Clone> Pump<S> {
                 });
                 break;
             }
-            match self.process(message)? {
-                Processed::Final => {
-                    done += 1;
-                    self.awaiting.insert(message.id);
-                    if self
-                        .blocked
-                        .as_ref()
-                        .is_some_and(|b| b.message_id == message.id || b.message_id < 0)
-                    {
-                        self.blocked = None;
+            let group = if next < alone_until {
+                Vec::new()
+            } else {
+                self.gather(&todo[next..])
+            };
+            let processed = match group.len() {
+                0 => self.process(message)?,
+                n => match self.process_group(&group)? {
+                    Some(processed) => processed,
+                    None => {
+                        alone_until = next + n;
+                        self.process(message)?
                     }
+                },
+            };
+            match processed {
+                Processed::Final(n) => {
+                    for message in &todo[next..next + n] {
+                        done += 1;
+                        self.awaiting.insert(message.id);
+                        if self
+                            .blocked
+                            .as_ref()
+                            .is_some_and(|b| b.message_id == message.id || b.message_id < 0)
+                        {
+                            self.blocked = None;
+                        }
+                    }
+                    next += n;
                 }
                 Processed::Stop(step) => {
                     outcome = Some(step);
@@ -569,17 +597,9 @@ impl<S: Store + Clone> Pump<S> {
                     _ => tracing::debug!("applied"),
                 }
                 crate::failpoint!("pump.after_commit");
-                Ok(Processed::Final)
+                Ok(Processed::Final(1))
             }
-            Err(PipelineError::Fenced { held, current }) => {
-                tracing::warn!(
-                    held,
-                    current,
-                    "the lease moved on; this pump's transaction was refused"
-                );
-                self.lose_lease();
-                Ok(Processed::Stop(Step::LeaseLost))
-            }
+            Err(PipelineError::Fenced { held, current }) => Ok(self.fenced_out(held, current)),
             Err(e) => {
                 span.record("msg.status", "FAILED");
                 if !self.still_leased() {
@@ -595,6 +615,18 @@ impl<S: Store + Clone> Pump<S> {
                 Ok(Processed::Stop(self.infra_failure(message.id)))
             }
         }
+    }
+
+    /// A state transaction was refused by the fence: the lease moved on, so
+    /// this pump stops until it takes the lease again.
+    fn fenced_out(&mut self, held: i64, current: i64) -> Processed {
+        tracing::warn!(
+            held,
+            current,
+            "the lease moved on; this pump's transaction was refused"
+        );
+        self.lose_lease();
+        Processed::Stop(Step::LeaseLost)
     }
 
     /// FAILED(UNSUPPORTED): DEAD at the threshold, else retried later.
@@ -646,7 +678,7 @@ impl<S: Store + Clone> Pump<S> {
             Ok(()) => {
                 tracing::warn!(%reason, "message is DEAD; released from the head");
                 crate::failpoint!("pump.after_commit");
-                Ok(Processed::Final)
+                Ok(Processed::Final(1))
             }
             Err(e) => {
                 if !self.still_leased() {
@@ -691,7 +723,9 @@ pub struct RunSummary {
 }
 
 enum Processed {
-    Final,
+    /// This many messages, from the one processed on, reached a final
+    /// status.
+    Final(usize),
     Stop(Step),
 }
 
@@ -808,20 +842,33 @@ impl<S: Store> MessageStore<S> {
                 return Err(fenced(Some(fence), lease.epoch));
             }
         }
-        if let Some(intent) = write_back_intent(&self.mailbox, self.message_id, record.status)
-            && let Recorded::DigestMismatch(call_id) = record_intent(tx, &intent, self.now)?
-        {
-            // The message changed outcome under the same id (e.g. a body
-            // changed after it was applied): the journaled write-back
-            // stands, since its digest can never change.
-            tracing::warn!(
-                effect.call_id = call_id,
-                status = record.status.code(),
-                "a write-back with another status is already journaled; it stands"
-            );
-        }
+        journal_write_back(tx, &self.mailbox, self.message_id, record.status, self.now)?;
         seal_point()
     }
+}
+
+/// Records, in the transaction that gave message `message_id` its final
+/// `status`, the intent of its mailbox write-back (DESIGN §6.1).
+fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
+    tx: &mut T,
+    mailbox: &MailboxSettings,
+    message_id: i64,
+    status: ProcStatus,
+    now: NaiveDateTime,
+) -> Result<(), StoreError> {
+    if let Some(intent) = write_back_intent(mailbox, message_id, status)
+        && let Recorded::DigestMismatch(call_id) = record_intent(tx, &intent, now)?
+    {
+        // The message changed outcome under the same id (e.g. a body
+        // changed after it was applied): the journaled write-back stands,
+        // since its digest can never change.
+        tracing::warn!(
+            effect.call_id = call_id,
+            status = status.code(),
+            "a write-back with another status is already journaled; it stands"
+        );
+    }
+    Ok(())
 }
 
 #[cfg(feature = "failpoints")]

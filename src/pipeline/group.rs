@@ -1,0 +1,165 @@
+//! Group commit: the pump applies a run of consecutive flight-level
+//! messages (FLOP, SCHD ADFT, SCHD DEL) in one state transaction.
+//!
+//! Each message keeps its own meaning: it merges into the state the
+//! messages before it left, gets its own versions, outbox rows and
+//! `PROC_STATE`, exactly as if it had committed alone (the same code,
+//! `flights::apply_flight_messages`, does both). What the group saves is
+//! the per-message overhead — one lock, one read of every flight named, one
+//! write of each changed flight and one commit (one log flush) for the
+//! whole run, which is what bounds a pump that commits every message on its
+//! own.
+//!
+//! Only messages that parse and pass every check before the transaction
+//! join a group; anything else (a snapshot, an unsupported or bad message)
+//! takes the single-message path, [`apply_message`](super::apply_message),
+//! which records its outcome. A group that fails as a whole is rolled back
+//! and its messages are applied one by one by the pump, so a failure is
+//! always pinned to one message.
+
+use chrono::NaiveDateTime;
+
+use super::PipelineError;
+use super::adft::check_adft;
+use super::apply::{Applied, Recorder, Seen, Settings, check_fence};
+use super::event::prepare_events;
+use super::flights::{FlightMessage, FlightWork, apply_flight_messages, check_recs};
+use super::identity::identity_key;
+use super::snapshot::MessageRef;
+use crate::protocol::{self, Body, Message, ScheduleSubtype};
+use crate::state::FlightEvent;
+use crate::store::{ProcStatus, StateTx, VersionFloorOps};
+
+/// The largest body considered for a group. Flight-level messages are a
+/// few KiB; a day's snapshot (tens of MiB) is not parsed twice just to learn
+/// that it cannot join one.
+pub const GROUP_MAX_BODY: usize = 256 * 1024;
+
+/// A flight-level message parsed and checked, ready to join a group.
+pub struct Grouped {
+    id: i64,
+    identity: String,
+    message: Message,
+    /// The converted bodies of a FLOP (empty otherwise).
+    events: Vec<FlightEvent>,
+}
+
+impl Grouped {
+    /// The mailbox id.
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn work(&self) -> Option<FlightWork<'_>> {
+        match &self.message.body {
+            Body::FlightOperation(_) => Some(FlightWork::Events(&self.events)),
+            Body::Schedule(s) if s.subtype == ScheduleSubtype::Adft => Some(FlightWork::Adft(s)),
+            Body::Schedule(s) if s.subtype == ScheduleSubtype::Del => Some(FlightWork::Delete(s)),
+            _ => None,
+        }
+    }
+}
+
+/// Parses and checks message `id`: `Some` when it is a flight-level
+/// message that can join a group, `None` when it must take the
+/// single-message path (too large, malformed, a snapshot, unsupported, or
+/// failing a check — that path records why).
+pub fn prepare_grouped(settings: &Settings, id: i64, body: &[u8]) -> Option<Grouped> {
+    if body.len() > GROUP_MAX_BODY {
+        return None;
+    }
+    let message = protocol::parse_slice(body, &settings.parse).ok()?;
+    let events = match &message.body {
+        Body::FlightOperation(operation) => prepare_events(settings, operation).ok()?,
+        Body::Schedule(s) if s.subtype == ScheduleSubtype::Adft => {
+            check_adft(s).ok()?;
+            Vec::new()
+        }
+        Body::Schedule(s) if s.subtype == ScheduleSubtype::Del => {
+            check_recs(s).ok()?;
+            Vec::new()
+        }
+        _ => return None,
+    };
+    Some(Grouped {
+        id,
+        identity: identity_key(id, body),
+        message,
+        events,
+    })
+}
+
+/// Applies `group`, in order, inside the caller's transaction: takes
+/// `PIPELINE_LOCK` and checks the fence, tells from `PROC_STATE` which
+/// messages are new (a message already final is not applied again; one
+/// whose body changed under its id is DEAD), applies the new ones and
+/// records every outcome. Returns what became of each message, in order.
+///
+/// # Errors
+///
+/// A database fault, a fenced pump, or bad input found inside the
+/// transaction; the caller rolls the group back and applies its messages
+/// one by one.
+pub fn apply_group<T: StateTx + VersionFloorOps>(
+    tx: &mut T,
+    settings: &Settings,
+    group: &[Grouped],
+    now: NaiveDateTime,
+) -> Result<Vec<Applied>, PipelineError> {
+    let lease = tx.lock_pipeline()?;
+    check_fence(settings, &lease)?;
+    let mut outcomes: Vec<Option<Applied>> = Vec::with_capacity(group.len());
+    let mut to_apply = Vec::new();
+    let ids: Vec<i64> = group.iter().map(|g| g.id).collect();
+    let mut records = tx.proc_states(&ids)?;
+    for grouped in group {
+        let seen = Seen::of(grouped.id, &grouped.identity, records.remove(&grouped.id));
+        let meta = &grouped.message.meta;
+        outcomes.push(match seen {
+            Seen::Final(status) => Some(Applied::AlreadyProcessed { status }),
+            Seen::ChangedBody(reason) => {
+                let recorder = Recorder {
+                    message_id: grouped.id,
+                    identity: &grouped.identity,
+                    msg_type: Some(meta.msg_type.clone()),
+                    subtype: Some(meta.styp.clone()),
+                    now,
+                };
+                recorder.record(tx, ProcStatus::Dead, "BAD_INPUT", &reason)?;
+                Some(Applied::Dead { reason })
+            }
+            Seen::ToApply => {
+                let work = grouped.work().ok_or_else(|| {
+                    PipelineError::BadInput(format!(
+                        "message {} is not a flight-level message",
+                        grouped.id
+                    ))
+                })?;
+                to_apply.push(FlightMessage {
+                    message: MessageRef {
+                        id: grouped.id,
+                        identity_key: &grouped.identity,
+                        msg_type: &meta.msg_type,
+                        subtype: &meta.styp,
+                        now,
+                    },
+                    work,
+                });
+                None
+            }
+        });
+    }
+    let mut reports = apply_flight_messages(
+        tx,
+        &settings.merge.collections,
+        settings.merge.adft_absent,
+        &to_apply,
+    )?
+    .into_iter();
+    Ok(outcomes
+        .into_iter()
+        .map(|outcome| {
+            outcome.unwrap_or_else(|| Applied::Flights(reports.next().unwrap_or_default()))
+        })
+        .collect())
+}

@@ -148,12 +148,13 @@ fn main() -> BenchResult<()> {
             let events: Vec<StateEvent> = chunk
                 .iter()
                 .map(|f| StateEvent {
+                    message_id: 1,
                     flid: f.state.flid,
                     state_version: f.state_version,
                     kind: EventKind::State,
                 })
                 .collect();
-            tx.append_state_events(&events, 1, chrono::Utc::now().naive_utc())
+            tx.append_state_events(&events, chrono::Utc::now().naive_utc())
         })?;
     }
     println!(

@@ -1,7 +1,9 @@
 //! Benchmark: end-to-end throughput of the pump (mailbox row → committed
 //! state → journaled write-back) over a day's FLOP and ADFT updates, next to
 //! `pgbench -c 1` of a comparable single-row update transaction on the same
-//! PostgreSQL database, in the same run. Prints both rates and their ratio
+//! PostgreSQL database, in the same run. The pump runs as `flightstate run`
+//! deploys it (pump thread + effect worker thread), timed until the mailbox
+//! shows every row written back. Prints both rates and their ratio
 //! (the goal is ≥ 0.5). Nothing is asserted: the numbers are for people.
 //!
 //! Run: `cargo bench --bench pump_throughput` (PostgreSQL on
@@ -11,6 +13,7 @@
 
 use std::process::Command;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
@@ -19,7 +22,7 @@ use diesel::{Connection, PgConnection};
 use flightstate::mailbox::{Mailbox, MailboxSettings};
 use flightstate::pipeline::{Settings, apply_message};
 use flightstate::protocol::to_xml;
-use flightstate::pump::{Pump, PumpSettings, Step};
+use flightstate::pump::{Pump, PumpSettings, Step, run_effect_worker};
 use flightstate::store::pg::{PgStore, run_pending_migrations};
 use flightstate::synth::{DayOptions, airport_day};
 use mysql::prelude::Queryable;
@@ -92,6 +95,8 @@ fn drain(pump: &mut Pump<PgStore>) -> BenchResult<usize> {
     loop {
         match pump.step()? {
             Step::Progress { messages: n } => messages += n,
+            // Without inline effects the pump is idle once every row is
+            // applied; the caller waits for the write-backs.
             Step::Idle => return Ok(messages),
             Step::Blocked { until, .. } => {
                 std::thread::sleep(until.saturating_duration_since(Instant::now()))
@@ -136,24 +141,64 @@ fn run(
         connect_timeout: Duration::from_secs(5),
         io_timeout: Duration::from_secs(30),
     })?);
-    let mut pump = Pump::new(
-        store,
-        mailbox,
-        Settings::default(),
-        PumpSettings {
-            holder: "bench".to_owned(),
-            lease_ttl: Duration::from_secs(60),
-            unsupported_threshold: 1,
-            idle_poll: Duration::from_millis(10),
-            ..PumpSettings::default()
-        },
+    let worker_store = store.clone();
+    let worker_mailbox = Arc::clone(&mailbox);
+    let worker_settings = PumpSettings {
+        holder: "bench".to_owned(),
+        lease_ttl: Duration::from_secs(60),
+        unsupported_threshold: 1,
+        idle_poll: Duration::from_millis(10),
+        inline_effects: false,
+        ..PumpSettings::default()
+    };
+    let mut pump = Pump::new(store, mailbox, Settings::default(), worker_settings.clone());
+    println!(
+        "pump: {} flight-level messages per state transaction at most (pump.group_commit)",
+        worker_settings.group_commit
     );
     // The morning snapshot is not timed.
     insert_all(mconn, &[to_xml(&day.snapshot).into_bytes()])?;
     drain(&mut pump)?;
     insert_all(mconn, &events)?;
+    // As `flightstate run` deploys it: the pump on one thread, the
+    // write-backs on an effect worker thread; done when the mailbox shows
+    // every row written back.
+    let lease = pump.shared_lease();
+    let stop = AtomicBool::new(false);
     let start = Instant::now();
-    let messages = drain(&mut pump)?;
+    let messages = std::thread::scope(|scope| -> BenchResult<usize> {
+        scope.spawn(|| {
+            run_effect_worker(
+                &worker_store,
+                &worker_mailbox,
+                &lease,
+                &worker_settings,
+                &stop,
+            )
+        });
+        // The pump looks at most `head_batch` rows past the last written
+        // back, so it goes on as the worker writes rows back.
+        let mut watch = mysql::Pool::new(mailbox_url)?.get_conn()?;
+        let mut drained = Ok(0);
+        loop {
+            match drain(&mut pump) {
+                Ok(n) => drained = drained.map(|total| total + n),
+                Err(e) => {
+                    drained = Err(e);
+                    break;
+                }
+            }
+            let pending: Option<i64> = watch.query_first(
+                "SELECT COUNT(*) FROM cminmsgs WHERE CMINMSGS_DATE_PROCESSED IS NULL",
+            )?;
+            if pending.unwrap_or(0) == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        stop.store(true, Ordering::SeqCst);
+        drained
+    })?;
     let elapsed = start.elapsed();
     let (succeeded, other): (Vec<String>, Vec<String>) = {
         let statuses: Vec<String> =

@@ -10,7 +10,7 @@ use super::snapshot::MessageRef;
 use super::working::Working;
 use crate::protocol::{Field, Schedule};
 use crate::state::{AbsentFields, CollectionRules, FlightEvent, merge_adft, merge_event};
-use crate::store::{StateTx, VersionFloorOps};
+use crate::store::{Outcome, StateTx, VersionFloorOps};
 
 /// What a flight-level message does, checked before any transaction.
 #[derive(Clone, Copy)]
@@ -121,11 +121,17 @@ pub(super) fn apply_flight_messages<T: StateTx + VersionFloorOps>(
     }
     working.flush(tx, last.message.now)?;
     let mut reports = Vec::with_capacity(messages.len());
-    for (m, s) in messages.iter().zip(settled) {
-        tx.append_state_events(&s.events, m.message.id, m.message.now)?;
-        tx.append_change_notices(&s.notices, m.message.id, m.message.now)?;
-        tx.record_outcome(&m.message.succeeded())?;
+    let mut events = Vec::new();
+    let mut notices = Vec::new();
+    for s in settled {
+        events.extend(s.events);
+        notices.extend(s.notices);
         reports.push(s.report);
     }
+    let now = last.message.now;
+    tx.append_state_events(&events, now)?;
+    tx.append_change_notices(&notices, now)?;
+    let outcomes: Vec<Outcome<'_>> = messages.iter().map(|m| m.message.succeeded()).collect();
+    tx.record_outcomes(&outcomes)?;
     Ok(reports)
 }

@@ -279,11 +279,18 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
             let old = current.get(&write.state.flid);
             created += usize::from(write.created);
             events.push(StateEvent {
+                message_id: message.id,
                 flid: write.state.flid,
                 state_version: write.state_version,
                 kind: EventKind::State,
             });
-            notices.push(flight_notice(old, &write.state, day, write.state_version));
+            notices.push(flight_notice(
+                message.id,
+                old,
+                &write.state,
+                day,
+                write.state_version,
+            ));
             StoredFlight {
                 state: write.state,
                 operation_day: Some(day),
@@ -308,11 +315,13 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
     tx.upsert_version_floors(&tombstones, message.now)?;
     for &(flid, last_version) in &deleted {
         events.push(StateEvent {
+            message_id: message.id,
             flid,
             state_version: last_version + 1,
             kind: EventKind::Tombstone,
         });
         notices.push(ChangeNotice {
+            message_id: message.id,
             flid: Some(flid),
             change_kind: "DELETED",
             payload: json(&serde_json::json!({
@@ -344,12 +353,13 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
         deleted,
     };
     notices.push(ChangeNotice {
+        message_id: message.id,
         flid: None,
         change_kind: "SNAPSHOT",
         payload: json(&report),
     });
-    tx.append_state_events(&events, message.id, message.now)?;
-    tx.append_change_notices(&notices, message.id, message.now)?;
+    tx.append_state_events(&events, message.now)?;
+    tx.append_change_notices(&notices, message.now)?;
     tx.record_outcome(&message.succeeded())?;
     crate::failpoint!("snapshot.before_commit");
     Ok(report)
@@ -357,6 +367,7 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
 
 /// The notice of one written flight: created, or which parts changed.
 fn flight_notice(
+    message_id: i64,
     old: Option<&StoredFlight>,
     new: &FlightState,
     day: NaiveDate,
@@ -364,6 +375,7 @@ fn flight_notice(
 ) -> ChangeNotice {
     match old {
         None => ChangeNotice {
+            message_id,
             flid: Some(new.flid),
             change_kind: "CREATED",
             payload: json(&serde_json::json!({ "operation_day": day, "state_version": version })),
@@ -374,6 +386,7 @@ fn flight_notice(
                 changed.push("OPERATION_DAY");
             }
             ChangeNotice {
+                message_id,
                 flid: Some(new.flid),
                 change_kind: "UPDATED",
                 payload: json(&serde_json::json!({

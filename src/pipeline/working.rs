@@ -139,11 +139,13 @@ impl Working {
                     let tombstone = old.state_version + 1;
                     settled.report.deleted.push(flid);
                     settled.events.push(StateEvent {
+                        message_id: message.id,
                         flid,
                         state_version: tombstone,
                         kind: EventKind::Tombstone,
                     });
                     settled.notices.push(ChangeNotice {
+                        message_id: message.id,
                         flid: Some(flid),
                         change_kind: "DELETED",
                         payload: json(&serde_json::json!({
@@ -168,6 +170,7 @@ impl Working {
                     let empty = FlightState::new(flid);
                     let before = old.map_or(&empty, |o| &o.state);
                     settled.notices.push(ChangeNotice {
+                        message_id: message.id,
                         flid: Some(flid),
                         change_kind: if old.is_some() { "UPDATED" } else { "CREATED" },
                         payload: json(&serde_json::json!({
@@ -178,6 +181,7 @@ impl Working {
                         })),
                     });
                     settled.events.push(StateEvent {
+                        message_id: message.id,
                         flid,
                         state_version: version,
                         kind: EventKind::State,

@@ -117,11 +117,11 @@ pub trait StateTx {
         new_list: &[i64],
     ) -> Result<Vec<(i64, i64)>, StoreError>;
 
-    /// Registers state events in the outbox.
+    /// Registers state events in the outbox (of one message or of a group
+    /// the pump commits together).
     fn append_state_events(
         &mut self,
         events: &[StateEvent],
-        message_id: i64,
         now: NaiveDateTime,
     ) -> Result<(), StoreError>;
 
@@ -129,7 +129,6 @@ pub trait StateTx {
     fn append_change_notices(
         &mut self,
         notices: &[ChangeNotice],
-        message_id: i64,
         now: NaiveDateTime,
     ) -> Result<(), StoreError>;
 
@@ -141,8 +140,14 @@ pub trait StateTx {
         Ok(self.proc_states(&[message_id])?.remove(&message_id))
     }
 
+    /// Records the outcome of an attempt at each of many messages
+    /// (distinct ids).
+    fn record_outcomes(&mut self, outcomes: &[Outcome<'_>]) -> Result<(), StoreError>;
+
     /// Records the outcome of an attempt at a message.
-    fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError>;
+    fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError> {
+        self.record_outcomes(std::slice::from_ref(outcome))
+    }
 
     /// Writes flights that a flight event or an ad-hoc flight changed: the
     /// main row of each, and of each only the detail tables its change
@@ -279,6 +284,8 @@ impl EventKind {
 /// One `KAFKA_SCHD` row to register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateEvent {
+    /// The message that caused it.
+    pub message_id: i64,
     /// The flight.
     pub flid: i64,
     /// The version the event announces (a tombstone carries the version
@@ -291,6 +298,8 @@ pub struct StateEvent {
 /// One `KAFKA_MSG` row to register.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ChangeNotice {
+    /// The message that caused it.
+    pub message_id: i64,
     /// The flight, if the notice is about one.
     pub flid: Option<i64>,
     /// `CREATED`, `UPDATED`, `DELETED`, `SNAPSHOT`, …

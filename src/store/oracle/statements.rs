@@ -57,7 +57,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_migration_error", RECORD_MIGRATION_ERROR),
     ("record_migration_step", RECORD_MIGRATION_STEP),
-    ("record_outcome", RECORD_OUTCOME),
+    ("record_outcomes", RECORD_OUTCOMES),
     ("release_lease", RELEASE_LEASE),
     ("release_migration_lock", RELEASE_MIGRATION_LOCK),
     ("renew_lease", RENEW_LEASE),
@@ -140,7 +140,7 @@ pub(crate) const MARK_STATE_EVENTS_SENT: &str = sql!("mark_state_events_sent");
 pub(crate) const RECORD_EFFECT_RECEIPT: &str = sql!("record_effect_receipt");
 pub(crate) const RECORD_MIGRATION_ERROR: &str = sql!("record_migration_error");
 pub(crate) const RECORD_MIGRATION_STEP: &str = sql!("record_migration_step");
-pub(crate) const RECORD_OUTCOME: &str = sql!("record_outcome");
+pub(crate) const RECORD_OUTCOMES: &str = sql!("record_outcomes");
 pub(crate) const RELEASE_LEASE: &str = sql!("release_lease");
 pub(crate) const RELEASE_MIGRATION_LOCK: &str = sql!("release_migration_lock");
 pub(crate) const RENEW_LEASE: &str = sql!("renew_lease");

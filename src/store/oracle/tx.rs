@@ -729,7 +729,6 @@ impl StateTx for OracleTx<'_> {
     fn append_state_events(
         &mut self,
         events: &[StateEvent],
-        message_id: i64,
         now: NaiveDateTime,
     ) -> Result<(), StoreError> {
         let created_at = AsTimestamp(Some(now));
@@ -750,7 +749,7 @@ impl StateTx for OracleTx<'_> {
                 batch.set("flid", &event.flid)?;
                 batch.set("state_version", &event.state_version)?;
                 batch.set("event_kind", &Text(Some(event.kind.code())))?;
-                batch.set("message_id", &message_id)?;
+                batch.set("message_id", &event.message_id)?;
                 batch.set("created_at", &created_at)
             },
         )
@@ -759,7 +758,6 @@ impl StateTx for OracleTx<'_> {
     fn append_change_notices(
         &mut self,
         notices: &[ChangeNotice],
-        message_id: i64,
         now: NaiveDateTime,
     ) -> Result<(), StoreError> {
         let created_at = AsTimestamp(Some(now));
@@ -780,7 +778,7 @@ impl StateTx for OracleTx<'_> {
                 batch.set("flid", &notice.flid)?;
                 batch.set("change_kind", &Text(Some(notice.change_kind)))?;
                 batch.set("payload", &Clob(&notice.payload))?;
-                batch.set("message_id", &message_id)?;
+                batch.set("message_id", &notice.message_id)?;
                 batch.set("created_at", &created_at)
             },
         )
@@ -820,25 +818,37 @@ impl StateTx for OracleTx<'_> {
         Ok(records)
     }
 
-    fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError> {
-        let error_text = outcome.error_text.map(|t| super::binds::clip(t, 2000));
-        self.conn
-            .execute_named(
-                sql::RECORD_OUTCOME,
-                &[
-                    ("message_id", &outcome.message_id),
-                    ("identity_key", &Text(Some(outcome.identity_key))),
-                    ("status", &Text(Some(outcome.status.code()))),
-                    ("error_kind", &Text(outcome.error_kind)),
-                    ("error_text", &Text(error_text)),
-                    ("msg_type", &Text(outcome.msg_type)),
-                    ("msg_subtype", &Text(outcome.msg_subtype)),
-                    ("next_attempt_at", &AsTimestamp(outcome.next_attempt_at)),
-                    ("now", &AsTimestamp(Some(outcome.now))),
-                ],
-            )
-            .map(drop)
-            .map_err(at("record_outcome"))
+    fn record_outcomes(&mut self, outcomes: &[Outcome<'_>]) -> Result<(), StoreError> {
+        run_batch(
+            self.conn,
+            sql::RECORD_OUTCOMES,
+            "record_outcomes",
+            &[
+                ("message_id", OracleType::Int64),
+                ("identity_key", OracleType::Varchar2(80)),
+                ("status", OracleType::Varchar2(16)),
+                ("error_kind", OracleType::Varchar2(32)),
+                ("error_text", OracleType::Varchar2(2000)),
+                ("msg_type", OracleType::Varchar2(16)),
+                ("msg_subtype", OracleType::Varchar2(16)),
+                ("next_attempt_at", OracleType::Timestamp(6)),
+                ("now", OracleType::Timestamp(6)),
+            ],
+            outcomes.len(),
+            |batch, row| {
+                let outcome = &outcomes[row];
+                let error_text = outcome.error_text.map(|t| super::binds::clip(t, 2000));
+                batch.set("message_id", &outcome.message_id)?;
+                batch.set("identity_key", &Text(Some(outcome.identity_key)))?;
+                batch.set("status", &Text(Some(outcome.status.code())))?;
+                batch.set("error_kind", &Text(outcome.error_kind))?;
+                batch.set("error_text", &Text(error_text))?;
+                batch.set("msg_type", &Text(outcome.msg_type))?;
+                batch.set("msg_subtype", &Text(outcome.msg_subtype))?;
+                batch.set("next_attempt_at", &AsTimestamp(outcome.next_attempt_at))?;
+                batch.set("now", &AsTimestamp(Some(outcome.now)))
+            },
+        )
     }
 }
 

@@ -5,6 +5,7 @@ use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamp};
 use diesel::{QueryableByName, RunQueryDsl, sql_query};
 
 use super::errors::query;
+use super::prepared::Prepare;
 use super::statements as sql;
 use super::tx::PgTx;
 use crate::FailureKind;
@@ -98,6 +99,7 @@ impl JournalOps for PgTx<'_> {
             .bind::<Text, _>(call.payload_digest)
             .bind::<Nullable<Timestamp>, _>(call.deadline_at)
             .bind::<Timestamp, _>(now)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("insert_effect_intent", e))?;
         Ok(rows.first().map(|r| r.call_id))
@@ -109,6 +111,7 @@ impl JournalOps for PgTx<'_> {
     ) -> Result<Option<StoredCall>, StoreError> {
         let rows: Vec<CallRow> = sql_query(sql::SELECT_EFFECT_CALL)
             .bind::<Text, _>(idempotency_key)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("select_effect_call", e))?;
         rows.into_iter()
@@ -127,6 +130,7 @@ impl JournalOps for PgTx<'_> {
             .bind::<Array<Text>, _>(codes(GRANTABLE))
             .bind::<Timestamp, _>(now)
             .bind::<BigInt, _>(limit)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("select_open_effect_calls", e))?;
         rows.into_iter()
@@ -150,6 +154,7 @@ impl JournalOps for PgTx<'_> {
             .bind::<BigInt, _>(epoch)
             .bind::<Timestamp, _>(now)
             .bind::<Array<Text>, _>(codes(GRANTABLE))
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("grant_effect_calls", e))?;
         Ok(rows
@@ -177,6 +182,7 @@ impl JournalOps for PgTx<'_> {
             .bind::<Nullable<Text>, _>(remote_ref)
             .bind::<Timestamp, _>(now)
             .bind::<Array<Text>, _>(codes(UNRESOLVED))
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("record_effect_receipt", e))?;
         Ok(!rows.is_empty())

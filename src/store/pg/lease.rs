@@ -6,6 +6,7 @@ use diesel::sql_types::{BigInt, Text, Timestamp};
 use diesel::{QueryableByName, RunQueryDsl, sql_query};
 
 use super::errors::query;
+use super::prepared::Prepare;
 use super::statements as sql;
 use super::tx::PgTx;
 use crate::store::{LeaseOps, ProcStatus, StoreError};
@@ -28,6 +29,7 @@ impl LeaseOps for PgTx<'_> {
             .bind::<Text, _>(holder)
             .bind::<Timestamp, _>(now)
             .bind::<Timestamp, _>(expires_at)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("acquire_lease", e))?;
         Ok(rows.first().map(|r| r.lease_epoch))
@@ -46,6 +48,7 @@ impl LeaseOps for PgTx<'_> {
             .bind::<BigInt, _>(epoch)
             .bind::<Timestamp, _>(now)
             .bind::<Timestamp, _>(expires_at)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("renew_lease", e))?;
         Ok(!rows.is_empty())
@@ -62,6 +65,7 @@ impl LeaseOps for PgTx<'_> {
             .bind::<Text, _>(holder)
             .bind::<BigInt, _>(epoch)
             .bind::<Timestamp, _>(now)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("release_lease", e))?;
         Ok(!rows.is_empty())
@@ -78,6 +82,7 @@ impl LeaseOps for PgTx<'_> {
             .bind::<Timestamp, _>(next_attempt_at)
             .bind::<Timestamp, _>(now)
             .bind::<Text, _>(ProcStatus::Failed.code())
+            .prepared()
             .execute(self.conn())
             .map(drop)
             .map_err(|e| query("schedule_retry", e))

@@ -10,6 +10,7 @@ mod journal;
 mod lease;
 mod migrate;
 mod outbox;
+mod prepared;
 mod rows;
 #[allow(dead_code)] // the repository reads through handwritten statements so far
 mod schema;

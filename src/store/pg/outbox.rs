@@ -6,6 +6,7 @@ use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestam
 use diesel::{QueryableByName, RunQueryDsl, sql_query};
 
 use super::errors::query;
+use super::prepared::Prepare;
 use super::statements as sql;
 use super::tx::PgTx;
 use crate::FailureKind;
@@ -86,6 +87,7 @@ impl PgTx<'_> {
             .bind::<Timestamp, _>(now)
             .bind::<Double, _>(backoff.initial_secs)
             .bind::<Double, _>(backoff.max_secs)
+            .prepared()
             .execute(self.conn())
             .map(drop)
             .map_err(|e| query(op, e))
@@ -104,6 +106,7 @@ impl PgTx<'_> {
         sql_query(text)
             .bind::<Array<BigInt>, _>(event_ids.to_vec())
             .bind::<Timestamp, _>(now)
+            .prepared()
             .execute(self.conn())
             .map(drop)
             .map_err(|e| query(op, e))
@@ -113,6 +116,7 @@ impl PgTx<'_> {
 impl OutboxOps for PgTx<'_> {
     fn set_repeatable_read(&mut self) -> Result<(), StoreError> {
         sql_query(sql::SET_REPEATABLE_READ)
+            .prepared()
             .execute(self.conn())
             .map(drop)
             .map_err(|e| query("set_repeatable_read", e))
@@ -127,6 +131,7 @@ impl OutboxOps for PgTx<'_> {
         let rows: Vec<StateEventRow> = sql_query(sql::CLAIM_STATE_EVENTS)
             .bind::<Timestamp, _>(now)
             .bind::<BigInt, _>(limit)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("claim_state_events", e))?;
         rows.into_iter()
@@ -152,6 +157,7 @@ impl OutboxOps for PgTx<'_> {
         let rows: Vec<NoticeRow> = sql_query(sql::CLAIM_CHANGE_NOTICES)
             .bind::<Timestamp, _>(now)
             .bind::<BigInt, _>(limit)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("claim_change_notices", e))?;
         Ok(rows
@@ -230,6 +236,7 @@ impl OutboxOps for PgTx<'_> {
 
     fn count_pending_events(&mut self) -> Result<PendingCounts, StoreError> {
         let rows: Vec<CountsRow> = sql_query(sql::COUNT_PENDING_EVENTS)
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("count_pending_events", e))?;
         Ok(rows

@@ -52,7 +52,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("mark_change_notices_sent", MARK_CHANGE_NOTICES_SENT),
     ("mark_state_events_sent", MARK_STATE_EVENTS_SENT),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
-    ("record_outcome", RECORD_OUTCOME),
+    ("record_outcomes", RECORD_OUTCOMES),
     ("release_lease", RELEASE_LEASE),
     ("release_migration_lock", RELEASE_MIGRATION_LOCK),
     ("renew_lease", RENEW_LEASE),
@@ -118,7 +118,7 @@ pub(crate) const LOCK_PIPELINE: &str = sql!("lock_pipeline");
 pub(crate) const MARK_CHANGE_NOTICES_SENT: &str = sql!("mark_change_notices_sent");
 pub(crate) const MARK_STATE_EVENTS_SENT: &str = sql!("mark_state_events_sent");
 pub(crate) const RECORD_EFFECT_RECEIPT: &str = sql!("record_effect_receipt");
-pub(crate) const RECORD_OUTCOME: &str = sql!("record_outcome");
+pub(crate) const RECORD_OUTCOMES: &str = sql!("record_outcomes");
 pub(crate) const RELEASE_LEASE: &str = sql!("release_lease");
 pub(crate) const RELEASE_MIGRATION_LOCK: &str = sql!("release_migration_lock");
 pub(crate) const RENEW_LEASE: &str = sql!("renew_lease");

@@ -10,6 +10,7 @@ use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text, Timestamp}
 use diesel::{PgConnection, RunQueryDsl, sql_query};
 
 use super::errors;
+use super::prepared::Prepare;
 use super::rows::{
     DeletedFlight, DigestRow, FlidRow, Keyed, LeaseRow, LedgerRow, MainRow, ProcRow,
 };
@@ -209,7 +210,10 @@ where
 
 impl PgTx<'_> {
     fn execute(&mut self, query: Boxed, op: &'static str) -> Result<usize, StoreError> {
-        query.execute(self.conn).map_err(|e| errors::query(op, e))
+        query
+            .prepared()
+            .execute(self.conn)
+            .map_err(|e| errors::query(op, e))
     }
 
     /// The group delete-insert of one collection for `flights`.
@@ -299,6 +303,7 @@ impl PgTx<'_> {
     ) -> Result<(), StoreError> {
         let rows: Vec<Keyed<T>> = statement(text)
             .bind::<Array<BigInt>, _>(flids.to_vec())
+            .prepared()
             .load(self.conn)
             .map_err(|e| errors::query(op, e))?;
         for row in rows {
@@ -316,6 +321,7 @@ impl PgTx<'_> {
     ) -> Result<(), StoreError> {
         let mains: Vec<MainRow> = statement(sql::SELECT_FLIGHTS)
             .bind::<Array<BigInt>, _>(flids.to_vec())
+            .prepared()
             .load(self.conn)
             .map_err(|e| errors::query("select_flights", e))?;
         let found: Vec<i64> = mains.iter().map(|m| m.0.state.flid).collect();
@@ -580,6 +586,7 @@ pub(super) fn copy_statements() -> Vec<(&'static str, String)> {
 impl StateTx for PgTx<'_> {
     fn lock_pipeline(&mut self) -> Result<PipelineLease, StoreError> {
         let row: LeaseRow = statement(sql::LOCK_PIPELINE)
+            .prepared()
             .get_result(self.conn)
             .map_err(|e| errors::query("lock_pipeline", e))?;
         Ok(PipelineLease {
@@ -592,6 +599,7 @@ impl StateTx for PgTx<'_> {
     fn snapshot_ledger(&mut self, day: NaiveDate) -> Result<Option<SnapshotLedger>, StoreError> {
         let rows: Vec<LedgerRow> = statement(sql::SELECT_SNAPSHOT_LEDGER)
             .bind::<Date, _>(day)
+            .prepared()
             .load(self.conn)
             .map_err(|e| errors::query("select_snapshot_ledger", e))?;
         Ok(rows.into_iter().next().map(|r| SnapshotLedger {
@@ -603,6 +611,7 @@ impl StateTx for PgTx<'_> {
     fn snapshot_list(&mut self, day: NaiveDate) -> Result<Vec<i64>, StoreError> {
         let rows: Vec<FlidRow> = statement(sql::SELECT_SNAPSHOT_LIST)
             .bind::<Date, _>(day)
+            .prepared()
             .load(self.conn)
             .map_err(|e| errors::query("select_snapshot_list", e))?;
         Ok(rows.into_iter().map(|r| r.flid).collect())
@@ -672,6 +681,7 @@ impl StateTx for PgTx<'_> {
         for batch in flids.chunks(READ_BATCH) {
             let rows: Vec<DigestRow> = statement(sql::SELECT_FLIGHT_DIGESTS)
                 .bind::<Array<BigInt>, _>(batch.to_vec())
+                .prepared()
                 .load(self.conn)
                 .map_err(|e| errors::query("select_flight_digests", e))?;
             digests.extend(rows.into_iter().map(|r| {
@@ -747,6 +757,7 @@ impl StateTx for PgTx<'_> {
         }
         let deleted: Vec<DeletedFlight> = statement(sql::DELETE_FLIGHTS)
             .bind::<Array<BigInt>, _>(flids.to_vec())
+            .prepared()
             .load(self.conn)
             .map_err(|e| errors::query("delete_flights", e))?;
         let found: Vec<i64> = deleted.iter().map(|d| d.flid).collect();
@@ -767,6 +778,7 @@ impl StateTx for PgTx<'_> {
         let deleted: Vec<DeletedFlight> = statement(sql::DELETE_FLIGHTS_OF_DAY)
             .bind::<Date, _>(day)
             .bind::<Array<BigInt>, _>(new_list.to_vec())
+            .prepared()
             .load(self.conn)
             .map_err(|e| errors::query("delete_flights_of_day", e))?;
         let flids: Vec<i64> = deleted.iter().map(|d| d.flid).collect();
@@ -782,7 +794,6 @@ impl StateTx for PgTx<'_> {
     fn append_state_events(
         &mut self,
         events: &[StateEvent],
-        message_id: i64,
         now: NaiveDateTime,
     ) -> Result<(), StoreError> {
         if events.is_empty() {
@@ -792,7 +803,7 @@ impl StateTx for PgTx<'_> {
             .bind::<Array<BigInt>, _>(events.iter().map(|e| e.flid).collect::<Vec<_>>())
             .bind::<Array<BigInt>, _>(events.iter().map(|e| e.state_version).collect::<Vec<_>>())
             .bind::<Array<Text>, _>(events.iter().map(|e| e.kind.code()).collect::<Vec<_>>())
-            .bind::<BigInt, _>(message_id)
+            .bind::<Array<BigInt>, _>(events.iter().map(|e| e.message_id).collect::<Vec<_>>())
             .bind::<Timestamp, _>(now);
         self.execute(query, "insert_state_events").map(drop)
     }
@@ -800,7 +811,6 @@ impl StateTx for PgTx<'_> {
     fn append_change_notices(
         &mut self,
         notices: &[ChangeNotice],
-        message_id: i64,
         now: NaiveDateTime,
     ) -> Result<(), StoreError> {
         if notices.is_empty() {
@@ -815,7 +825,7 @@ impl StateTx for PgTx<'_> {
                     .map(|n| n.payload.clone())
                     .collect::<Vec<_>>(),
             )
-            .bind::<BigInt, _>(message_id)
+            .bind::<Array<BigInt>, _>(notices.iter().map(|n| n.message_id).collect::<Vec<_>>())
             .bind::<Timestamp, _>(now);
         self.execute(query, "insert_change_notices").map(drop)
     }
@@ -824,6 +834,7 @@ impl StateTx for PgTx<'_> {
         let op = "select_proc_states";
         let rows: Vec<ProcRow> = statement(sql::SELECT_PROC_STATES)
             .bind::<Array<BigInt>, _>(message_ids.to_vec())
+            .prepared()
             .load(self.conn)
             .map_err(|e| errors::query(op, e))?;
         rows.into_iter()
@@ -847,18 +858,29 @@ impl StateTx for PgTx<'_> {
             .collect()
     }
 
-    fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError> {
-        let query = statement(sql::RECORD_OUTCOME)
-            .bind::<BigInt, _>(outcome.message_id)
-            .bind::<Text, _>(outcome.identity_key.to_owned())
-            .bind::<Text, _>(outcome.status.code())
-            .bind::<Nullable<Text>, _>(outcome.error_kind.map(str::to_owned))
-            .bind::<Nullable<Text>, _>(outcome.error_text.map(str::to_owned))
-            .bind::<Nullable<Text>, _>(outcome.msg_type.map(str::to_owned))
-            .bind::<Nullable<Text>, _>(outcome.msg_subtype.map(str::to_owned))
-            .bind::<Nullable<Timestamp>, _>(outcome.next_attempt_at)
-            .bind::<Timestamp, _>(outcome.now);
-        self.execute(query, "record_outcome").map(drop)
+    fn record_outcomes(&mut self, outcomes: &[Outcome<'_>]) -> Result<(), StoreError> {
+        if outcomes.is_empty() {
+            return Ok(());
+        }
+        let texts = |f: for<'o> fn(&'o Outcome<'_>) -> Option<&'o str>| -> Vec<Option<String>> {
+            outcomes.iter().map(|o| f(o).map(str::to_owned)).collect()
+        };
+        let query = statement(sql::RECORD_OUTCOMES)
+            .bind::<Array<BigInt>, _>(outcomes.iter().map(|o| o.message_id).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(texts(|o| Some(o.identity_key)))
+            .bind::<Array<Nullable<Text>>, _>(texts(|o| Some(o.status.code())))
+            .bind::<Array<Nullable<Text>>, _>(texts(|o| o.error_kind))
+            .bind::<Array<Nullable<Text>>, _>(texts(|o| o.error_text))
+            .bind::<Array<Nullable<Text>>, _>(texts(|o| o.msg_type))
+            .bind::<Array<Nullable<Text>>, _>(texts(|o| o.msg_subtype))
+            .bind::<Array<Nullable<Timestamp>>, _>(
+                outcomes
+                    .iter()
+                    .map(|o| o.next_attempt_at)
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Timestamp>, _>(outcomes.iter().map(|o| o.now).collect::<Vec<_>>());
+        self.execute(query, "record_outcomes").map(drop)
     }
 }
 

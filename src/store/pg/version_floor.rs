@@ -7,6 +7,7 @@ use diesel::sql_types::{Array, BigInt, Timestamp};
 use diesel::{QueryableByName, RunQueryDsl, sql_query};
 
 use super::errors::query;
+use super::prepared::Prepare;
 use super::statements as sql;
 use super::tx::PgTx;
 use crate::store::{StoreError, VersionFloorOps};
@@ -32,6 +33,7 @@ impl VersionFloorOps for PgTx<'_> {
             .bind::<Array<BigInt>, _>(floors.iter().map(|f| f.0).collect::<Vec<_>>())
             .bind::<Array<BigInt>, _>(floors.iter().map(|f| f.1).collect::<Vec<_>>())
             .bind::<Timestamp, _>(now)
+            .prepared()
             .execute(self.conn())
             .map(drop)
             .map_err(|e| query("upsert_version_floors", e))
@@ -43,6 +45,7 @@ impl VersionFloorOps for PgTx<'_> {
         }
         let rows: Vec<FloorRow> = sql_query(sql::SELECT_VERSION_FLOORS)
             .bind::<Array<BigInt>, _>(flids.to_vec())
+            .prepared()
             .load(self.conn())
             .map_err(|e| query("select_version_floors", e))?;
         Ok(rows

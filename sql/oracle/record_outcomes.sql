@@ -1,13 +1,15 @@
--- name: record_outcome
--- Records the outcome of one processing attempt of a message: the first
--- attempt inserts the row, later ones update it and count the attempt. The
--- identity key is never changed once recorded, and MERGE never updates
--- MESSAGE_ID, the column of its ON.
--- binds: :message_id number(19), :identity_key varchar2, :status varchar2,
+-- name: record_outcomes
+-- Records the outcome of one processing attempt of each of many messages (a
+-- group the pump commits together, or one message), executed as batch DML
+-- with one row of binds per message: a message's first attempt inserts its
+-- row, later ones update it and count the attempt. The identity key is never
+-- changed once recorded, and MERGE never updates MESSAGE_ID, the column of
+-- its ON. The message ids are distinct.
+-- binds (per row): :message_id number(19), :identity_key varchar2, :status varchar2,
 --        :error_kind varchar2, :error_text varchar2, :msg_type varchar2,
 --        :msg_subtype varchar2, :next_attempt_at timestamp, :now timestamp (UTC)
 -- returns: nothing
--- locks: the PROC_STATE row
+-- locks: the PROC_STATE rows
 MERGE INTO PROC_STATE p
 USING (
     SELECT

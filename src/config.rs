@@ -314,8 +314,8 @@ impl Default for PumpConfig {
             backoff_initial_ms: 200,
             backoff_max_ms: 30_000,
             idle_poll_ms: 500,
-            head_batch: 100,
-            effect_batch: 100,
+            head_batch: 500,
+            effect_batch: 500,
             group_commit: 50,
         }
     }

@@ -79,8 +79,8 @@ impl Default for PumpSettings {
             backoff_initial: Duration::from_millis(200),
             backoff_max: Duration::from_secs(30),
             idle_poll: Duration::from_millis(500),
-            head_batch: 100,
-            effect_batch: 100,
+            head_batch: 500,
+            effect_batch: 500,
             group_commit: 50,
             inline_effects: true,
         }

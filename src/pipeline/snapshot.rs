@@ -399,7 +399,7 @@ fn flight_notice(
     }
 }
 
-/// Serialises a notice payload; our own plain structs always serialise.
-fn json(value: &impl Serialize) -> String {
+/// Serialises a notice payload; our own plain values always serialise.
+pub(super) fn json(value: &impl Serialize) -> String {
     serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
 }

@@ -12,11 +12,10 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{NaiveDate, NaiveDateTime};
-use serde::Serialize;
 
 use super::PipelineError;
 use super::event::EventReport;
-use super::snapshot::MessageRef;
+use super::snapshot::{MessageRef, json};
 use crate::state::{FlightState, StoredFlight, changed_parts};
 use crate::store::{
     ChangeNotice, DetailTable, EventKind, FlightChange, StateEvent, StateTx, VersionFloorOps,
@@ -264,9 +263,4 @@ fn first_mentions(flids: &[i64]) -> Vec<i64> {
         .copied()
         .filter(|flid| seen.insert(*flid))
         .collect()
-}
-
-/// Serialises a notice payload; our own plain values always serialise.
-fn json(value: &impl Serialize) -> String {
-    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
 }

@@ -23,15 +23,13 @@ use flightstate::state::{ColumnValues, FlightState, TableRow, state_from_record}
 use flightstate::store::pg::{PgStore, run_pending_migrations};
 use flightstate::synth::{DayOptions, Moment, detail_rows, snapshot_of};
 
-type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+mod common;
+
+use common::{BenchDatabase, BenchResult, FLIGHT_TABLES, peak_rss_kib};
 
 fn main() -> BenchResult<()> {
-    let admin = std::env::var("FLIGHTSTATE_TEST_PG_ADMIN_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    let flights: usize = std::env::var("FLIGHTSTATE_BENCH_FLIGHTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(9_999);
+    let admin = common::pg_admin_url();
+    let flights: usize = common::env_or("FLIGHTSTATE_BENCH_FLIGHTS", 9_999);
 
     let options = DayOptions {
         seed: 20260909,
@@ -127,42 +125,6 @@ fn main() -> BenchResult<()> {
     );
     println!("peak RSS:                {} MiB", peak_rss_kib()? / 1024);
     Ok(())
-}
-
-/// A database of the benchmark's own, dropped at the end.
-struct BenchDatabase {
-    admin: String,
-    name: String,
-    url: String,
-}
-
-impl BenchDatabase {
-    fn create(admin: &str, tag: &str) -> BenchResult<BenchDatabase> {
-        let name = format!("flightstate_bench_{tag}_{}", std::process::id());
-        let mut conn = PgConnection::establish(admin)?;
-        // Benchmark infrastructure: the identifier is built from the pid.
-        diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            .execute(&mut conn)?;
-        diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn)?;
-        let base = admin.rsplit_once('/').map_or(admin, |(base, _)| base);
-        Ok(BenchDatabase {
-            admin: admin.to_owned(),
-            url: format!("{base}/{name}"),
-            name,
-        })
-    }
-}
-
-impl Drop for BenchDatabase {
-    fn drop(&mut self) {
-        if let Ok(mut conn) = PgConnection::establish(&self.admin) {
-            let _ = diesel::sql_query(format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                self.name
-            ))
-            .execute(&mut conn);
-        }
-    }
 }
 
 /// Writes one CSV per flight table with exactly the rows the pipeline
@@ -292,18 +254,7 @@ fn current_xid(conn: &mut PgConnection) -> BenchResult<i64> {
 /// Rows of the flight tables whose creating transaction came after `xid`.
 fn rows_written_since(conn: &mut PgConnection, xid: i64) -> BenchResult<i64> {
     let mut total = 0;
-    for table in [
-        "flight_schd",
-        "flight_gate",
-        "flight_counter",
-        "flight_carousel",
-        "flight_stand",
-        "flight_chute",
-        "flight_delay",
-        "flight_bridge",
-        "flight_chock",
-        "flight_route_point",
-    ] {
+    for table in FLIGHT_TABLES {
         let query = format!("SELECT count(*) AS xid FROM {table} WHERE xmin::text::bigint > $1");
         total += diesel::sql_query(query)
             .bind::<BigInt, _>(xid)
@@ -311,13 +262,4 @@ fn rows_written_since(conn: &mut PgConnection, xid: i64) -> BenchResult<i64> {
             .xid;
     }
     Ok(total)
-}
-
-fn peak_rss_kib() -> BenchResult<u64> {
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| "no VmHWM in /proc/self/status".into())
 }

@@ -8,19 +8,21 @@
 //! realistic flights from `flightstate::synth` (end-of-day snapshots of
 //! several days, one event per flight: nothing to coalesce, so both sides
 //! send the same number of messages). Prints both rates and their ratio
-//! (goal ≥ 0.5). Nothing is asserted on time.
+//! (goal ≥ 0.5), and the time and CPU of the floor under any dispatcher
+//! that sends the current state: psql copying the ten flight tables out
+//! (no claim, no JSON, no broker). Nothing is asserted on time.
 //!
 //! Run: `cargo bench --bench dispatch_throughput` (PostgreSQL on
 //! `FLIGHTSTATE_TEST_PG_ADMIN_URL`, Kafka on `FLIGHTSTATE_TEST_KAFKA_BROKERS`,
 //! defaults local; `scripts/services` starts both). Options by env:
 //! `FLIGHTSTATE_BENCH_EVENTS` (default 100000), `FLIGHTSTATE_BENCH_BATCH`
-//! (the dispatcher's batch size, default that of `[kafka]`, 1000).
+//! (the dispatcher's batch size, default that of `[kafka]`, 1000),
+//! `FLIGHTSTATE_BENCH_LANES` (default that of `[kafka]`, 2).
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
-use diesel::{Connection, PgConnection, RunQueryDsl};
 use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings, state_value};
 use flightstate::protocol::Body;
 use flightstate::state::{StoredFlight, state_from_record};
@@ -32,49 +34,9 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
-type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+mod common;
 
-struct BenchDatabase {
-    admin: String,
-    name: String,
-    url: String,
-}
-
-impl BenchDatabase {
-    fn create(admin: &str) -> BenchResult<BenchDatabase> {
-        let name = format!("flightstate_bench_dispatch_{}", std::process::id());
-        let mut conn = PgConnection::establish(admin)?;
-        // Benchmark infrastructure: the identifier is built from the pid.
-        diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            .execute(&mut conn)?;
-        diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn)?;
-        let base = admin.rsplit_once('/').map_or(admin, |(base, _)| base);
-        Ok(BenchDatabase {
-            admin: admin.to_owned(),
-            url: format!("{base}/{name}"),
-            name,
-        })
-    }
-}
-
-impl Drop for BenchDatabase {
-    fn drop(&mut self) {
-        if let Ok(mut conn) = PgConnection::establish(&self.admin) {
-            let _ = diesel::sql_query(format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                self.name
-            ))
-            .execute(&mut conn);
-        }
-    }
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use common::{BenchDatabase, BenchResult, CpuTimes, FLIGHT_TABLES, env_or};
 
 /// Realistic flights: end-of-day snapshots of consecutive days, 9,999
 /// flights each (the most a snapshot carries), with distinct FLIDs.
@@ -123,12 +85,12 @@ fn create_topics(brokers: &str, names: &[&str]) -> BenchResult<()> {
 }
 
 fn main() -> BenchResult<()> {
-    let admin = std::env::var("FLIGHTSTATE_TEST_PG_ADMIN_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let admin = common::pg_admin_url();
     let brokers = std::env::var("FLIGHTSTATE_TEST_KAFKA_BROKERS")
         .unwrap_or_else(|_| "127.0.0.1:9092".to_owned());
     let events: usize = env_or("FLIGHTSTATE_BENCH_EVENTS", 100_000);
     let batch: i64 = env_or("FLIGHTSTATE_BENCH_BATCH", 1_000);
+    let lanes: u32 = env_or("FLIGHTSTATE_BENCH_LANES", DispatchSettings::default().lanes);
 
     let started = Instant::now();
     let flights = flights(events)?;
@@ -138,7 +100,7 @@ fn main() -> BenchResult<()> {
         started.elapsed().as_secs_f64()
     );
 
-    let db = BenchDatabase::create(&admin)?;
+    let db = BenchDatabase::create(&admin, "dispatch")?;
     run_pending_migrations(&db.url)?;
     let store = PgStore::connect(&db.url, 4, Duration::from_secs(30))?;
     let started = Instant::now();
@@ -162,6 +124,24 @@ fn main() -> BenchResult<()> {
         flights.len(),
         started.elapsed().as_secs_f64()
     );
+
+    // The floor of reading the state the dispatcher sends: every row of
+    // the ten flight tables copied out by psql (to /dev/null), no claim, no
+    // JSON, no broker.
+    let mut psql = std::process::Command::new("psql");
+    psql.args(["-q", "-v", "ON_ERROR_STOP=1", "-d", &db.url]);
+    for table in FLIGHT_TABLES {
+        psql.arg("-c").arg(format!("\\copy {table} TO '/dev/null'"));
+    }
+    let cpu = CpuTimes::now();
+    let started = Instant::now();
+    let status = psql.status()?;
+    let read_secs = started.elapsed().as_secs_f64();
+    if !status.success() {
+        return Err("psql COPY TO failed".into());
+    }
+    println!("raw state read: psql COPY TO of the 10 flight tables in {read_secs:.2}s");
+    println!("  {}", CpuTimes::now().since(&cpu, read_secs));
 
     let stamp = format!("{}-{}", std::process::id(), chrono::Utc::now().timestamp());
     let kafka = KafkaSettings {
@@ -188,6 +168,7 @@ fn main() -> BenchResult<()> {
             kafka.delivery_timeout.as_millis().to_string(),
         )
         .create()?;
+    let cpu = CpuTimes::now();
     let started = Instant::now();
     for (key, value) in &payloads {
         let mut record = BaseRecord::to(&baseline_topic).key(key).payload(value);
@@ -216,6 +197,7 @@ fn main() -> BenchResult<()> {
         payloads.len(),
         bytes as f64 / (1024.0 * 1024.0)
     );
+    println!("  {}", CpuTimes::now().since(&cpu, baseline_secs));
 
     // The dispatcher: claim, read state, produce, wait for reports, mark.
     let topics = (
@@ -226,19 +208,23 @@ fn main() -> BenchResult<()> {
         state_topic: topics.0.clone(),
         change_topic: topics.1.clone(),
         batch_size: batch,
+        lanes,
         ..DispatchSettings::default()
     };
     let mut dispatcher = Dispatcher::new(store, kafka, settings)?;
     dispatcher.ensure_topics()?;
+    let cpu = CpuTimes::now();
     let started = Instant::now();
     let report = dispatcher.run(&AtomicBool::new(false), true)?;
     let dispatch_secs = started.elapsed().as_secs_f64();
+    let cpu = CpuTimes::now().since(&cpu, dispatch_secs);
     let dispatch_rate = report.state.sent as f64 / dispatch_secs;
     let pending = dispatcher.pending()?;
     println!(
-        "dispatcher (batch {batch}): {} events as {} messages in {dispatch_secs:.2}s = {dispatch_rate:.0} events/s; still pending: {}",
+        "dispatcher (batch {batch}, {lanes} lanes): {} events as {} messages in {dispatch_secs:.2}s = {dispatch_rate:.0} events/s; still pending: {}",
         report.state.sent, report.state.produced, pending.state_events
     );
+    println!("  {cpu}");
     println!(
         "ratio dispatcher / plain producer: {:.2} (goal >= 0.5)",
         dispatch_rate / baseline_rate

@@ -111,6 +111,9 @@ pub struct KafkaConfig {
     pub change_topic: String,
     /// Due outbox rows one dispatcher pass starts from, per outbox.
     pub batch_size: u32,
+    /// Dispatcher lanes working side by side, each with its own connection
+    /// and producer (a flight always goes through the same lane).
+    pub lanes: u32,
     /// `linger.ms` of the producer.
     pub linger_ms: u64,
     /// `message.timeout.ms` of the producer: how long a message is retried
@@ -138,6 +141,7 @@ impl Default for KafkaConfig {
             state_topic: "flight.state".to_owned(),
             change_topic: "flight.change".to_owned(),
             batch_size: 1000,
+            lanes: 2,
             linger_ms: 5,
             delivery_timeout_ms: 30_000,
             backoff_initial_ms: 1_000,
@@ -350,6 +354,10 @@ pub enum ConfigError {
 
 /// The sections of the file, which are also the environment variables'
 /// first word.
+/// The most dispatcher lanes (`kafka.lanes`): beyond a few, lanes only
+/// take connections from the pool.
+const MAX_LANES: u32 = 16;
+
 const SECTIONS: &[&str] = &[
     "database", "mailbox", "kafka", "protocol", "station", "log", "merge", "pump",
 ];
@@ -431,6 +439,13 @@ impl Config {
                 setting: "kafka.batch_size / kafka.topic_partitions",
                 value: "0".to_owned(),
                 reason: "must be at least 1",
+            });
+        }
+        if !(1..=MAX_LANES).contains(&self.kafka.lanes) {
+            return Err(ConfigError::BadValue {
+                setting: "kafka.lanes",
+                value: self.kafka.lanes.to_string(),
+                reason: "must be between 1 and 16",
             });
         }
         if self.pump.head_batch == 0 || self.pump.effect_batch == 0 || self.pump.group_commit == 0 {

@@ -34,8 +34,11 @@ fn dispatch(db: &TestDatabase, topics: &(String, String), failpoint: Option<&str
         .env("FLIGHTSTATE_KAFKA_BROKERS", tansu())
         .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
         .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
-        // Small batches: the crash comes after the first one.
+        // Small batches on one lane: the crash comes after the first
+        // batch, and only that batch is out (a second lane could have
+        // produced its own first batch by then).
         .env("FLIGHTSTATE_KAFKA_BATCH_SIZE", "5")
+        .env("FLIGHTSTATE_KAFKA_LANES", "1")
         .env("FLIGHTSTATE_KAFKA_DELIVERY_TIMEOUT_MS", "10000")
         .env("RUST_LOG", "warn")
         .env_remove("FLIGHTSTATE_FAILPOINTS");

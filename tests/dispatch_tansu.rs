@@ -13,7 +13,9 @@ mod dispatching;
 use chrono::NaiveDateTime;
 use common::TestDatabase;
 use common::sis::{at, flight, parse_options, sep, snapshot};
-use dispatching::{drain, pending, read_all, rebuild, stored, tansu, tansu_dispatcher};
+use dispatching::{
+    drain, pending, read_all, rebuild, stored, tansu, tansu_dispatcher, tansu_dispatcher_with,
+};
 use flightstate::pipeline::{Applied, Settings, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::store::pg::PgStore;
@@ -261,7 +263,10 @@ fn a_flight_deleted_and_created_again_between_two_runs_gives_its_tombstone_then_
 fn the_json_of_every_event_kind_is_pinned() {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
-    let (mut dispatcher, (state_topic, change_topic)) = tansu_dispatcher(store.clone(), "shape");
+    // One lane: the two flights' messages then come in the order pinned
+    // (there is no order across flights; lanes would interleave them).
+    let (mut dispatcher, (state_topic, change_topic)) =
+        tansu_dispatcher_with(store.clone(), "shape", 1);
     // Dispatch after each message so that no state is coalesced away.
     let steps: Vec<Vec<u8>> = vec![
         day_with(&[1, 2]),

@@ -14,7 +14,11 @@
 -- without a FLID is never skipped (a NULL FLID equals nothing, so NOT EXISTS
 -- holds). It probes KAFKA_MSG_FLID_PENDING_IX, which holds pending rows only:
 -- like PostgreSQL's list, it never reads the rows already sent.
--- binds: :now timestamp (UTC), :row_limit number  the most rows to claim
+-- Lanes: on each lane only the notices of flights whose FLID modulo :lanes
+-- is :lane (a notice without a flight counts as FLID 0), so a flight's
+-- notices go through one lane, in order.
+-- binds: :now timestamp (UTC), :row_limit number  the most rows to claim,
+--        :lanes number  lanes (1: the whole outbox), :lane number  this lane, 0..:lanes-1
 -- returns: event_id, flid, change_kind, payload, message_id, created_at,
 --          attempts of each claimed row, by event_id
 -- locks: the claimed KAFKA_MSG rows (FOR UPDATE SKIP LOCKED), until commit
@@ -27,6 +31,7 @@ WHERE m.EVENT_ID IN (
         FROM KAFKA_MSG c
         WHERE (CASE WHEN c.SENT_AT IS NULL THEN c.EVENT_ID END) IS NOT NULL
           AND (c.NEXT_ATTEMPT_AT IS NULL OR c.NEXT_ATTEMPT_AT <= :now)
+          AND MOD(NVL(c.FLID, 0), :lanes) = :lane
           AND NOT EXISTS (
               SELECT 1
               FROM KAFKA_MSG w

@@ -15,7 +15,11 @@
 -- row whose NEXT_ATTEMPT_AT is later than :now gives no head row; FLID is NOT
 -- NULL here); it probes KAFKA_SCHD_FLID_PENDING_IX, which holds pending rows
 -- only, so neither step reads the rows already sent.
--- binds: :now timestamp (UTC), :row_limit number  the most due rows to start from
+-- Lanes: a dispatcher with several lanes claims on each lane only the
+-- flights whose FLID modulo :lanes is :lane, so every row of a flight goes
+-- through one lane (one producer, in order); lanes never contend for rows.
+-- binds: :now timestamp (UTC), :row_limit number  the most due rows to start from,
+--        :lanes number  lanes (1: the whole outbox), :lane number  this lane, 0..:lanes-1
 -- returns: event_id, flid, state_version, event_kind, created_at, attempts
 --          of each claimed row, by flid then event_id
 -- locks: the claimed KAFKA_SCHD rows (FOR UPDATE SKIP LOCKED), until commit
@@ -28,6 +32,7 @@ WHERE (CASE WHEN k.SENT_AT IS NULL THEN k.FLID END) IN (
         FROM KAFKA_SCHD s
         WHERE (CASE WHEN s.SENT_AT IS NULL THEN s.EVENT_ID END) IS NOT NULL
           AND (s.NEXT_ATTEMPT_AT IS NULL OR s.NEXT_ATTEMPT_AT <= :now)
+          AND MOD(s.FLID, :lanes) = :lane
           AND NOT EXISTS (
               SELECT 1
               FROM KAFKA_SCHD w

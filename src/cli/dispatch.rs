@@ -89,6 +89,7 @@ pub(super) fn open<S: Store>(config: &Config, store: S) -> anyhow::Result<Dispat
         state_topic: k.state_topic.clone(),
         change_topic: k.change_topic.clone(),
         batch_size: i64::from(k.batch_size),
+        lanes: k.lanes,
         backoff_initial: Duration::from_millis(k.backoff_initial_ms),
         backoff_max: Duration::from_millis(k.backoff_max_ms),
         idle_poll: Duration::from_millis(k.idle_poll_ms),

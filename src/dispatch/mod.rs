@@ -21,10 +21,10 @@
 //! This module owns no SQL (the store's [`OutboxOps`] does) and never reads
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 
+mod lane;
 mod payload;
 mod producer;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -34,15 +34,12 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
+use lane::Lane;
 pub use payload::{notice_value, state_value, tombstone_value};
-use producer::{Failure, Outgoing, Producer};
+use producer::Producer;
 
 use crate::FailureKind;
-use crate::state::StoredFlight;
-use crate::store::{
-    Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, PendingCounts,
-    StateTx, Store, StoreError,
-};
+use crate::store::{self, OutboxOps, PendingCounts, Store, StoreError};
 
 /// The header carrying the outbox row's id, for consumer dedupe.
 pub const EVENT_ID_HEADER: &str = "event-id";
@@ -65,6 +62,10 @@ pub struct DispatchSettings {
     pub backoff_max: Duration,
     /// Sleep when nothing is due.
     pub idle_poll: Duration,
+    /// Lanes working through the outbox side by side, each on its own
+    /// connection with its own producer; a flight always goes through the
+    /// same lane ([`store::Lane`]), so its messages keep their order.
+    pub lanes: u32,
 }
 
 impl Default for DispatchSettings {
@@ -76,6 +77,7 @@ impl Default for DispatchSettings {
             backoff_initial: Duration::from_secs(1),
             backoff_max: Duration::from_secs(60),
             idle_poll: Duration::from_millis(500),
+            lanes: 2,
         }
     }
 }
@@ -222,7 +224,7 @@ impl DispatchReport {
         self.state.claimed == 0 && self.change.claimed == 0
     }
 
-    fn add(&mut self, other: DispatchReport) {
+    pub(crate) fn add(&mut self, other: DispatchReport) {
         self.state.add(other.state);
         self.change.add(other.change);
     }
@@ -233,7 +235,7 @@ pub struct Dispatcher<S: Store> {
     store: S,
     kafka: KafkaSettings,
     settings: DispatchSettings,
-    producer: Producer,
+    lanes: Vec<Lane>,
 }
 
 impl<S: Store> std::fmt::Debug for Dispatcher<S> {
@@ -264,13 +266,24 @@ impl<S: Store> Dispatcher<S> {
         // tries, so that a message's final report (delivered or timed out)
         // normally arrives before the pass gives up on it.
         let wait = kafka.delivery_timeout + kafka.linger + Duration::from_secs(5);
-        let producer =
-            Producer::create(kafka.producer_config(), wait).map_err(OutboxError::Producer)?;
+        let count = settings.lanes.max(1);
+        let lanes = (0..count)
+            .map(|number| {
+                Ok(Lane {
+                    share: store::Lane {
+                        number: i64::from(number),
+                        count: i64::from(count),
+                    },
+                    producer: Producer::create(kafka.producer_config(), wait)
+                        .map_err(OutboxError::Producer)?,
+                })
+            })
+            .collect::<Result<_, OutboxError>>()?;
         Ok(Dispatcher {
             store,
             kafka,
             settings,
-            producer,
+            lanes,
         })
     }
 
@@ -327,20 +340,20 @@ impl<S: Store> Dispatcher<S> {
         Ok(())
     }
 
-    /// One pass over each outbox: at most `batch_size` due rows of each
-    /// (plus the other pending rows of the same flights), sent and settled.
+    /// One pass over each outbox on every lane, one lane after the other:
+    /// at most `batch_size` due rows of each outbox per lane (plus the other
+    /// pending rows of the same flights), sent and settled.
     ///
     /// # Errors
     ///
     /// [`OutboxError::Store`] when the database fails; every row of the
     /// failed pass stays pending.
     pub fn dispatch_once(&mut self) -> Result<DispatchReport, OutboxError> {
-        self.producer
-            .recreate_if_fatal()
-            .map_err(OutboxError::Producer)?;
-        let state = self.state_pass()?;
-        let change = self.change_pass()?;
-        Ok(DispatchReport { state, change })
+        let mut total = DispatchReport::default();
+        for lane in &mut self.lanes {
+            total.add(lane.dispatch_once(&self.store, &self.settings)?);
+        }
+        Ok(total)
     }
 
     /// Rows still to send, per outbox.
@@ -352,10 +365,11 @@ impl<S: Store> Dispatcher<S> {
         Ok(self.store.transaction(|tx| tx.count_pending_events())?)
     }
 
-    /// Dispatches until `stop` is set, or — with `until_idle` — until a
-    /// pass finds nothing due (rows waiting for their retry time are left
-    /// pending; [`Dispatcher::pending`] counts them). Database faults are
-    /// logged and retried after `backoff_initial`.
+    /// Dispatches on every lane, each on a thread of its own, until `stop`
+    /// is set, or — with `until_idle` — until each lane's pass finds nothing
+    /// due (rows waiting for their retry time are left pending;
+    /// [`Dispatcher::pending`] counts them). Database faults are logged and
+    /// retried after `backoff_initial`.
     ///
     /// # Errors
     ///
@@ -366,35 +380,55 @@ impl<S: Store> Dispatcher<S> {
         stop: &AtomicBool,
         until_idle: bool,
     ) -> Result<DispatchReport, OutboxError> {
-        let mut total = DispatchReport::default();
         loop {
             if stop.load(Ordering::SeqCst) {
-                return Ok(total);
+                return Ok(DispatchReport::default());
             }
             match self.ensure_topics() {
                 Ok(()) => break,
                 Err(e) if until_idle || !e.kind().retryable() => return Err(e),
                 Err(e) => {
                     tracing::warn!(error = format!("{e:#}"), "topics not ready; will retry");
-                    sleep_unless(stop, self.settings.backoff_initial);
+                    sleep_unless(&[stop], self.settings.backoff_initial);
                 }
             }
         }
-        while !stop.load(Ordering::SeqCst) {
-            match self.dispatch_once() {
-                Ok(report) if report.idle() => {
-                    if until_idle {
-                        break;
-                    }
-                    sleep_unless(stop, self.settings.idle_poll);
-                }
-                Ok(report) => total.add(report),
-                Err(e) if e.kind().retryable() => {
-                    tracing::warn!(error = format!("{e:#}"), "dispatch pass failed; will retry");
-                    sleep_unless(stop, self.settings.backoff_initial);
-                }
-                Err(e) => return Err(e),
-            }
+        let Dispatcher {
+            store,
+            settings,
+            lanes,
+            ..
+        } = self;
+        // A lane that fails for good stops the others.
+        let halt = AtomicBool::new(false);
+        let outcomes: Vec<Result<DispatchReport, OutboxError>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = lanes
+                .iter_mut()
+                .map(|lane| {
+                    let halt = &halt;
+                    let store = &*store;
+                    let settings = &*settings;
+                    scope.spawn(move || {
+                        let outcome = lane.run(store, settings, &[stop, halt], until_idle);
+                        if outcome.is_err() {
+                            halt.store(true, Ordering::SeqCst);
+                        }
+                        outcome
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|worker| {
+                    worker
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        let mut total = DispatchReport::default();
+        for outcome in outcomes {
+            total.add(outcome?);
         }
         tracing::info!(
             state_sent = total.state.sent,
@@ -404,303 +438,19 @@ impl<S: Store> Dispatcher<S> {
         );
         Ok(total)
     }
-
-    fn backoff(&self) -> Backoff {
-        Backoff {
-            initial_secs: self.settings.backoff_initial.as_secs_f64(),
-            max_secs: self.settings.backoff_max.as_secs_f64(),
-        }
-    }
-
-    /// `KAFKA_SCHD` → state topic, coalesced per flight.
-    fn state_pass(&mut self) -> Result<PassReport, OutboxError> {
-        let Dispatcher {
-            store,
-            settings,
-            producer,
-            ..
-        } = self;
-        let backoff = Backoff {
-            initial_secs: settings.backoff_initial.as_secs_f64(),
-            max_secs: settings.backoff_max.as_secs_f64(),
-        };
-        store.transaction(|tx| {
-            tx.set_repeatable_read()?;
-            let rows = tx.claim_state_events(now(), settings.batch_size)?;
-            if rows.is_empty() {
-                return Ok(PassReport::default());
-            }
-            let span = tracing::info_span!(
-                "outbox.event",
-                event.id = %id_range(rows.iter().map(|r| r.event_id)),
-                topic = %settings.state_topic,
-            );
-            let _enter = span.enter();
-            let flights = group_by_flight(&rows);
-            let flids: Vec<i64> = flights.iter().map(|(flid, _)| *flid).collect();
-            let current = tx.load_flights(&flids)?;
-            let mut messages = Vec::with_capacity(flights.len());
-            // Which flight each message is about, to settle its rows.
-            let mut owner = Vec::with_capacity(flights.len());
-            for (index, (flid, group)) in flights.iter().enumerate() {
-                for message in flight_messages(&settings.state_topic, group, current.get(flid)) {
-                    messages.push(message);
-                    owner.push(index);
-                }
-            }
-            let outcomes = producer.deliver(&messages);
-            crate::failpoint!("dispatch.after_produce");
-            // A flight is done only when every one of its messages is.
-            let mut failure: HashMap<usize, Failure> = HashMap::new();
-            for (index, outcome) in owner.iter().zip(outcomes) {
-                if let Err(f) = outcome {
-                    failure.entry(*index).or_insert(f);
-                }
-            }
-            let mut sent = Vec::with_capacity(rows.len());
-            let mut failed = Vec::new();
-            for (index, (flid, group)) in flights.iter().enumerate() {
-                match failure.get(&index) {
-                    None => sent.extend(group.iter().map(|r| r.event_id)),
-                    Some(f) => {
-                        log_failure(*flid, group.iter().map(|r| r.event_id), f);
-                        failed.extend(group.iter().map(|r| FailedRow {
-                            event_id: r.event_id,
-                            error: f.text.clone(),
-                        }));
-                    }
-                }
-            }
-            let done = now();
-            tx.mark_state_events_sent(&sent, done)?;
-            tx.retry_state_events(&failed, done, backoff)?;
-            let report = PassReport {
-                claimed: rows.len(),
-                produced: messages.len(),
-                sent: sent.len(),
-                failed: failed.len(),
-            };
-            tracing::info!(
-                rows = report.claimed,
-                messages = report.produced,
-                sent = report.sent,
-                failed = report.failed,
-                "state events dispatched"
-            );
-            Ok(report)
-        })
-    }
-
-    /// `KAFKA_MSG` → change topic, one message per row.
-    fn change_pass(&mut self) -> Result<PassReport, OutboxError> {
-        let backoff = self.backoff();
-        let Dispatcher {
-            store,
-            settings,
-            producer,
-            ..
-        } = self;
-        store.transaction(|tx| {
-            let rows = tx.claim_change_notices(now(), settings.batch_size)?;
-            if rows.is_empty() {
-                return Ok(PassReport::default());
-            }
-            let span = tracing::info_span!(
-                "outbox.event",
-                event.id = %id_range(rows.iter().map(|r| r.event_id)),
-                topic = %settings.change_topic,
-            );
-            let _enter = span.enter();
-            let messages: Vec<Outgoing> = rows
-                .iter()
-                .map(|row| notice_message(&settings.change_topic, row))
-                .collect();
-            let outcomes = producer.deliver(&messages);
-            crate::failpoint!("dispatch.after_produce");
-            let mut sent = Vec::with_capacity(rows.len());
-            let mut failed = Vec::new();
-            // Once a flight's notice failed, its later ones in the batch are
-            // kept back too (even if delivered: they are sent again, and
-            // consumers dedupe on the event id), so that they never overtake it.
-            let mut blocked: HashMap<Option<i64>, String> = HashMap::new();
-            for (row, outcome) in rows.iter().zip(outcomes) {
-                let earlier = row.flid.and_then(|_| blocked.get(&row.flid).cloned());
-                match (earlier, outcome) {
-                    (None, Ok(())) => sent.push(row.event_id),
-                    (Some(text), _) => failed.push(FailedRow {
-                        event_id: row.event_id,
-                        error: format!("an earlier notice of the flight failed: {text}"),
-                    }),
-                    (None, Err(f)) => {
-                        log_notice_failure(row, &f);
-                        blocked.insert(row.flid, f.text.clone());
-                        failed.push(FailedRow {
-                            event_id: row.event_id,
-                            error: f.text,
-                        });
-                    }
-                }
-            }
-            let done = now();
-            tx.mark_change_notices_sent(&sent, done)?;
-            tx.retry_change_notices(&failed, done, backoff)?;
-            let report = PassReport {
-                claimed: rows.len(),
-                produced: messages.len(),
-                sent: sent.len(),
-                failed: failed.len(),
-            };
-            tracing::info!(
-                rows = report.claimed,
-                sent = report.sent,
-                failed = report.failed,
-                "change notices dispatched"
-            );
-            Ok(report)
-        })
-    }
 }
 
-/// Sleeps `total`, waking early when `stop` is set.
-fn sleep_unless(stop: &AtomicBool, total: Duration) {
+/// Whether any of `flags` is set.
+fn stopped(flags: &[&AtomicBool]) -> bool {
+    flags.iter().any(|f| f.load(Ordering::SeqCst))
+}
+
+/// Sleeps `total`, waking early when one of `stop` is set.
+fn sleep_unless(stop: &[&AtomicBool], total: Duration) {
     let step = Duration::from_millis(50);
     let mut slept = Duration::ZERO;
-    while slept < total && !stop.load(Ordering::SeqCst) {
+    while slept < total && !stopped(stop) {
         std::thread::sleep(step.min(total - slept));
         slept += step;
-    }
-}
-
-/// `first..last` of a pass's event ids, for its span.
-fn id_range(ids: impl Iterator<Item = i64>) -> String {
-    let (min, max) = ids.fold((i64::MAX, i64::MIN), |(lo, hi), id| {
-        (lo.min(id), hi.max(id))
-    });
-    if min == max {
-        min.to_string()
-    } else {
-        format!("{min}..{max}")
-    }
-}
-
-/// The claimed rows by flight, each flight's rows in event order (the claim
-/// returns them by FLID, then event id).
-fn group_by_flight(rows: &[ClaimedStateEvent]) -> Vec<(i64, Vec<&ClaimedStateEvent>)> {
-    let mut groups: Vec<(i64, Vec<&ClaimedStateEvent>)> = Vec::new();
-    for row in rows {
-        match groups.last_mut() {
-            Some((flid, group)) if *flid == row.flid => group.push(row),
-            _ => groups.push((row.flid, vec![row])),
-        }
-    }
-    for (_, group) in &mut groups {
-        group.sort_by_key(|r| r.event_id);
-    }
-    groups
-}
-
-/// The messages that bring a consumer from whatever it saw last to the
-/// flight's current state: the latest pending tombstone (if the flight was
-/// deleted since), then the current state (if it exists now). Nothing when
-/// the flight is gone and no tombstone is pending: the state rows are
-/// redundant (a tombstone of theirs was already sent).
-fn flight_messages(
-    topic: &str,
-    rows: &[&ClaimedStateEvent],
-    current: Option<&StoredFlight>,
-) -> Vec<Outgoing> {
-    let mut messages = Vec::with_capacity(2);
-    let tombstone = rows.iter().rev().find(|r| r.kind == EventKind::Tombstone);
-    let last_event = rows.iter().map(|r| r.event_id).max().unwrap_or_default();
-    if let Some(t) = tombstone {
-        let stale = current.is_some_and(|f| f.state_version <= t.state_version);
-        if stale {
-            // Only for flights recreated before version floors existed: the
-            // state cannot sort after its tombstone, so the tombstone (an
-            // older fact) is left out.
-            tracing::warn!(
-                flid = t.flid,
-                tombstone_version = t.state_version,
-                "flight recreated below its tombstone; sending its state only"
-            );
-        } else {
-            messages.push(Outgoing {
-                topic: topic.to_owned(),
-                key: Some(t.flid.to_string()),
-                value: tombstone_value(t.flid, t.state_version, t.created_at),
-                headers: vec![
-                    (EVENT_ID_HEADER, t.event_id.to_string()),
-                    (EVENT_KIND_HEADER, EventKind::Tombstone.code().to_owned()),
-                ],
-            });
-        }
-    }
-    if let Some(flight) = current {
-        messages.push(Outgoing {
-            topic: topic.to_owned(),
-            key: Some(flight.state.flid.to_string()),
-            value: state_value(flight),
-            headers: vec![
-                (EVENT_ID_HEADER, last_event.to_string()),
-                (EVENT_KIND_HEADER, EventKind::State.code().to_owned()),
-            ],
-        });
-    }
-    messages
-}
-
-fn notice_message(topic: &str, row: &ClaimedNotice) -> Outgoing {
-    Outgoing {
-        topic: topic.to_owned(),
-        key: row.flid.map(|f| f.to_string()),
-        value: notice_value(
-            row.event_id,
-            row.flid,
-            &row.change_kind,
-            row.message_id,
-            row.created_at,
-            &row.payload,
-        ),
-        headers: vec![
-            (EVENT_ID_HEADER, row.event_id.to_string()),
-            (EVENT_KIND_HEADER, row.change_kind.clone()),
-        ],
-    }
-}
-
-fn log_failure(flid: i64, event_ids: impl Iterator<Item = i64>, failure: &Failure) {
-    let events = id_range(event_ids);
-    if failure.retriable() {
-        tracing::warn!(
-            flid,
-            event.id = %events,
-            error = %failure.text,
-            "state delivery failed; kept pending, will retry"
-        );
-    } else {
-        tracing::error!(
-            flid,
-            event.id = %events,
-            error = %failure.text,
-            "state delivery refused; kept pending until someone fixes the cause"
-        );
-    }
-}
-
-fn log_notice_failure(row: &ClaimedNotice, failure: &Failure) {
-    if failure.retriable() {
-        tracing::warn!(
-            flid = row.flid,
-            event.id = row.event_id,
-            error = %failure.text,
-            "notice delivery failed; kept pending, will retry"
-        );
-    } else {
-        tracing::error!(
-            flid = row.flid,
-            event.id = row.event_id,
-            error = %failure.text,
-            "notice delivery refused; kept pending until someone fixes the cause"
-        );
     }
 }

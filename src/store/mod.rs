@@ -21,7 +21,9 @@ mod version_floor;
 
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;
-pub use outbox::{Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, OutboxOps, PendingCounts};
+pub use outbox::{
+    Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts,
+};
 pub use repository::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
     ProcRecord, ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,

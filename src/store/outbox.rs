@@ -68,6 +68,27 @@ pub struct Backoff {
     pub max_secs: f64,
 }
 
+/// The share of the outbox one dispatcher lane claims: the rows of the
+/// flights whose FLID modulo `count` is `number` (a notice without a flight
+/// counts as FLID 0). Every row of a flight falls in the same lane, so a
+/// flight's messages leave through one producer, in order, whatever the
+/// number of lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lane {
+    /// This lane, `0..count`.
+    pub number: i64,
+    /// How many lanes share the outbox (at least 1).
+    pub count: i64,
+}
+
+impl Lane {
+    /// The whole outbox.
+    pub const ALL: Lane = Lane {
+        number: 0,
+        count: 1,
+    };
+}
+
 /// Rows still to send, per outbox.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PendingCounts {
@@ -90,21 +111,23 @@ pub trait OutboxOps {
     /// with kind `Conflict` when another dispatcher sent a row first (retry).
     fn set_repeatable_read(&mut self) -> Result<(), StoreError>;
 
-    /// Claims up to `limit` due pending state events, oldest first, plus
-    /// every other pending row of their flights; skips flights with a row
-    /// waiting for its retry time. Ordered by FLID, then event id.
+    /// Claims up to `limit` due pending state events of `lane`, oldest
+    /// first, plus every other pending row of their flights; skips flights
+    /// with a row waiting for its retry time. Ordered by FLID, then event id.
     fn claim_state_events(
         &mut self,
         now: NaiveDateTime,
         limit: i64,
+        lane: Lane,
     ) -> Result<Vec<ClaimedStateEvent>, StoreError>;
 
-    /// Claims up to `limit` due pending change notices, oldest first; skips
-    /// flights with a notice waiting for its retry time.
+    /// Claims up to `limit` due pending change notices of `lane`, oldest
+    /// first; skips flights with a notice waiting for its retry time.
     fn claim_change_notices(
         &mut self,
         now: NaiveDateTime,
         limit: i64,
+        lane: Lane,
     ) -> Result<Vec<ClaimedNotice>, StoreError>;
 
     /// Marks claimed state events done (delivered, or made redundant).

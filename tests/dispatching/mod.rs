@@ -48,6 +48,7 @@ pub fn settings((state, change): &(String, String)) -> DispatchSettings {
         backoff_initial: Duration::from_millis(200),
         backoff_max: Duration::from_secs(1),
         idle_poll: Duration::from_millis(50),
+        lanes: 2,
     }
 }
 
@@ -63,9 +64,22 @@ pub fn kafka(brokers: &str) -> KafkaSettings {
 /// A dispatcher against tansu with topics of the test's own, created.
 #[track_caller]
 pub fn tansu_dispatcher(store: PgStore, test: &str) -> (Dispatcher<PgStore>, (String, String)) {
+    tansu_dispatcher_with(store, test, settings(&topics(test)).lanes)
+}
+
+/// [`tansu_dispatcher`] with `lanes` lanes.
+#[track_caller]
+pub fn tansu_dispatcher_with(
+    store: PgStore,
+    test: &str,
+    lanes: u32,
+) -> (Dispatcher<PgStore>, (String, String)) {
     let topics = topics(test);
-    let dispatcher =
-        Dispatcher::new(store, kafka(&tansu()), settings(&topics)).expect("dispatcher");
+    let settings = DispatchSettings {
+        lanes,
+        ..settings(&topics)
+    };
+    let dispatcher = Dispatcher::new(store, kafka(&tansu()), settings).expect("dispatcher");
     dispatcher
         .ensure_topics()
         .expect("topics created (is tansu running? scripts/services)");

@@ -44,6 +44,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(5, "effect_journal", "V005__effect_journal.sql"),
     script!(6, "version_floor", "V006__version_floor.sql"),
     script!(7, "state_digest", "V007__state_digest.sql"),
+    script!(8, "outbox_backoff", "V008__outbox_backoff.sql"),
 ];
 
 /// The history table V000 creates.
@@ -390,7 +391,12 @@ mod tests {
     fn every_script_splits_into_statements_without_terminators() {
         for (version, name, text) in SCRIPTS {
             let statements = script_statements(text);
-            assert!(statements.len() > 2, "V{version:03}__{name}");
+            // DDL, then the history MERGE and COMMIT; a script that only
+            // keeps the two histories in step says so.
+            assert!(
+                statements.len() > 2 || text.contains("Nothing to create on Oracle"),
+                "V{version:03}__{name}"
+            );
             for statement in &statements {
                 assert!(!statement.trim_end().ends_with(';'), "{statement}");
                 assert!(!statement.starts_with("WHENEVER") && !statement.starts_with("SET "));

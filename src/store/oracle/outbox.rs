@@ -14,8 +14,8 @@ use super::statements as sql;
 use super::tx::OracleTx;
 use crate::FailureKind;
 use crate::store::{
-    Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, PendingCounts,
-    StoreError,
+    Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, Lane, OutboxOps,
+    PendingCounts, StoreError,
 };
 
 fn event_kind(code: &str, op: &'static str) -> Result<EventKind, StoreError> {
@@ -126,13 +126,19 @@ impl OutboxOps for OracleTx<'_> {
         &mut self,
         now: NaiveDateTime,
         limit: i64,
+        lane: Lane,
     ) -> Result<Vec<ClaimedStateEvent>, StoreError> {
         let op = "claim_state_events";
         let rows = self
             .conn()
             .query_named(
                 sql::CLAIM_STATE_EVENTS,
-                &[("now", &AsTimestamp(Some(now))), ("row_limit", &limit)],
+                &[
+                    ("now", &AsTimestamp(Some(now))),
+                    ("row_limit", &limit),
+                    ("lanes", &lane.count),
+                    ("lane", &lane.number),
+                ],
             )
             .map_err(at(op))?;
         rows.map(|row| state_event(&row.map_err(at(op))?, op))
@@ -143,13 +149,19 @@ impl OutboxOps for OracleTx<'_> {
         &mut self,
         now: NaiveDateTime,
         limit: i64,
+        lane: Lane,
     ) -> Result<Vec<ClaimedNotice>, StoreError> {
         let op = "claim_change_notices";
         let rows = self
             .conn()
             .query_named(
                 sql::CLAIM_CHANGE_NOTICES,
-                &[("now", &AsTimestamp(Some(now))), ("row_limit", &limit)],
+                &[
+                    ("now", &AsTimestamp(Some(now))),
+                    ("row_limit", &limit),
+                    ("lanes", &lane.count),
+                    ("lane", &lane.number),
+                ],
             )
             .map_err(at(op))?;
         rows.map(|row| notice(&row.map_err(at(op))?, op)).collect()

@@ -11,8 +11,8 @@ use super::statements as sql;
 use super::tx::PgTx;
 use crate::FailureKind;
 use crate::store::{
-    Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, PendingCounts,
-    StoreError,
+    Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, Lane, OutboxOps,
+    PendingCounts, StoreError,
 };
 
 #[derive(QueryableByName)]
@@ -127,10 +127,13 @@ impl OutboxOps for PgTx<'_> {
         &mut self,
         now: NaiveDateTime,
         limit: i64,
+        lane: Lane,
     ) -> Result<Vec<ClaimedStateEvent>, StoreError> {
         let rows: Vec<StateEventRow> = sql_query(sql::CLAIM_STATE_EVENTS)
             .bind::<Timestamp, _>(now)
             .bind::<BigInt, _>(limit)
+            .bind::<BigInt, _>(lane.count)
+            .bind::<BigInt, _>(lane.number)
             .prepared()
             .load(self.conn())
             .map_err(|e| query("claim_state_events", e))?;
@@ -153,10 +156,13 @@ impl OutboxOps for PgTx<'_> {
         &mut self,
         now: NaiveDateTime,
         limit: i64,
+        lane: Lane,
     ) -> Result<Vec<ClaimedNotice>, StoreError> {
         let rows: Vec<NoticeRow> = sql_query(sql::CLAIM_CHANGE_NOTICES)
             .bind::<Timestamp, _>(now)
             .bind::<BigInt, _>(limit)
+            .bind::<BigInt, _>(lane.count)
+            .bind::<BigInt, _>(lane.number)
             .prepared()
             .load(self.conn())
             .map_err(|e| query("claim_change_notices", e))?;

@@ -1,0 +1,357 @@
+//! One lane of the dispatcher: its share of the outbox (a [`store::Lane`])
+//! and its own producer. A pass claims the lane's due rows, builds their
+//! messages, produces them, waits for every delivery report and settles the
+//! rows, all in one transaction (STYLE §4.4). Lanes run side by side on
+//! their own connections: while one waits for the broker or the database,
+//! another builds its messages.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+
+use super::producer::{Failure, Outgoing, Producer};
+use super::{
+    DispatchReport, DispatchSettings, EVENT_ID_HEADER, EVENT_KIND_HEADER, OutboxError, PassReport,
+    notice_value, now, sleep_unless, state_value, stopped, tombstone_value,
+};
+use crate::state::StoredFlight;
+use crate::store::{
+    self, Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, StateTx,
+    Store,
+};
+
+/// A lane: which rows it claims, and the producer it sends them with.
+pub(super) struct Lane {
+    pub(super) share: store::Lane,
+    pub(super) producer: Producer,
+}
+
+fn backoff(settings: &DispatchSettings) -> Backoff {
+    Backoff {
+        initial_secs: settings.backoff_initial.as_secs_f64(),
+        max_secs: settings.backoff_max.as_secs_f64(),
+    }
+}
+
+impl Lane {
+    /// One pass over each outbox.
+    pub(super) fn dispatch_once<S: Store>(
+        &mut self,
+        store: &S,
+        settings: &DispatchSettings,
+    ) -> Result<DispatchReport, OutboxError> {
+        self.producer
+            .recreate_if_fatal()
+            .map_err(OutboxError::Producer)?;
+        let state = self.state_pass(store, settings)?;
+        let change = self.change_pass(store, settings)?;
+        Ok(DispatchReport { state, change })
+    }
+
+    /// Passes until one of `stop` is set or, with `until_idle`, until a pass
+    /// finds nothing due; database faults are logged and retried.
+    pub(super) fn run<S: Store>(
+        &mut self,
+        store: &S,
+        settings: &DispatchSettings,
+        stop: &[&AtomicBool],
+        until_idle: bool,
+    ) -> Result<DispatchReport, OutboxError> {
+        let mut total = DispatchReport::default();
+        while !stopped(stop) {
+            match self.dispatch_once(store, settings) {
+                Ok(report) if report.idle() => {
+                    if until_idle {
+                        break;
+                    }
+                    sleep_unless(stop, settings.idle_poll);
+                }
+                Ok(report) => total.add(report),
+                Err(e) if e.kind().retryable() => {
+                    tracing::warn!(
+                        lane = self.share.number,
+                        error = format!("{e:#}"),
+                        "dispatch pass failed; will retry"
+                    );
+                    sleep_unless(stop, settings.backoff_initial);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(total)
+    }
+
+    pub(super) fn state_pass<S: Store>(
+        &mut self,
+        store: &S,
+        settings: &DispatchSettings,
+    ) -> Result<PassReport, OutboxError> {
+        let backoff = backoff(settings);
+        let Lane { share, producer } = self;
+        store.transaction(|tx| {
+            tx.set_repeatable_read()?;
+            let rows = tx.claim_state_events(now(), settings.batch_size, *share)?;
+            if rows.is_empty() {
+                return Ok(PassReport::default());
+            }
+            let span = tracing::info_span!(
+                "outbox.event",
+                event.id = %id_range(rows.iter().map(|r| r.event_id)),
+                topic = %settings.state_topic,
+            );
+            let _enter = span.enter();
+            let flights = group_by_flight(&rows);
+            let flids: Vec<i64> = flights.iter().map(|(flid, _)| *flid).collect();
+            let current = tx.load_flights(&flids)?;
+            let mut messages = Vec::with_capacity(flights.len());
+            // Which flight each message is about, to settle its rows.
+            let mut owner = Vec::with_capacity(flights.len());
+            for (index, (flid, group)) in flights.iter().enumerate() {
+                for message in flight_messages(&settings.state_topic, group, current.get(flid)) {
+                    messages.push(message);
+                    owner.push(index);
+                }
+            }
+            let outcomes = producer.deliver(&messages);
+            crate::failpoint!("dispatch.after_produce");
+            // A flight is done only when every one of its messages is.
+            let mut failure: HashMap<usize, Failure> = HashMap::new();
+            for (index, outcome) in owner.iter().zip(outcomes) {
+                if let Err(f) = outcome {
+                    failure.entry(*index).or_insert(f);
+                }
+            }
+            let mut sent = Vec::with_capacity(rows.len());
+            let mut failed = Vec::new();
+            for (index, (flid, group)) in flights.iter().enumerate() {
+                match failure.get(&index) {
+                    None => sent.extend(group.iter().map(|r| r.event_id)),
+                    Some(f) => {
+                        log_failure(*flid, group.iter().map(|r| r.event_id), f);
+                        failed.extend(group.iter().map(|r| FailedRow {
+                            event_id: r.event_id,
+                            error: f.text.clone(),
+                        }));
+                    }
+                }
+            }
+            let done = now();
+            tx.mark_state_events_sent(&sent, done)?;
+            tx.retry_state_events(&failed, done, backoff)?;
+            let report = PassReport {
+                claimed: rows.len(),
+                produced: messages.len(),
+                sent: sent.len(),
+                failed: failed.len(),
+            };
+            tracing::info!(
+                rows = report.claimed,
+                messages = report.produced,
+                sent = report.sent,
+                failed = report.failed,
+                "state events dispatched"
+            );
+            Ok(report)
+        })
+    }
+
+    pub(super) fn change_pass<S: Store>(
+        &mut self,
+        store: &S,
+        settings: &DispatchSettings,
+    ) -> Result<PassReport, OutboxError> {
+        let backoff = backoff(settings);
+        let Lane { share, producer } = self;
+        store.transaction(|tx| {
+            let rows = tx.claim_change_notices(now(), settings.batch_size, *share)?;
+            if rows.is_empty() {
+                return Ok(PassReport::default());
+            }
+            let span = tracing::info_span!(
+                "outbox.event",
+                event.id = %id_range(rows.iter().map(|r| r.event_id)),
+                topic = %settings.change_topic,
+            );
+            let _enter = span.enter();
+            let messages: Vec<Outgoing> = rows
+                .iter()
+                .map(|row| notice_message(&settings.change_topic, row))
+                .collect();
+            let outcomes = producer.deliver(&messages);
+            crate::failpoint!("dispatch.after_produce");
+            let mut sent = Vec::with_capacity(rows.len());
+            let mut failed = Vec::new();
+            // Once a flight's notice failed, its later ones in the batch are
+            // kept back too (even if delivered: they are sent again, and
+            // consumers dedupe on the event id), so that they never overtake it.
+            let mut blocked: HashMap<Option<i64>, String> = HashMap::new();
+            for (row, outcome) in rows.iter().zip(outcomes) {
+                let earlier = row.flid.and_then(|_| blocked.get(&row.flid).cloned());
+                match (earlier, outcome) {
+                    (None, Ok(())) => sent.push(row.event_id),
+                    (Some(text), _) => failed.push(FailedRow {
+                        event_id: row.event_id,
+                        error: format!("an earlier notice of the flight failed: {text}"),
+                    }),
+                    (None, Err(f)) => {
+                        log_notice_failure(row, &f);
+                        blocked.insert(row.flid, f.text.clone());
+                        failed.push(FailedRow {
+                            event_id: row.event_id,
+                            error: f.text,
+                        });
+                    }
+                }
+            }
+            let done = now();
+            tx.mark_change_notices_sent(&sent, done)?;
+            tx.retry_change_notices(&failed, done, backoff)?;
+            let report = PassReport {
+                claimed: rows.len(),
+                produced: messages.len(),
+                sent: sent.len(),
+                failed: failed.len(),
+            };
+            tracing::info!(
+                rows = report.claimed,
+                sent = report.sent,
+                failed = report.failed,
+                "change notices dispatched"
+            );
+            Ok(report)
+        })
+    }
+}
+
+/// `first..last` of a pass's event ids, for its span.
+fn id_range(ids: impl Iterator<Item = i64>) -> String {
+    let (min, max) = ids.fold((i64::MAX, i64::MIN), |(lo, hi), id| {
+        (lo.min(id), hi.max(id))
+    });
+    if min == max {
+        min.to_string()
+    } else {
+        format!("{min}..{max}")
+    }
+}
+
+/// The claimed rows by flight, each flight's rows in event order (the claim
+/// returns them by FLID, then event id).
+fn group_by_flight(rows: &[ClaimedStateEvent]) -> Vec<(i64, Vec<&ClaimedStateEvent>)> {
+    let mut groups: Vec<(i64, Vec<&ClaimedStateEvent>)> = Vec::new();
+    for row in rows {
+        match groups.last_mut() {
+            Some((flid, group)) if *flid == row.flid => group.push(row),
+            _ => groups.push((row.flid, vec![row])),
+        }
+    }
+    for (_, group) in &mut groups {
+        group.sort_by_key(|r| r.event_id);
+    }
+    groups
+}
+
+/// The messages that bring a consumer from whatever it saw last to the
+/// flight's current state: the latest pending tombstone (if the flight was
+/// deleted since), then the current state (if it exists now). Nothing when
+/// the flight is gone and no tombstone is pending: the state rows are
+/// redundant (a tombstone of theirs was already sent).
+fn flight_messages(
+    topic: &str,
+    rows: &[&ClaimedStateEvent],
+    current: Option<&StoredFlight>,
+) -> Vec<Outgoing> {
+    let mut messages = Vec::with_capacity(2);
+    let tombstone = rows.iter().rev().find(|r| r.kind == EventKind::Tombstone);
+    let last_event = rows.iter().map(|r| r.event_id).max().unwrap_or_default();
+    if let Some(t) = tombstone {
+        let stale = current.is_some_and(|f| f.state_version <= t.state_version);
+        if stale {
+            // Only for flights recreated before version floors existed: the
+            // state cannot sort after its tombstone, so the tombstone (an
+            // older fact) is left out.
+            tracing::warn!(
+                flid = t.flid,
+                tombstone_version = t.state_version,
+                "flight recreated below its tombstone; sending its state only"
+            );
+        } else {
+            messages.push(Outgoing {
+                topic: topic.to_owned(),
+                key: Some(t.flid.to_string()),
+                value: tombstone_value(t.flid, t.state_version, t.created_at),
+                headers: vec![
+                    (EVENT_ID_HEADER, t.event_id.to_string()),
+                    (EVENT_KIND_HEADER, EventKind::Tombstone.code().to_owned()),
+                ],
+            });
+        }
+    }
+    if let Some(flight) = current {
+        messages.push(Outgoing {
+            topic: topic.to_owned(),
+            key: Some(flight.state.flid.to_string()),
+            value: state_value(flight),
+            headers: vec![
+                (EVENT_ID_HEADER, last_event.to_string()),
+                (EVENT_KIND_HEADER, EventKind::State.code().to_owned()),
+            ],
+        });
+    }
+    messages
+}
+
+fn notice_message(topic: &str, row: &ClaimedNotice) -> Outgoing {
+    Outgoing {
+        topic: topic.to_owned(),
+        key: row.flid.map(|f| f.to_string()),
+        value: notice_value(
+            row.event_id,
+            row.flid,
+            &row.change_kind,
+            row.message_id,
+            row.created_at,
+            &row.payload,
+        ),
+        headers: vec![
+            (EVENT_ID_HEADER, row.event_id.to_string()),
+            (EVENT_KIND_HEADER, row.change_kind.clone()),
+        ],
+    }
+}
+
+fn log_failure(flid: i64, event_ids: impl Iterator<Item = i64>, failure: &Failure) {
+    let events = id_range(event_ids);
+    if failure.retriable() {
+        tracing::warn!(
+            flid,
+            event.id = %events,
+            error = %failure.text,
+            "state delivery failed; kept pending, will retry"
+        );
+    } else {
+        tracing::error!(
+            flid,
+            event.id = %events,
+            error = %failure.text,
+            "state delivery refused; kept pending until someone fixes the cause"
+        );
+    }
+}
+
+fn log_notice_failure(row: &ClaimedNotice, failure: &Failure) {
+    if failure.retriable() {
+        tracing::warn!(
+            flid = row.flid,
+            event.id = row.event_id,
+            error = %failure.text,
+            "notice delivery failed; kept pending, will retry"
+        );
+    } else {
+        tracing::error!(
+            flid = row.flid,
+            event.id = row.event_id,
+            error = %failure.text,
+            "notice delivery refused; kept pending until someone fixes the cause"
+        );
+    }
+}

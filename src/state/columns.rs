@@ -136,7 +136,12 @@ macro_rules! columns_struct {
             $(
                 $(#[$fmeta])*
                 #[doc = concat!("Column `", stringify!($field), "` (its meaning is the column's COMMENT in the migrations).")]
-                #[serde(skip_serializing_if = "Option::is_none", default)] pub $field: $crate::state::columns::column_type!($kind),
+                #[serde(
+                    skip_serializing_if = "Option::is_none",
+                    serialize_with = "crate::state::json::column_json",
+                    default
+                )]
+                pub $field: $crate::state::columns::column_type!($kind),
             )*
         }
 

@@ -9,6 +9,7 @@ pub(crate) mod columns;
 mod diff;
 mod flight;
 mod from_record;
+mod json;
 mod merge;
 mod operation_day;
 mod snapshot;

@@ -2,13 +2,17 @@
 //! reports are collected per message, so that the dispatcher can tell, for
 //! every message it produced, whether the broker confirmed it.
 //!
-//! Synchronous: [`Producer::deliver`] enqueues a batch and polls the
-//! producer (delivery callbacks run on the calling thread) until every
-//! message has a report or the deadline passes; a message without a report
-//! is *uncertain* and counts as failed, so its rows are sent again.
+//! Synchronous: [`Producer::deliver`] enqueues a batch and sleeps until
+//! every message has its report or the deadline passes; a message without
+//! a report is *uncertain* and counts as failed, so its rows are sent again.
+//! The reports are served by the producer's own polling thread
+//! (`ThreadedProducer`), which wakes the waiting lane. Polling from the lane
+//! itself meant short `poll` slices, and rdkafka's `poll` spins through the
+//! last millisecond of each slice: waiting lanes burned a core that
+//! PostgreSQL needed.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rdkafka::ClientConfig;
@@ -16,7 +20,9 @@ use rdkafka::client::ClientContext;
 use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
-use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer as _, ProducerContext};
+use rdkafka::producer::{
+    BaseRecord, DeliveryResult, Producer as _, ProducerContext, ThreadedProducer,
+};
 
 /// One message to produce.
 #[derive(Clone, Debug)]
@@ -78,15 +84,29 @@ impl Failure {
 #[derive(Default)]
 pub(crate) struct DeliveryContext {
     reports: Mutex<HashMap<usize, Result<(), Failure>>>,
+    /// Signalled whenever reports arrive.
+    arrived: Condvar,
 }
 
+type Reports = HashMap<usize, Result<(), Failure>>;
+
 impl DeliveryContext {
-    fn reports(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Result<(), Failure>>> {
+    fn reports(&self) -> MutexGuard<'_, Reports> {
         // The map holds plain data; a panic elsewhere cannot leave it half
         // updated in a way that matters.
-        self.reports
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.reports.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits at most `timeout` for more reports.
+    fn wait<'g>(
+        &self,
+        reports: MutexGuard<'g, Reports>,
+        timeout: Duration,
+    ) -> MutexGuard<'g, Reports> {
+        match self.arrived.wait_timeout(reports, timeout) {
+            Ok((reports, _)) => reports,
+            Err(poisoned) => poisoned.into_inner().0,
+        }
     }
 }
 
@@ -123,12 +143,13 @@ impl ProducerContext for DeliveryContext {
             Err((error, _)) => Err(Failure::from_kafka(error)),
         };
         self.reports().insert(opaque, outcome);
+        self.arrived.notify_all();
     }
 }
 
 /// The dispatcher's producer.
 pub(crate) struct Producer {
-    inner: BaseProducer<DeliveryContext>,
+    inner: ThreadedProducer<DeliveryContext>,
     config: ClientConfig,
     /// The longest wait for a batch's reports.
     wait: Duration,
@@ -179,27 +200,20 @@ impl Producer {
                 Err(failure) => outcomes[i] = Some(Err(failure)),
             }
         }
-        // Poll (serving the delivery callbacks) until every message of the
-        // batch has its report or the time is up; a message still without
-        // one then is uncertain. `flush` is not used: its polls last their
-        // whole slice even when the reports are in, which costs a batch
-        // ~100 ms for nothing.
+        // Sleep until every message of the batch has its report or the time
+        // is up; a message still without one then is uncertain.
         let last = first.wrapping_add(messages.len());
         let waiting = expected.len();
-        while Instant::now() < deadline {
-            self.inner.poll(Duration::from_millis(1));
-            let arrived = self
-                .inner
-                .context()
-                .reports()
-                .keys()
-                .filter(|&&k| k >= first && k < last)
-                .count();
-            if arrived >= waiting {
+        let context = self.inner.context();
+        let mut reports = context.reports();
+        loop {
+            let arrived = reports.keys().filter(|&&k| k >= first && k < last).count();
+            let now = Instant::now();
+            if arrived >= waiting || now >= deadline {
                 break;
             }
+            reports = context.wait(reports, deadline - now);
         }
-        let mut reports = self.inner.context().reports();
         for (i, opaque) in expected {
             outcomes[i] = Some(reports.remove(&opaque).unwrap_or_else(|| {
                 Err(Failure {
@@ -249,7 +263,8 @@ impl Producer {
                     if Instant::now() < deadline =>
                 {
                     record = back;
-                    self.inner.poll(Duration::from_millis(10));
+                    // The polling thread frees the queue as reports come.
+                    std::thread::sleep(Duration::from_millis(5));
                 }
                 Err((error, _)) => return Err(Failure::from_kafka(&error)),
             }

@@ -23,6 +23,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
+use diesel::connection::SimpleConnection;
+use diesel::{Connection, PgConnection};
 use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings, state_value};
 use flightstate::protocol::Body;
 use flightstate::state::{StoredFlight, state_from_record};
@@ -119,6 +121,11 @@ fn main() -> BenchResult<()> {
             tx.append_state_events(&events, chrono::Utc::now().naive_utc())
         })?;
     }
+    // Statistics, as autovacuum (or the DBA after a bulk load) leaves them
+    // on a live database: without them the planner guesses table sizes.
+    let mut conn = PgConnection::establish(&db.url)?;
+    conn.batch_execute("ANALYZE")?;
+    drop(conn);
     println!(
         "outbox filled: {} pending state events in {:.1}s",
         flights.len(),

@@ -1,7 +1,11 @@
 -- name: select_flights
 -- Reads the main rows of many flights at once (the caller batches FLIDs).
 -- LBWT is read as text so that no floating point touches it.
--- binds: $1 bigint[]  flids
+-- The FLIDs are joined as a list (one index probe each) rather than
+-- tested with `flid = ANY ($1)`: for the custom plans of a prepared
+-- statement's first executions PostgreSQL costed that test at a sequential
+-- scan of the whole table (~12 ms for 1,000 flights against ~2 ms).
+-- binds: $1 bigint[]  flids, each at most once
 -- returns: one row per stored FLID among $1: every column of FLIGHT_SCHD
 -- locks: none (state writers are serialised by PIPELINE_LOCK)
 SELECT
@@ -69,5 +73,5 @@ SELECT
     state_version,
     last_message_id,
     updated_at
-FROM flight_schd
-WHERE flid = ANY ($1)
+FROM unnest($1::bigint[]) AS wanted (flid)
+JOIN flight_schd USING (flid)

@@ -1,11 +1,12 @@
-//! Reading flight rows: diesel `QueryableByName` for the state structs,
-//! generated from the one declaration of their columns
-//! ([`flight_tables`](crate::state)), so a column added there is read here.
+//! Reading flight rows: readers of the state structs' columns, generated
+//! from the one declaration of their columns
+//! ([`flight_tables`](crate::state)), so a column added there is read here,
+//! and the diesel `QueryableByName` rows of the statements.
 
 use chrono::{NaiveDate, NaiveDateTime};
-use diesel::deserialize::{self, QueryableByName};
+use diesel::deserialize::{self, FromSql, QueryableByName};
 use diesel::pg::Pg;
-use diesel::row::NamedRow;
+use diesel::row::{Field, NamedRow, Row, RowIndex};
 use diesel::sql_types::{BigInt, Date, Integer, Nullable, Text, Timestamp};
 
 use crate::state::{FlightFields, StoredFlight, flight_tables};
@@ -19,12 +20,68 @@ macro_rules! pg_type {
     ($text:ident) => { Nullable<Text> };
 }
 
+/// Reads a row's columns in the order its statement selects them. A column
+/// is looked for from the position after the previous one on, and found
+/// there for every statement of ours; only a column elsewhere falls back to
+/// diesel's lookup by name, which compares the name with every column before
+/// it: for the 64 columns of a main row that cost more than decoding them.
+pub(super) struct Columns<'r, R> {
+    row: &'r R,
+    next: usize,
+}
+
+impl<'r, 'a, R: NamedRow<'a, Pg>> Columns<'r, R> {
+    pub(super) fn new(row: &'r R) -> Self {
+        Columns { row, next: 0 }
+    }
+
+    /// Where column `name` is, if the row has it.
+    fn position(&self, name: &str) -> Option<usize> {
+        let count = self.row.field_count();
+        (self.next..count)
+            .find(|&i| {
+                Row::get(self.row, i).and_then(|f| f.field_name().map(|n| n == name)) == Some(true)
+            })
+            .or_else(|| RowIndex::<&str>::idx(self.row, name))
+    }
+
+    /// Column `name`, decoded as `ST`.
+    pub(super) fn get<ST, T: FromSql<ST, Pg>>(&mut self, name: &str) -> deserialize::Result<T> {
+        let at = self
+            .position(name)
+            .ok_or_else(|| format!("Column `{name}` was not present in query"))?;
+        self.next = at + 1;
+        Row::get_value::<ST, T, usize>(self.row, at)
+    }
+
+    /// Column `name` if the statement selects it.
+    pub(super) fn get_if_selected<ST, T: FromSql<ST, Pg>>(
+        &mut self,
+        name: &str,
+    ) -> deserialize::Result<Option<T>> {
+        match self.position(name) {
+            Some(at) => {
+                self.next = at + 1;
+                Row::get_value::<ST, T, usize>(self.row, at).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// A state struct read from its columns.
+pub(super) trait FromColumns: Sized {
+    fn read<'a, R: NamedRow<'a, Pg>>(columns: &mut Columns<'_, R>) -> deserialize::Result<Self>;
+}
+
 macro_rules! pg_row {
     ($(#[$meta:meta])* pub struct $name:ident { $( $field:ident : $kind:ident ),* $(,)? }) => {
-        impl QueryableByName<Pg> for crate::state::$name {
-            fn build<'a>(row: &impl NamedRow<'a, Pg>) -> deserialize::Result<Self> {
+        impl FromColumns for crate::state::$name {
+            fn read<'a, R: NamedRow<'a, Pg>>(
+                columns: &mut Columns<'_, R>,
+            ) -> deserialize::Result<Self> {
                 Ok(crate::state::$name {
-                    $( $field: NamedRow::get::<pg_type!($kind), _>(row, stringify!($field))?, )*
+                    $( $field: columns.get::<pg_type!($kind), _>(stringify!($field))?, )*
                 })
             }
         }
@@ -38,20 +95,18 @@ pub(super) struct MainRow(pub(super) StoredFlight);
 
 impl QueryableByName<Pg> for MainRow {
     fn build<'a>(row: &impl NamedRow<'a, Pg>) -> deserialize::Result<Self> {
-        let flid: i64 = NamedRow::get::<BigInt, _>(row, "flid")?;
-        let fields = FlightFields::build(row)?;
+        let mut columns = Columns::new(row);
+        let flid: i64 = columns.get::<BigInt, _>("flid")?;
+        let fields = FlightFields::read(&mut columns)?;
         Ok(MainRow(StoredFlight {
             state: crate::state::FlightState {
                 fields,
                 ..crate::state::FlightState::new(flid)
             },
-            operation_day: NamedRow::get::<Nullable<Date>, Option<NaiveDate>>(
-                row,
-                "operation_day",
-            )?,
-            state_version: NamedRow::get::<BigInt, _>(row, "state_version")?,
-            last_message_id: NamedRow::get::<BigInt, _>(row, "last_message_id")?,
-            updated_at: NamedRow::get::<Timestamp, NaiveDateTime>(row, "updated_at")?,
+            operation_day: columns.get::<Nullable<Date>, Option<NaiveDate>>("operation_day")?,
+            state_version: columns.get::<BigInt, _>("state_version")?,
+            last_message_id: columns.get::<BigInt, _>("last_message_id")?,
+            updated_at: columns.get::<Timestamp, NaiveDateTime>("updated_at")?,
         }))
     }
 }
@@ -63,13 +118,14 @@ pub(super) struct Keyed<T> {
     pub(super) item: T,
 }
 
-impl<T: QueryableByName<Pg>> QueryableByName<Pg> for Keyed<T> {
+impl<T: FromColumns> QueryableByName<Pg> for Keyed<T> {
     fn build<'a>(row: &impl NamedRow<'a, Pg>) -> deserialize::Result<Self> {
+        let mut columns = Columns::new(row);
         Ok(Keyed {
-            flid: NamedRow::get::<BigInt, _>(row, "flid")?,
-            // Only route rows select it; others leave it out.
-            route_kind: NamedRow::get::<Text, String>(row, "route_kind").ok(),
-            item: T::build(row)?,
+            flid: columns.get::<BigInt, _>("flid")?,
+            // Only route rows select it.
+            route_kind: columns.get_if_selected::<Text, String>("route_kind")?,
+            item: T::read(&mut columns)?,
         })
     }
 }

@@ -12,7 +12,7 @@ use diesel::{PgConnection, RunQueryDsl, sql_query};
 use super::errors;
 use super::prepared::Prepare;
 use super::rows::{
-    DeletedFlight, DigestRow, FlidRow, Keyed, LeaseRow, LedgerRow, MainRow, ProcRow,
+    DeletedFlight, DigestRow, FlidRow, FromColumns, Keyed, LeaseRow, LedgerRow, MainRow, ProcRow,
 };
 use super::schema;
 use super::statements as sql;
@@ -293,7 +293,7 @@ impl PgTx<'_> {
     }
 
     /// Reads one collection of `flids` into the loaded flights.
-    fn load_collection<T: diesel::deserialize::QueryableByName<Pg> + 'static>(
+    fn load_collection<T: FromColumns + 'static>(
         &mut self,
         text: &'static str,
         op: &'static str,
@@ -697,6 +697,10 @@ impl StateTx for PgTx<'_> {
     }
 
     fn load_flights(&mut self, flids: &[i64]) -> Result<HashMap<i64, StoredFlight>, StoreError> {
+        // The reads join the list: each FLID once, in index order.
+        let mut flids = flids.to_vec();
+        flids.sort_unstable();
+        flids.dedup();
         let mut flights = HashMap::with_capacity(flids.len());
         for batch in flids.chunks(READ_BATCH) {
             self.load_batch(batch, &mut flights)?;

@@ -137,6 +137,65 @@ fn lanes_claim_disjoint_shares_of_the_outbox_by_flight() {
 }
 
 #[test]
+fn a_lane_claims_its_own_oldest_rows_whatever_another_lane_left_pending() {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    // Lane 0's flights (multiples of 3) first: the twenty oldest rows are
+    // all lane 0's, claimed by a slow lane 0 or not claimed at all.
+    let flids: Vec<i64> = (1..=20)
+        .map(|n| n * LANES)
+        .chain((1..=5).map(|n| n * LANES + 1))
+        .collect();
+    store
+        .transaction(|tx| {
+            let events: Vec<StateEvent> = flids
+                .iter()
+                .map(|&flid| StateEvent {
+                    message_id: 1,
+                    flid,
+                    state_version: 1,
+                    kind: EventKind::State,
+                })
+                .collect();
+            tx.append_state_events(&events, at(9, 8, 0))?;
+            let notices: Vec<ChangeNotice> = flids
+                .iter()
+                .map(|&flid| ChangeNotice {
+                    message_id: 1,
+                    flid: Some(flid),
+                    change_kind: "UPDATED",
+                    payload: "{}".to_owned(),
+                })
+                .collect();
+            tx.append_change_notices(&notices, at(9, 8, 0))
+        })
+        .expect("outbox filled");
+    let now = at(9, 9, 0);
+    let lane_one = |tx: &mut <PgStore as Store>::Tx<'_>| {
+        Ok::<_, StoreError>((
+            tx.claim_state_events(now, 2, lane(1))?,
+            tx.claim_change_notices(now, 2, lane(1))?,
+        ))
+    };
+    // Lane 0 pending but idle, then lane 0 holding ten flights' rows.
+    let idle = store.transaction(lane_one).expect("lane 1 claims");
+    let busy = store
+        .transaction(|a| {
+            let held = a.claim_state_events(now, 10, lane(0))?;
+            assert_eq!(held.len(), 10);
+            a.claim_change_notices(now, 10, lane(0))?;
+            store.transaction(lane_one)
+        })
+        .expect("lane 1 claims beside lane 0");
+    for (events, notices) in [idle, busy] {
+        let event_flids: Vec<i64> = events.iter().map(|e| e.flid).collect();
+        let notice_flids: Vec<Option<i64>> = notices.iter().map(|n| n.flid).collect();
+        assert_eq!(event_flids, [LANES + 1, 2 * LANES + 1]);
+        assert_eq!(notice_flids, [Some(LANES + 1), Some(2 * LANES + 1)]);
+    }
+}
+
+#[test]
 fn a_day_sent_through_three_lanes_at_once_keeps_each_flights_versions_in_order() {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());

@@ -4,39 +4,42 @@
 -- coalesce a flight's rows into one message (its current state). A flight
 -- with a row waiting for its retry time is skipped whole: nothing newer of
 -- it is sent before that row, which keeps a flight's order across retries.
--- Rows locked by another dispatcher are skipped, never waited for.
+-- Rows locked by another dispatcher are skipped, never waited for. The
+-- second step starts from the head's flights (index KAFKA_SCHD_FLID_PENDING_IX),
+-- so a claim costs the same however many rows are pending.
 -- Lanes: a dispatcher with several lanes claims on each lane only the
 -- flights whose FLID modulo $3 is $4, so every row of a flight goes through
--- one lane (one producer, in order); lanes never contend for rows.
--- How it reads: the due window is the oldest $2 * $3 due rows of all lanes,
--- walked in KAFKA_SCHD_PENDING_IX order (a lane filter inside that scan
--- would be estimated at 0.5 % of the rows, and the planner would sort the
--- whole pending set instead: ~40 ms per claim at 100,000 pending); the
--- lane's flights among them are the head, so a lane gets about $2 rows. The
--- flights in back-off are listed once per claim from KAFKA_SCHD_BACKOFF_IX,
--- which holds the rows in back-off only. Then every pending row of the head's
--- flights is locked, by FLID (KAFKA_SCHD_FLID_PENDING_IX), so a claim costs
--- the same however many rows are pending.
+-- one lane (one producer, in order); lanes never contend for rows, and a
+-- lane's head is its own oldest rows, whatever the other lanes left pending.
+-- The lane test is written as a CASE: PostgreSQL estimates a bare
+-- `mod(flid, $3) = $4` at 0.5 % of the rows and would then sort every
+-- pending row instead of walking KAFKA_SCHD_PENDING_IX in order (~40 ms per
+-- claim at 100,000 pending rows against ~4 ms); a CASE it estimates at one
+-- half.
 -- binds: $1 timestamp  now (UTC), $2 bigint  the most due rows to start from,
 --        $3 bigint  lanes (1: the whole outbox), $4 bigint  this lane, 0..$3-1
 -- returns: event_id, flid, state_version, event_kind, created_at, attempts
 --          of each claimed row, by flid then event_id
+-- The flights in back-off are listed once per claim from
+-- KAFKA_SCHD_BACKOFF_IX, which holds the rows in back-off only.
 -- locks: the claimed KAFKA_SCHD rows (FOR UPDATE SKIP LOCKED), until commit
-WITH due AS MATERIALIZED (
+WITH head AS (
     SELECT s.flid
     FROM kafka_schd s
     WHERE s.sent_at IS NULL
       AND (s.next_attempt_at IS NULL OR s.next_attempt_at <= $1)
+      AND CASE WHEN mod(s.flid, $3) = $4 THEN true ELSE false END
       AND s.flid <> ALL (ARRAY(
           SELECT w.flid
           FROM kafka_schd w
           WHERE w.sent_at IS NULL
             AND w.next_attempt_at > $1))
     ORDER BY s.event_id
-    LIMIT $2 * $3
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
 )
 SELECT k.event_id, k.flid, k.state_version, k.event_kind, k.created_at, k.attempts
-FROM (SELECT DISTINCT flid FROM due WHERE mod(flid, $3) = $4) AS f
+FROM (SELECT DISTINCT flid FROM head) AS f
 JOIN kafka_schd k ON k.flid = f.flid AND k.sent_at IS NULL
 ORDER BY k.flid, k.event_id
 FOR UPDATE OF k SKIP LOCKED

@@ -137,20 +137,10 @@ impl Lane {
             let done = now();
             tx.mark_state_events_sent(&sent, done)?;
             tx.retry_state_events(&failed, done, backoff)?;
-            let report = PassReport {
-                claimed: rows.len(),
-                produced: messages.len(),
-                sent: sent.len(),
-                failed: failed.len(),
-            };
-            tracing::info!(
-                rows = report.claimed,
-                messages = report.produced,
-                sent = report.sent,
-                failed = report.failed,
-                "state events dispatched"
-            );
-            Ok(report)
+            Ok(logged(
+                [rows.len(), messages.len(), sent.len(), failed.len()],
+                "state events dispatched",
+            ))
         })
     }
 
@@ -205,21 +195,31 @@ impl Lane {
             let done = now();
             tx.mark_change_notices_sent(&sent, done)?;
             tx.retry_change_notices(&failed, done, backoff)?;
-            let report = PassReport {
-                claimed: rows.len(),
-                produced: messages.len(),
-                sent: sent.len(),
-                failed: failed.len(),
-            };
-            tracing::info!(
-                rows = report.claimed,
-                sent = report.sent,
-                failed = report.failed,
-                "change notices dispatched"
-            );
-            Ok(report)
+            Ok(logged(
+                [rows.len(), messages.len(), sent.len(), failed.len()],
+                "change notices dispatched",
+            ))
         })
     }
+}
+
+/// The report of a pass (rows claimed, messages produced, rows sent, rows
+/// failed), after its one log line.
+fn logged([claimed, produced, sent, failed]: [usize; 4], what: &'static str) -> PassReport {
+    let report = PassReport {
+        claimed,
+        produced,
+        sent,
+        failed,
+    };
+    tracing::info!(
+        rows = report.claimed,
+        messages = report.produced,
+        sent = report.sent,
+        failed = report.failed,
+        "{what}"
+    );
+    report
 }
 
 /// `first..last` of a pass's event ids, for its span.

@@ -83,8 +83,10 @@ pub fn peak_rss_kib() -> BenchResult<u64> {
 
 /// CPU seconds (user + system) used so far by this process, by every
 /// process named `postgres` and by every process named `tansu`: read
-/// before and after a phase, they tell which side a rate is bound by.
-/// Zero where `/proc` is missing.
+/// before and after a phase, they tell which side a rate is bound by. Only
+/// processes alive at both readings count (a server process that served a
+/// short-lived client is gone, and its time with it). Zero where `/proc` is
+/// missing.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuTimes {
     pub own: f64,

@@ -448,6 +448,13 @@ impl Config {
                 reason: "must be between 1 and 16",
             });
         }
+        if self.kafka.lanes >= self.database.pool_size {
+            return Err(ConfigError::BadValue {
+                setting: "kafka.lanes",
+                value: self.kafka.lanes.to_string(),
+                reason: "each lane holds a connection during its pass: keep it below database.pool_size, which the pump shares",
+            });
+        }
         if self.pump.head_batch == 0 || self.pump.effect_batch == 0 || self.pump.group_commit == 0 {
             return Err(ConfigError::BadValue {
                 setting: "pump.head_batch / pump.effect_batch / pump.group_commit",
@@ -655,6 +662,24 @@ mod tests {
             assert_eq!(config.merge.dely, Semantics::Replace);
             Ok(())
         });
+    }
+
+    #[test]
+    fn lanes_are_bounded_and_leave_the_pool_a_connection() {
+        assert_eq!(Config::default().kafka.lanes, 2);
+        for (text, ok) in [
+            ("[kafka]\nlanes = 0\n", false),
+            ("[kafka]\nlanes = 17\n", false),
+            ("[kafka]\nlanes = 4\n", true),
+            ("[database]\npool_size = 4\n[kafka]\nlanes = 4\n", false),
+            ("[database]\npool_size = 5\n[kafka]\nlanes = 4\n", true),
+        ] {
+            let result = from_toml(text);
+            assert_eq!(result.is_ok(), ok, "{text}: {result:?}");
+            if let Err(e) = result {
+                assert!(e.to_string().contains("kafka.lanes"), "{e}");
+            }
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@
 -- Lanes: a dispatcher with several lanes claims on each lane only the
 -- flights whose FLID modulo :lanes is :lane, so every row of a flight goes
 -- through one lane (one producer, in order); lanes never contend for rows.
+-- Every FLID falls in a lane: FLIDs are never negative (1 to 12 digits).
 -- binds: :now timestamp (UTC), :row_limit number  the most due rows to start from,
 --        :lanes number  lanes (1: the whole outbox), :lane number  this lane, 0..:lanes-1
 -- returns: event_id, flid, state_version, event_kind, created_at, attempts

@@ -11,6 +11,7 @@
 -- flights whose FLID modulo $3 is $4, so every row of a flight goes through
 -- one lane (one producer, in order); lanes never contend for rows, and a
 -- lane's head is its own oldest rows, whatever the other lanes left pending.
+-- Every FLID falls in a lane: FLIDs are never negative (1 to 12 digits).
 -- The lane test is written as a CASE: PostgreSQL estimates a bare
 -- `mod(flid, $3) = $4` at 0.5 % of the rows and would then sort every
 -- pending row instead of walking KAFKA_SCHD_PENDING_IX in order (~40 ms per

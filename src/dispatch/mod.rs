@@ -18,6 +18,10 @@
 //! A flight whose row waits for its retry time is skipped whole, so that
 //! nothing newer of it overtakes it.
 //!
+//! The outbox is worked on `lanes` lanes side by side (`lane.rs`), each on
+//! its own thread, connection and producer; a flight always belongs to the
+//! same lane, so its messages keep their order.
+//!
 //! This module owns no SQL (the store's [`OutboxOps`] does) and never reads
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 

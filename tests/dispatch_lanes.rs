@@ -13,14 +13,13 @@ use std::collections::{BTreeSet, HashMap};
 
 use common::TestDatabase;
 use common::sis::at;
-use dispatching::{drain, pending, read_all, rebuild, stored, tansu, tansu_dispatcher_with};
-use flightstate::pipeline::{Applied, Settings, apply_message};
-use flightstate::protocol::to_xml;
+use dispatching::{
+    apply_in_stages, day_messages, pending, read_all, rebuild, stored, tansu, tansu_dispatcher_with,
+};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{
     ChangeNotice, EventKind, Lane, OutboxOps, StateEvent, StateTx, Store, StoreError,
 };
-use flightstate::synth::{DayOptions, airport_day};
 
 const LANES: i64 = 3;
 
@@ -201,32 +200,11 @@ fn a_day_sent_through_three_lanes_at_once_keeps_each_flights_versions_in_order()
     let store = PgStore::from_pool(db.pool());
     let (mut dispatcher, (state_topic, _)) =
         tansu_dispatcher_with(store.clone(), "lanes", u32::try_from(LANES).expect("small"));
-    let day = airport_day(&DayOptions {
-        flights: 60,
-        ..DayOptions::default()
-    });
-    let messages: Vec<Vec<u8>> = std::iter::once(&day.snapshot)
-        .chain(&day.events)
-        .map(|m| to_xml(m).into_bytes())
-        .collect();
+    let messages = day_messages(60);
     // Dispatch (all lanes at once, each on its thread) after the snapshot
     // and four times during the day: flights are sent several times.
     let stages = [1, messages.len() / 4, messages.len() / 2, messages.len()];
-    let mut from = 0;
-    for until in stages {
-        for (i, body) in messages.iter().enumerate().take(until).skip(from) {
-            let id = i64::try_from(i).expect("small") + 1;
-            let applied = apply_message(&store, &Settings::default(), id, body, at(9, 12, 0))
-                .expect("applied");
-            assert!(
-                matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
-                "{applied:?}"
-            );
-        }
-        from = until;
-        let report = drain(&mut dispatcher);
-        assert_eq!(report.state.failed + report.change.failed, 0, "{report:?}");
-    }
+    apply_in_stages(&store, &mut dispatcher, &messages, &stages, at(9, 12, 0));
     let mut conn = db.connect();
     assert_eq!(pending(&mut conn, "kafka_schd"), 0);
     assert_eq!(pending(&mut conn, "kafka_msg"), 0);

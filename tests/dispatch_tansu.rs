@@ -14,12 +14,11 @@ use chrono::NaiveDateTime;
 use common::TestDatabase;
 use common::sis::{at, flight, parse_options, sep, snapshot};
 use dispatching::{
-    drain, pending, read_all, rebuild, stored, tansu, tansu_dispatcher, tansu_dispatcher_with,
+    apply_in_stages, day_messages, drain, pending, read_all, rebuild, stored, tansu,
+    tansu_dispatcher, tansu_dispatcher_with,
 };
 use flightstate::pipeline::{Applied, Settings, apply_message};
-use flightstate::protocol::to_xml;
 use flightstate::store::pg::PgStore;
-use flightstate::synth::{DayOptions, airport_day};
 
 fn settings() -> Settings {
     Settings {
@@ -65,14 +64,7 @@ fn a_generated_day_dispatched_in_stages_rebuilds_every_flight_on_the_consumer() 
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let (mut dispatcher, (state_topic, change_topic)) = tansu_dispatcher(store.clone(), "day");
-    let day = airport_day(&DayOptions {
-        flights: 40,
-        ..DayOptions::default()
-    });
-    let messages: Vec<Vec<u8>> = std::iter::once(&day.snapshot)
-        .chain(&day.events)
-        .map(|m| to_xml(m).into_bytes())
-        .collect();
+    let messages = day_messages(40);
     // Dispatch after the snapshot, twice during the day and at its end, so
     // that some flights are coalesced and some sent several times.
     let stages = [
@@ -81,23 +73,7 @@ fn a_generated_day_dispatched_in_stages_rebuilds_every_flight_on_the_consumer() 
         2 * messages.len() / 3,
         messages.len(),
     ];
-    let mut from = 0;
-    let mut dispatched_rows = 0;
-    for until in stages {
-        for (i, body) in messages.iter().enumerate().take(until).skip(from) {
-            let id = i64::try_from(i).expect("small") + 1;
-            let applied =
-                apply_message(&store, &Settings::default(), id, body, now()).expect("applied");
-            assert!(
-                matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
-                "{applied:?}"
-            );
-        }
-        from = until;
-        let report = drain(&mut dispatcher);
-        assert_eq!(report.state.failed + report.change.failed, 0, "{report:?}");
-        dispatched_rows += report.state.sent;
-    }
+    let dispatched_rows = apply_in_stages(&store, &mut dispatcher, &messages, &stages, now());
     let mut conn = db.connect();
     assert_eq!(pending(&mut conn, "kafka_schd"), 0);
     assert_eq!(pending(&mut conn, "kafka_msg"), 0);

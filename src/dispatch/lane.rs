@@ -93,11 +93,7 @@ impl Lane {
             if rows.is_empty() {
                 return Ok(PassReport::default());
             }
-            let span = tracing::info_span!(
-                "outbox.event",
-                event.id = %id_range(rows.iter().map(|r| r.event_id)),
-                topic = %settings.state_topic,
-            );
+            let span = pass_span(rows.iter().map(|r| r.event_id), &settings.state_topic);
             let _enter = span.enter();
             let flights = group_by_flight(&rows);
             let flids: Vec<i64> = flights.iter().map(|(flid, _)| *flid).collect();
@@ -156,11 +152,7 @@ impl Lane {
             if rows.is_empty() {
                 return Ok(PassReport::default());
             }
-            let span = tracing::info_span!(
-                "outbox.event",
-                event.id = %id_range(rows.iter().map(|r| r.event_id)),
-                topic = %settings.change_topic,
-            );
+            let span = pass_span(rows.iter().map(|r| r.event_id), &settings.change_topic);
             let _enter = span.enter();
             let messages: Vec<Outgoing> = rows
                 .iter()
@@ -220,6 +212,11 @@ fn logged([claimed, produced, sent, failed]: [usize; 4], what: &'static str) -> 
         "{what}"
     );
     report
+}
+
+/// The span of a pass: the range of its event ids and its topic.
+fn pass_span(ids: impl Iterator<Item = i64>, topic: &str) -> tracing::Span {
+    tracing::info_span!("outbox.event", event.id = %id_range(ids), topic = %topic)
 }
 
 /// `first..last` of a pass's event ids, for its span.

@@ -14,9 +14,12 @@ use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::dispatch::{
     DispatchReport, DispatchSettings, Dispatcher, EVENT_ID_HEADER, EVENT_KIND_HEADER, KafkaSettings,
 };
+use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::protocol::to_xml;
 use flightstate::state::StoredFlight;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{StateTx, Store};
+use flightstate::synth::{DayOptions, airport_day};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
@@ -92,6 +95,49 @@ pub fn drain(dispatcher: &mut Dispatcher<PgStore>) -> DispatchReport {
     dispatcher
         .run(&AtomicBool::new(false), true)
         .expect("dispatch until idle")
+}
+
+/// A generated airport day of `flights` flights as message bodies: the
+/// snapshot, then every event of the day.
+pub fn day_messages(flights: usize) -> Vec<Vec<u8>> {
+    let day = airport_day(&DayOptions {
+        flights,
+        ..DayOptions::default()
+    });
+    std::iter::once(&day.snapshot)
+        .chain(&day.events)
+        .map(|m| to_xml(m).into_bytes())
+        .collect()
+}
+
+/// Applies `messages` (ids from 1) up to each stage's end in turn and drains
+/// the dispatcher after each stage; returns the state rows sent in all.
+#[track_caller]
+pub fn apply_in_stages(
+    store: &PgStore,
+    dispatcher: &mut Dispatcher<PgStore>,
+    messages: &[Vec<u8>],
+    stages: &[usize],
+    now: NaiveDateTime,
+) -> usize {
+    let mut from = 0;
+    let mut sent = 0;
+    for &until in stages {
+        for (i, body) in messages.iter().enumerate().take(until).skip(from) {
+            let id = i64::try_from(i).expect("small") + 1;
+            let applied =
+                apply_message(store, &Settings::default(), id, body, now).expect("applied");
+            assert!(
+                matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
+                "{applied:?}"
+            );
+        }
+        from = until;
+        let report = drain(dispatcher);
+        assert_eq!(report.state.failed + report.change.failed, 0, "{report:?}");
+        sent += report.state.sent;
+    }
+    sent
 }
 
 /// A record as a consumer sees it.

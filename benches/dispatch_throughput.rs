@@ -25,9 +25,9 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 use diesel::connection::SimpleConnection;
 use diesel::{Connection, PgConnection};
-use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings, state_value};
+use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings};
 use flightstate::protocol::Body;
-use flightstate::state::{StoredFlight, state_from_record};
+use flightstate::state::{StoredFlight, state_document, state_from_record};
 use flightstate::store::pg::{PgStore, run_pending_migrations};
 use flightstate::store::{EventKind, StateEvent, StateTx, Store};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
@@ -161,7 +161,7 @@ fn main() -> BenchResult<()> {
     create_topics(&brokers, &[&baseline_topic])?;
     let payloads: Vec<(String, Vec<u8>)> = flights
         .iter()
-        .map(|f| (f.state.flid.to_string(), state_value(f)))
+        .map(|f| (f.state.flid.to_string(), state_document(f).into_bytes()))
         .collect();
     let bytes: usize = payloads.iter().map(|(_, v)| v.len()).sum();
     drop(flights);

@@ -19,7 +19,9 @@ use diesel::sql_types::BigInt;
 use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::pipeline::{Applied, Settings, apply_message};
 use flightstate::protocol::{Body, to_xml};
-use flightstate::state::{ColumnValues, FlightState, TableRow, state_from_record};
+use flightstate::state::{
+    ColumnValues, FlightState, StoredFlight, TableRow, state_document, state_from_record,
+};
 use flightstate::store::pg::{PgStore, run_pending_migrations};
 use flightstate::synth::{DayOptions, Moment, detail_rows, snapshot_of};
 
@@ -134,6 +136,7 @@ fn write_copy_script(
     states: &[FlightState],
 ) -> BenchResult<std::path::PathBuf> {
     let now = chrono::Utc::now().naive_utc();
+    let day = NaiveDate::from_ymd_opt(2026, 9, 9).ok_or("day")?;
     let mut commands = vec!["BEGIN;".to_owned()];
     let mut main = Csv::create(dir, "flight_schd")?;
     for state in states {
@@ -141,12 +144,20 @@ fn write_copy_script(
         row.extend(cells(&flightstate::state::FlightFields::columns(
             std::iter::once(&state.fields),
         )));
+        let flight = StoredFlight {
+            state: state.clone(),
+            operation_day: Some(day),
+            state_version: 1,
+            last_message_id: 1,
+            updated_at: now,
+        };
         row.extend([
-            "2026-09-09".to_owned(),
+            day.to_string(),
             "1".to_owned(),
             "1".to_owned(),
             now.to_string(),
             state.digest(),
+            quoted(&state_document(&flight)),
         ]);
         main.row(&row)?;
     }
@@ -203,12 +214,17 @@ fn cells(columns: &[ColumnValues]) -> Vec<String> {
             ColumnValues::Text(v) | ColumnValues::Decimal(v) => v
                 .first()
                 .and_then(Option::as_ref)
-                .map_or_else(String::new, |s| format!("\"{}\"", s.replace('"', "\"\""))),
+                .map_or_else(String::new, |s| quoted(s)),
             ColumnValues::Time(v) => cell(v),
             ColumnValues::Id(v) => cell(v),
             ColumnValues::Count(v) => cell(v),
         })
         .collect()
+}
+
+/// A CSV cell holding `text` (never NULL).
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
 }
 
 struct Csv {

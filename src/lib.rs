@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+mod cores;
 pub mod digest;
 pub mod dispatch;
 #[cfg(feature = "failpoints")]

@@ -48,8 +48,19 @@ const PG_ONLY: &[(&str, &str)] = &[
     copy_only!("route_points"),
 ];
 
-/// Columns the Oracle `upsert_flights` does not write yet (left NULL), with why.
-const UNWRITTEN_COLUMNS: &[(&str, &str)] = &[];
+/// Columns the Oracle `upsert_flights` does not write (left NULL), with why.
+const UNWRITTEN_COLUMNS: &[(&str, &str)] = &[(
+    "state_document",
+    "a document is several KB, a CLOB bind per row of every array DML in 11g; NULL means \
+     \"not stored\" and the dispatcher builds the document from the tables",
+)];
+
+/// Files of `sql/pg/` with no Oracle twin by design, each with why.
+const PG_ONLY_FILES: &[(&str, &str)] = &[(
+    "select_state_documents",
+    "Oracle leaves STATE_DOCUMENT NULL (UNWRITTEN_COLUMNS): its dispatcher reads the tables \
+     through select_flights",
+)];
 
 /// Oracle's reserved words (11.2 *SQL Language Reference*, "Oracle SQL Reserved Words"): not
 /// usable as column names, nor as bind names (ORA-01745).
@@ -571,7 +582,11 @@ fn sql_oracle_has_the_file_names_of_sql_pg() {
         .map(|s| (*s).to_owned())
         .collect();
     let missing: BTreeSet<&str> = pg.difference(&oracle).map(String::as_str).collect();
-    let pending: BTreeSet<&str> = PENDING_TWINS.iter().map(|(name, _)| *name).collect();
+    let pending: BTreeSet<&str> = PENDING_TWINS
+        .iter()
+        .chain(PG_ONLY_FILES)
+        .map(|(name, _)| *name)
+        .collect();
     let unexplained: Vec<_> = missing.difference(&pending).collect();
     assert!(
         unexplained.is_empty(),

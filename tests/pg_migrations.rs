@@ -238,7 +238,8 @@ fn flight_schd_has_a_column_for_every_scalar_element_of_the_flight_record() {
         CSOP CSFT MAID ESTT ACTT STND PHAG FHAG MHAG CNCL REMC BOTM LACL FINT APPT EGSR EGST \
         VIPP VIPR LBNO LBWT PAXC EXSC EXSR FTSS PEDT NEAT PADT NAAT COBT TOBT EOBT IEST CTOT \
         RUNW FFID FDIV_DDES FDIV_DDIR FDIV FRET_REID FRET FLAB_ARES FLAB PORT_OPEN_POTM \
-        PORT_CLOSE_POTM OPERATION_DAY STATE_VERSION LAST_MESSAGE_ID UPDATED_AT STATE_DIGEST";
+        PORT_CLOSE_POTM OPERATION_DAY STATE_VERSION LAST_MESSAGE_ID UPDATED_AT STATE_DIGEST \
+        STATE_DOCUMENT";
     let expected: Vec<String> = expected.split_whitespace().map(str::to_lowercase).collect();
     assert_eq!(columns, expected);
 }

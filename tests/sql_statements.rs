@@ -186,6 +186,7 @@ fn statements_rust_and_migrations_agree_on_every_column() {
             "last_message_id",
             "updated_at",
             "state_digest",
+            "state_document",
         ]
         .map(str::to_owned),
     );

@@ -69,6 +69,7 @@
 --   $63 bigint[]  last_message_id
 --   $64 timestamp[]  updated_at
 --   $65 char[]  state_digest (SHA-256 hex of the state written)
+--   $66 text[]  state_document (the JSON the state topic carries, of the state written)
 -- returns: nothing
 -- locks: the FLIGHT_SCHD rows written (row locks, until commit)
 INSERT INTO flight_schd (
@@ -136,7 +137,8 @@ INSERT INTO flight_schd (
     state_version,
     last_message_id,
     updated_at,
-    state_digest
+    state_digest,
+    state_document
 )
 SELECT * FROM UNNEST(
     $1::bigint[],
@@ -203,7 +205,8 @@ SELECT * FROM UNNEST(
     $62::bigint[],
     $63::bigint[],
     $64::timestamp[],
-    $65::char(64)[]
+    $65::char(64)[],
+    $66::text[]
 )
 ON CONFLICT (flid) DO UPDATE SET
     alcd = EXCLUDED.alcd,
@@ -269,4 +272,5 @@ ON CONFLICT (flid) DO UPDATE SET
     state_version = EXCLUDED.state_version,
     last_message_id = EXCLUDED.last_message_id,
     updated_at = EXCLUDED.updated_at,
-    state_digest = EXCLUDED.state_digest
+    state_digest = EXCLUDED.state_digest,
+    state_document = EXCLUDED.state_document

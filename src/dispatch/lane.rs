@@ -11,9 +11,9 @@ use std::sync::atomic::AtomicBool;
 use super::producer::{Failure, Outgoing, Producer};
 use super::{
     DispatchReport, DispatchSettings, EVENT_ID_HEADER, EVENT_KIND_HEADER, OutboxError, PassReport,
-    notice_value, now, sleep_unless, state_value, stopped, tombstone_value,
+    notice_value, now, sleep_unless, stopped, tombstone_value,
 };
-use crate::state::StoredFlight;
+use crate::state::StateDocument;
 use crate::store::{
     self, Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, StateTx,
     Store,
@@ -97,12 +97,14 @@ impl Lane {
             let _enter = span.enter();
             let flights = group_by_flight(&rows);
             let flids: Vec<i64> = flights.iter().map(|(flid, _)| *flid).collect();
-            let current = tx.load_flights(&flids)?;
+            let mut current = tx.load_state_documents(&flids)?;
             let mut messages = Vec::with_capacity(flights.len());
             // Which flight each message is about, to settle its rows.
             let mut owner = Vec::with_capacity(flights.len());
             for (index, (flid, group)) in flights.iter().enumerate() {
-                for message in flight_messages(&settings.state_topic, group, current.get(flid)) {
+                for message in
+                    flight_messages(&settings.state_topic, *flid, group, current.remove(flid))
+                {
                     messages.push(message);
                     owner.push(index);
                 }
@@ -254,14 +256,17 @@ fn group_by_flight(rows: &[ClaimedStateEvent]) -> Vec<(i64, Vec<&ClaimedStateEve
 /// redundant (a tombstone of theirs was already sent).
 fn flight_messages(
     topic: &str,
+    flid: i64,
     rows: &[&ClaimedStateEvent],
-    current: Option<&StoredFlight>,
+    current: Option<StateDocument>,
 ) -> Vec<Outgoing> {
     let mut messages = Vec::with_capacity(2);
     let tombstone = rows.iter().rev().find(|r| r.kind == EventKind::Tombstone);
     let last_event = rows.iter().map(|r| r.event_id).max().unwrap_or_default();
     if let Some(t) = tombstone {
-        let stale = current.is_some_and(|f| f.state_version <= t.state_version);
+        let stale = current
+            .as_ref()
+            .is_some_and(|d| d.state_version <= t.state_version);
         if stale {
             // Only for flights recreated before version floors existed: the
             // state cannot sort after its tombstone, so the tombstone (an
@@ -283,11 +288,11 @@ fn flight_messages(
             });
         }
     }
-    if let Some(flight) = current {
+    if let Some(document) = current {
         messages.push(Outgoing {
             topic: topic.to_owned(),
-            key: Some(flight.state.flid.to_string()),
-            value: state_value(flight),
+            key: Some(flid.to_string()),
+            value: document.json.into_bytes(),
             headers: vec![
                 (EVENT_ID_HEADER, last_event.to_string()),
                 (EVENT_KIND_HEADER, EventKind::State.code().to_owned()),

@@ -39,7 +39,7 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
 use lane::Lane;
-pub use payload::{notice_value, state_value, tombstone_value};
+pub use payload::{notice_value, tombstone_value};
 use producer::Producer;
 
 use crate::FailureKind;

@@ -1,29 +1,13 @@
-//! The JSON values the dispatcher produces (DESIGN §5, `docs/kafka.md`):
-//! a flight's whole state, its tombstone, and a change notification.
+//! The JSON values the dispatcher builds (DESIGN §5, `docs/kafka.md`): a
+//! flight's tombstone and a change notification. A flight's whole state is
+//! its stored [`StateDocument`](crate::state::StateDocument).
 //!
 //! Pure: no Kafka, no database. Element names are the SIS ones, upper case;
 //! a key that is missing means "no such data", never `null`.
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::NaiveDateTime;
 use serde::Serialize;
 use serde_json::Value;
-
-use crate::state::{FlightState, StoredFlight};
-
-/// The state topic's value for a flight that exists.
-#[derive(Serialize)]
-struct StateValue<'a> {
-    #[serde(flatten)]
-    state: &'a FlightState,
-    #[serde(rename = "OPERATION_DAY", skip_serializing_if = "Option::is_none")]
-    operation_day: Option<NaiveDate>,
-    #[serde(rename = "STATE_VERSION")]
-    state_version: i64,
-    #[serde(rename = "LAST_MESSAGE_ID")]
-    last_message_id: i64,
-    #[serde(rename = "UPDATED_AT")]
-    updated_at: NaiveDateTime,
-}
 
 /// The state topic's value for a deleted flight. Never a null value:
 /// compaction must not drop it before consumers have seen it.
@@ -65,19 +49,6 @@ fn to_vec(value: &impl Serialize) -> Vec<u8> {
     })
 }
 
-/// The whole state of `flight` at its version: every element it holds,
-/// its collections, and the bookkeeping `OPERATION_DAY` (when known),
-/// `STATE_VERSION`, `LAST_MESSAGE_ID` and `UPDATED_AT` (UTC).
-pub fn state_value(flight: &StoredFlight) -> Vec<u8> {
-    to_vec(&StateValue {
-        state: &flight.state,
-        operation_day: flight.operation_day,
-        state_version: flight.state_version,
-        last_message_id: flight.last_message_id,
-        updated_at: flight.updated_at,
-    })
-}
-
 /// The tombstone of flight `flid`, deleted at `deleted_at` (UTC) with the
 /// tombstone version `state_version` (its last version + 1).
 pub fn tombstone_value(flid: i64, state_version: i64, deleted_at: NaiveDateTime) -> Vec<u8> {
@@ -116,27 +87,12 @@ pub fn notice_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::NaiveDate;
 
     fn at() -> NaiveDateTime {
         NaiveDate::from_ymd_opt(2026, 9, 9)
             .and_then(|d| d.and_hms_opt(8, 0, 0))
             .expect("valid")
-    }
-
-    #[test]
-    fn a_state_without_a_day_has_no_operation_day_key() {
-        let flight = StoredFlight {
-            state: FlightState::new(7),
-            operation_day: None,
-            state_version: 2,
-            last_message_id: 5,
-            updated_at: at(),
-        };
-        let text = String::from_utf8(state_value(&flight)).expect("utf-8");
-        assert_eq!(
-            text,
-            r#"{"FLID":7,"STATE_VERSION":2,"LAST_MESSAGE_ID":5,"UPDATED_AT":"2026-09-09T08:00:00"}"#
-        );
     }
 
     #[test]

@@ -118,28 +118,9 @@ fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, Pipelin
 
 /// Every state's digest, in order. A full day's digests are a good part of
 /// applying it (and most of recognising it unchanged), so they are computed
-/// on the machine's cores, at most four.
+/// on the machine's cores.
 fn digest_all(states: &[FlightState]) -> Vec<String> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || states.len() < 512 {
-        return states.iter().map(FlightState::digest).collect();
-    }
-    let chunk = states.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = states
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || part.iter().map(FlightState::digest).collect::<Vec<_>>())
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|part| {
-                part.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
+    crate::cores::map_in_parallel(states, FlightState::digest)
 }
 
 /// Applies a snapshot, retrying the transaction when a concurrent snapshot
@@ -296,7 +277,7 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
                 operation_day: Some(day),
                 state_version: write.state_version,
                 last_message_id: message.id,
-                updated_at: message.now,
+                updated_at: StoredFlight::row_time(message.now),
             }
         })
         .collect();

@@ -182,6 +182,16 @@ pub struct StoredFlight {
     pub updated_at: NaiveDateTime,
 }
 
+impl StoredFlight {
+    /// `now` as `FLIGHT_SCHD.UPDATED_AT` keeps it (`TIMESTAMP(0)`: whole
+    /// seconds, and PostgreSQL would round, not cut): a flight's state
+    /// document, written with its row, then shows the time a later read of
+    /// the row shows.
+    pub fn row_time(now: NaiveDateTime) -> NaiveDateTime {
+        chrono::SubsecRound::trunc_subsecs(now, 0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 
 pub(crate) mod columns;
 mod diff;
+mod document;
 mod flight;
 mod from_record;
 mod json;
@@ -16,6 +17,7 @@ mod snapshot;
 
 pub use columns::{ColumnKind, ColumnValues, TableRow, TooLong};
 pub use diff::changed_parts;
+pub use document::{StateDocument, state_document};
 pub(crate) use flight::flight_tables;
 pub use flight::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, FlightState, Gate, RoutePoint,

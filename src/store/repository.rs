@@ -12,7 +12,7 @@ use super::journal::JournalOps;
 use super::lease::LeaseOps;
 use super::outbox::OutboxOps;
 use super::version_floor::VersionFloorOps;
-use crate::state::{FlightState, StoredFlight};
+use crate::state::{FlightState, StateDocument, StoredFlight};
 
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
@@ -87,6 +87,23 @@ pub trait StateTx {
                 };
                 (flid, digest)
             })
+            .collect())
+    }
+
+    /// The state documents of the stored flights among `flights` (absent
+    /// FLIDs are simply missing): what the dispatcher publishes.
+    ///
+    /// The default reads the flights whole and builds their documents; a
+    /// dialect that stores `STATE_DOCUMENT` with the main row overrides it
+    /// with a read of that one column.
+    fn load_state_documents(
+        &mut self,
+        flids: &[i64],
+    ) -> Result<HashMap<i64, StateDocument>, StoreError> {
+        Ok(self
+            .load_flights(flids)?
+            .into_iter()
+            .map(|(flid, flight)| (flid, StateDocument::of(&flight)))
             .collect())
     }
 

@@ -45,6 +45,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(6, "version_floor", "V006__version_floor.sql"),
     script!(7, "state_digest", "V007__state_digest.sql"),
     script!(8, "outbox_backoff", "V008__outbox_backoff.sql"),
+    script!(9, "state_document", "V009__state_document.sql"),
 ];
 
 /// The history table V000 creates.

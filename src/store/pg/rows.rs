@@ -195,3 +195,14 @@ pub(super) struct DigestRow {
     #[diesel(sql_type = BigInt)]
     pub(super) state_version: i64,
 }
+
+/// The state document columns of a `FLIGHT_SCHD` row.
+#[derive(diesel::QueryableByName)]
+pub(super) struct DocumentRow {
+    #[diesel(sql_type = BigInt)]
+    pub(super) flid: i64,
+    #[diesel(sql_type = BigInt)]
+    pub(super) state_version: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub(super) state_document: Option<String>,
+}

@@ -75,6 +75,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stands", SELECT_STANDS),
+    ("select_state_documents", SELECT_STATE_DOCUMENTS),
     ("select_version_floors", SELECT_VERSION_FLOORS),
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
@@ -141,6 +142,7 @@ pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
 pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
 pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");
 pub(crate) const SELECT_STANDS: &str = sql!("select_stands");
+pub(crate) const SELECT_STATE_DOCUMENTS: &str = sql!("select_state_documents");
 pub(crate) const SELECT_VERSION_FLOORS: &str = sql!("select_version_floors");
 pub(crate) const SET_REPEATABLE_READ: &str = sql!("set_repeatable_read");
 pub(crate) const TAKE_MIGRATION_LOCK: &str = sql!("take_migration_lock");

@@ -12,12 +12,15 @@ use diesel::{PgConnection, RunQueryDsl, sql_query};
 use super::errors;
 use super::prepared::Prepare;
 use super::rows::{
-    DeletedFlight, DigestRow, FlidRow, FromColumns, Keyed, LeaseRow, LedgerRow, MainRow, ProcRow,
+    DeletedFlight, DigestRow, DocumentRow, FlidRow, FromColumns, Keyed, LeaseRow, LedgerRow,
+    MainRow, ProcRow,
 };
 use super::schema;
 use super::statements as sql;
 use crate::FailureKind;
-use crate::state::{ColumnValues, FlightFields, FlightState, StoredFlight, TableRow};
+use crate::state::{
+    ColumnValues, FlightFields, FlightState, StateDocument, StoredFlight, TableRow, state_document,
+};
 use crate::store::{
     ChangeNotice, DetailTable, FlightChange, FlightDigest, Outcome, PipelineLease, ProcRecord,
     ProcStatus, SnapshotLedger, StateEvent, StateTx, StoreError,
@@ -26,6 +29,14 @@ use crate::store::{
 /// How many FLIDs one read binds: large enough that a full day is a handful
 /// of round trips, small enough to bound the rows one query returns.
 const READ_BATCH: usize = 5_000;
+
+/// `flids` as the reads join them: each FLID once, in index order.
+fn as_list(flids: &[i64]) -> Vec<i64> {
+    let mut list = flids.to_vec();
+    list.sort_unstable();
+    list.dedup();
+    list
+}
 
 /// A state transaction on PostgreSQL.
 pub struct PgTx<'c> {
@@ -399,8 +410,8 @@ impl PgTx<'_> {
 }
 
 impl PgTx<'_> {
-    /// The set-based upsert of many flights' main rows.
-    /// `digests[i]` is the `STATE_DIGEST` of `flights[i]`.
+    /// The set-based upsert of many flights' main rows, each with its
+    /// state document. `digests[i]` is the `STATE_DIGEST` of `flights[i]`.
     fn upsert_main_rows(
         &mut self,
         flights: &[&StoredFlight],
@@ -437,7 +448,10 @@ impl PgTx<'_> {
                     .map(|f| Some(f.updated_at))
                     .collect::<Vec<_>>(),
             )
-            .bind::<Array<Nullable<Text>>, _>(digests);
+            .bind::<Array<Nullable<Text>>, _>(digests)
+            .bind::<Array<Nullable<Text>>, _>(crate::cores::map_in_parallel(flights, |f| {
+                Some(state_document(f))
+            }));
         self.execute(upsert, "upsert_flights").map(drop)
     }
 
@@ -697,15 +711,44 @@ impl StateTx for PgTx<'_> {
     }
 
     fn load_flights(&mut self, flids: &[i64]) -> Result<HashMap<i64, StoredFlight>, StoreError> {
-        // The reads join the list: each FLID once, in index order.
-        let mut flids = flids.to_vec();
-        flids.sort_unstable();
-        flids.dedup();
+        let flids = as_list(flids);
         let mut flights = HashMap::with_capacity(flids.len());
         for batch in flids.chunks(READ_BATCH) {
             self.load_batch(batch, &mut flights)?;
         }
         Ok(flights)
+    }
+
+    fn load_state_documents(
+        &mut self,
+        flids: &[i64],
+    ) -> Result<HashMap<i64, StateDocument>, StoreError> {
+        let flids = as_list(flids);
+        let mut documents = HashMap::with_capacity(flids.len());
+        // Rows written before documents were stored: built from the tables.
+        let mut unstored = Vec::new();
+        for batch in flids.chunks(READ_BATCH) {
+            let rows: Vec<DocumentRow> = statement(sql::SELECT_STATE_DOCUMENTS)
+                .bind::<Array<BigInt>, _>(batch.to_vec())
+                .prepared()
+                .load(self.conn)
+                .map_err(|e| errors::query("select_state_documents", e))?;
+            for row in rows {
+                match row.state_document {
+                    Some(json) => {
+                        let document = StateDocument {
+                            state_version: row.state_version,
+                            json,
+                        };
+                        documents.insert(row.flid, document);
+                    }
+                    None => unstored.push(row.flid),
+                }
+            }
+        }
+        let built = self.load_flights(&unstored)?;
+        documents.extend(built.iter().map(|(flid, f)| (*flid, StateDocument::of(f))));
+        Ok(documents)
     }
 
     fn write_flights(&mut self, flights: &[StoredFlight]) -> Result<(), StoreError> {

@@ -86,6 +86,18 @@ fn create_topics(brokers: &str, names: &[&str]) -> BenchResult<()> {
     Ok(())
 }
 
+/// Deletes the bench's topics: the development broker keeps every message in
+/// memory, and a broker grown by earlier runs slows the next ones down.
+fn delete_topics(brokers: &str, names: &[&str]) -> BenchResult<()> {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .create()?;
+    for result in futures_executor::block_on(admin.delete_topics(names, &AdminOptions::new()))? {
+        result.map_err(|(t, e)| format!("delete topic {t}: {e}"))?;
+    }
+    Ok(())
+}
+
 fn main() -> BenchResult<()> {
     let admin = common::pg_admin_url();
     let brokers = std::env::var("FLIGHTSTATE_TEST_KAFKA_BROKERS")
@@ -236,5 +248,6 @@ fn main() -> BenchResult<()> {
         "ratio dispatcher / plain producer: {:.2} (goal >= 0.5)",
         dispatch_rate / baseline_rate
     );
+    delete_topics(&brokers, &[&baseline_topic, &topics.0, &topics.1])?;
     Ok(())
 }

@@ -141,7 +141,7 @@ impl Default for KafkaConfig {
             state_topic: "flight.state".to_owned(),
             change_topic: "flight.change".to_owned(),
             batch_size: 1000,
-            lanes: 2,
+            lanes: 3,
             linger_ms: 5,
             delivery_timeout_ms: 30_000,
             backoff_initial_ms: 1_000,
@@ -620,7 +620,7 @@ mod tests {
         figment::Jail::expect_with(|jail| {
             jail.create_file(
                 "flightstate.toml",
-                "[database]\nurl = \"postgres://file/db\"\npool_size = 3\n",
+                "[database]\nurl = \"postgres://file/db\"\npool_size = 5\n",
             )?;
             jail.set_env("FLIGHTSTATE_DATABASE_URL", "postgres://env/db");
             jail.set_env("FLIGHTSTATE_KAFKA_BROKERS", "127.0.0.1:9092");
@@ -628,7 +628,7 @@ mod tests {
             jail.set_env("FLIGHTSTATE_TEST_PG_ADMIN_URL", "postgres://not/a/setting");
             let config = Config::load(Path::new("flightstate.toml")).map_err(|e| e.to_string())?;
             assert_eq!(config.database.url.as_deref(), Some("postgres://env/db"));
-            assert_eq!(config.database.pool_size, 3);
+            assert_eq!(config.database.pool_size, 5);
             assert_eq!(config.kafka_brokers().ok(), Some("127.0.0.1:9092"));
             assert_eq!(config.log.format.as_deref(), Some("json"));
             Ok(())
@@ -666,7 +666,7 @@ mod tests {
 
     #[test]
     fn lanes_are_bounded_and_leave_the_pool_a_connection() {
-        assert_eq!(Config::default().kafka.lanes, 2);
+        assert_eq!(Config::default().kafka.lanes, 3);
         for (text, ok) in [
             ("[kafka]\nlanes = 0\n", false),
             ("[kafka]\nlanes = 17\n", false),

@@ -34,10 +34,7 @@ type Documents = Vec<(i64, StateDocument)>;
 
 /// What the dispatcher would publish of every stored flight, and the
 /// documents built from the tables.
-fn published_and_built(
-    store: &PgStore,
-    db: &TestDatabase,
-) -> (Documents, Documents) {
+fn published_and_built(store: &PgStore, db: &TestDatabase) -> (Documents, Documents) {
     let flights = stored(store, &mut db.connect());
     assert!(!flights.is_empty());
     let flids: Vec<i64> = flights.keys().copied().collect();

@@ -81,7 +81,7 @@ impl Default for DispatchSettings {
             backoff_initial: Duration::from_secs(1),
             backoff_max: Duration::from_secs(60),
             idle_poll: Duration::from_millis(500),
-            lanes: 2,
+            lanes: 3,
         }
     }
 }

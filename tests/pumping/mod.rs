@@ -281,7 +281,8 @@ struct Dump {
 
 /// The state database as JSON text, one line per table, without the
 /// columns that depend on when or in which attempt things ran (times,
-/// generated ids): equal dumps mean the same state and the same outcomes.
+/// generated ids, a state document's `UPDATED_AT`): equal dumps mean the
+/// same state and the same outcomes.
 pub fn state_dump(conn: &mut PgConnection) -> String {
     let tables = [
         "flight_schd",
@@ -307,7 +308,9 @@ pub fn state_dump(conn: &mut PgConnection) -> String {
             let query = format!(
                 "SELECT '{table}: ' || COALESCE(jsonb_agg(j ORDER BY j::text)::text, '[]') AS dump \
                  FROM (SELECT to_jsonb(t) - ARRAY['updated_at', 'created_at', 'first_seen_at', \
-                 'next_attempt_at', 'event_id', 'sent_at'] AS j FROM {table} t) s"
+                 'next_attempt_at', 'event_id', 'sent_at'] \
+                 || jsonb_strip_nulls(jsonb_build_object('state_document', \
+                 (to_jsonb(t) ->> 'state_document')::jsonb - 'UPDATED_AT')) AS j FROM {table} t) s"
             );
             diesel::sql_query(query)
                 .get_result::<Dump>(conn)

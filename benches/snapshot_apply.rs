@@ -27,7 +27,7 @@ use flightstate::synth::{DayOptions, Moment, detail_rows, snapshot_of};
 
 mod common;
 
-use common::{BenchDatabase, BenchResult, FLIGHT_TABLES, peak_rss_kib};
+use common::{BenchDatabase, BenchResult, CpuTimes, FLIGHT_TABLES, peak_rss_kib};
 
 fn main() -> BenchResult<()> {
     let admin = common::pg_admin_url();
@@ -88,18 +88,22 @@ fn main() -> BenchResult<()> {
     let settings = Settings::default();
     let now = chrono::Utc::now().naive_utc();
 
+    let cpu = CpuTimes::now();
     let started = Instant::now();
     let applied = apply_message(&store, &settings, 1, xml.as_bytes(), now)?;
     let apply_secs = started.elapsed().as_secs_f64();
+    let apply_cpu = CpuTimes::now().since(&cpu, apply_secs);
     let Applied::Snapshot(report) = applied else {
         return Err(format!("not applied: {applied:?}").into());
     };
 
     let mut conn = PgConnection::establish(&apply_db.url)?;
     let before = current_xid(&mut conn)?;
+    let cpu = CpuTimes::now();
     let started = Instant::now();
     let applied = apply_message(&store, &settings, 2, xml.as_bytes(), now)?;
     let unchanged_secs = started.elapsed().as_secs_f64();
+    let unchanged_cpu = CpuTimes::now().since(&cpu, unchanged_secs);
     let Applied::Snapshot(again) = applied else {
         return Err(format!("not applied: {applied:?}").into());
     };
@@ -110,6 +114,7 @@ fn main() -> BenchResult<()> {
         "apply:            {apply_secs:8.3} s  ({} created)",
         report.created
     );
+    println!("  {apply_cpu}");
     println!(
         "COPY baseline:    {copy_secs:8.3} s  (psql \\copy of the same rows, one transaction)"
     );
@@ -117,6 +122,7 @@ fn main() -> BenchResult<()> {
         "unchanged apply:  {unchanged_secs:8.3} s  ({} unchanged, {rewritten} flight rows written)",
         again.unchanged
     );
+    println!("  {unchanged_cpu}");
     println!(
         "ratio apply/COPY:        {:.2}  (goal <= 1.5)",
         apply_secs / copy_secs

@@ -412,13 +412,20 @@ impl<S: Store> Dispatcher<S> {
                     let halt = &halt;
                     let store = &*store;
                     let settings = &*settings;
-                    scope.spawn(move || {
-                        let outcome = lane.run(store, settings, &[stop, halt], until_idle);
-                        if outcome.is_err() {
-                            halt.store(true, Ordering::SeqCst);
-                        }
-                        outcome
-                    })
+                    let number = lane.share.number;
+                    // Named, so that `top -H` and a profiler tell the lanes apart.
+                    std::thread::Builder::new()
+                        .name(format!("dispatch-lane-{number}"))
+                        .spawn_scoped(scope, move || {
+                            let outcome = lane.run(store, settings, &[stop, halt], until_idle);
+                            if outcome.is_err() {
+                                halt.store(true, Ordering::SeqCst);
+                            }
+                            outcome
+                        })
+                        // As `scope.spawn` does: the OS refusing a thread is
+                        // not a state the dispatcher can work in.
+                        .unwrap_or_else(|e| panic!("cannot start dispatcher lane {number}: {e}"))
                 })
                 .collect();
             workers

@@ -12,6 +12,7 @@
 //! PostgreSQL needed.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -83,12 +84,25 @@ impl Failure {
 /// routes librdkafka's own logs to `tracing`.
 #[derive(Default)]
 pub(crate) struct DeliveryContext {
-    reports: Mutex<HashMap<usize, Result<(), Failure>>>,
-    /// Signalled whenever reports arrive.
+    reports: Mutex<Reports>,
+    /// Signalled when the batch has every report it waits for.
     arrived: Condvar,
 }
 
-type Reports = HashMap<usize, Result<(), Failure>>;
+/// The reports of the batch being delivered.
+#[derive(Default)]
+struct Reports {
+    /// Outcomes by opaque number, of the batch's messages only: a late
+    /// report of an earlier batch is no longer wanted (its message counted
+    /// as uncertain, and its rows are sent again).
+    outcomes: HashMap<usize, Result<(), Failure>>,
+    /// The opaque numbers of the batch.
+    batch: Range<usize>,
+    /// How many reports the waiting lane wants before it wakes: the batch's
+    /// enqueued messages, unknown (`usize::MAX`) while it is enqueueing.
+    /// The lane is woken once per batch, not once per report.
+    wanted: usize,
+}
 
 impl DeliveryContext {
     fn reports(&self) -> MutexGuard<'_, Reports> {
@@ -97,7 +111,7 @@ impl DeliveryContext {
         self.reports.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Waits at most `timeout` for more reports.
+    /// Waits at most `timeout` for the batch's reports.
     fn wait<'g>(
         &self,
         reports: MutexGuard<'g, Reports>,
@@ -142,8 +156,13 @@ impl ProducerContext for DeliveryContext {
             Ok(_) => Ok(()),
             Err((error, _)) => Err(Failure::from_kafka(error)),
         };
-        self.reports().insert(opaque, outcome);
-        self.arrived.notify_all();
+        let mut reports = self.reports();
+        if reports.batch.contains(&opaque) {
+            reports.outcomes.insert(opaque, outcome);
+            if reports.outcomes.len() >= reports.wanted {
+                self.arrived.notify_one();
+            }
+        }
     }
 }
 
@@ -190,6 +209,13 @@ impl Producer {
     pub(crate) fn deliver(&mut self, messages: &[Outgoing]) -> Vec<Result<(), Failure>> {
         let first = self.next_opaque;
         self.next_opaque = self.next_opaque.wrapping_add(messages.len());
+        let context = self.inner.context();
+        {
+            let mut reports = context.reports();
+            reports.outcomes.clear();
+            reports.batch = first..first.wrapping_add(messages.len());
+            reports.wanted = usize::MAX;
+        }
         let deadline = Instant::now() + self.wait;
         let mut outcomes: Vec<Option<Result<(), Failure>>> = vec![None; messages.len()];
         let mut expected = Vec::with_capacity(messages.len());
@@ -202,20 +228,17 @@ impl Producer {
         }
         // Sleep until every message of the batch has its report or the time
         // is up; a message still without one then is uncertain.
-        let last = first.wrapping_add(messages.len());
-        let waiting = expected.len();
-        let context = self.inner.context();
         let mut reports = context.reports();
+        reports.wanted = expected.len();
         loop {
-            let arrived = reports.keys().filter(|&&k| k >= first && k < last).count();
             let now = Instant::now();
-            if arrived >= waiting || now >= deadline {
+            if reports.outcomes.len() >= reports.wanted || now >= deadline {
                 break;
             }
             reports = context.wait(reports, deadline - now);
         }
         for (i, opaque) in expected {
-            outcomes[i] = Some(reports.remove(&opaque).unwrap_or_else(|| {
+            outcomes[i] = Some(reports.outcomes.remove(&opaque).unwrap_or_else(|| {
                 Err(Failure {
                     code: None,
                     text: format!(
@@ -225,8 +248,9 @@ impl Producer {
                 })
             }));
         }
-        // Late reports of earlier batches are no longer wanted.
-        reports.clear();
+        // Reports arriving from now on are late: no batch wants them.
+        reports.outcomes.clear();
+        reports.batch = 0..0;
         drop(reports);
         outcomes
             .into_iter()

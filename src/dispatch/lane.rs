@@ -132,9 +132,8 @@ impl Lane {
                     }
                 }
             }
-            let done = now();
-            tx.mark_state_events_sent(&sent, done)?;
-            tx.retry_state_events(&failed, done, backoff)?;
+            tx.delete_sent_state_events(&sent)?;
+            tx.retry_state_events(&failed, now(), backoff)?;
             Ok(logged(
                 [rows.len(), messages.len(), sent.len(), failed.len()],
                 "state events dispatched",
@@ -186,9 +185,8 @@ impl Lane {
                     }
                 }
             }
-            let done = now();
-            tx.mark_change_notices_sent(&sent, done)?;
-            tx.retry_change_notices(&failed, done, backoff)?;
+            tx.delete_sent_change_notices(&sent)?;
+            tx.retry_change_notices(&failed, now(), backoff)?;
             Ok(logged(
                 [rows.len(), messages.len(), sent.len(), failed.len()],
                 "change notices dispatched",

@@ -130,19 +130,12 @@ pub trait OutboxOps {
         lane: Lane,
     ) -> Result<Vec<ClaimedNotice>, StoreError>;
 
-    /// Marks claimed state events done (delivered, or made redundant).
-    fn mark_state_events_sent(
-        &mut self,
-        event_ids: &[i64],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError>;
+    /// Removes claimed state events that are done (delivered, or made
+    /// redundant): the outbox holds pending rows only.
+    fn delete_sent_state_events(&mut self, event_ids: &[i64]) -> Result<(), StoreError>;
 
-    /// Marks claimed change notices done (delivered).
-    fn mark_change_notices_sent(
-        &mut self,
-        event_ids: &[i64],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError>;
+    /// Removes claimed change notices that are done (delivered).
+    fn delete_sent_change_notices(&mut self, event_ids: &[i64]) -> Result<(), StoreError>;
 
     /// Keeps claimed state events pending with their error and back-off.
     fn retry_state_events(

@@ -111,7 +111,8 @@ pub fn day_messages(flights: usize) -> Vec<Vec<u8>> {
 }
 
 /// Applies `messages` (ids from 1) up to each stage's end in turn and drains
-/// the dispatcher after each stage; returns the state rows sent in all.
+/// the dispatcher after each stage; returns the state rows and the change
+/// notices sent in all.
 #[track_caller]
 pub fn apply_in_stages(
     store: &PgStore,
@@ -119,9 +120,9 @@ pub fn apply_in_stages(
     messages: &[Vec<u8>],
     stages: &[usize],
     now: NaiveDateTime,
-) -> usize {
+) -> (usize, usize) {
     let mut from = 0;
-    let mut sent = 0;
+    let mut sent = (0, 0);
     for &until in stages {
         for (i, body) in messages.iter().enumerate().take(until).skip(from) {
             let id = i64::try_from(i).expect("small") + 1;
@@ -135,7 +136,8 @@ pub fn apply_in_stages(
         from = until;
         let report = drain(dispatcher);
         assert_eq!(report.state.failed + report.change.failed, 0, "{report:?}");
-        sent += report.state.sent;
+        sent.0 += report.state.sent;
+        sent.1 += report.change.sent;
     }
     sent
 }

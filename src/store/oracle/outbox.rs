@@ -57,27 +57,19 @@ fn notice(row: &Row, op: &'static str) -> Result<ClaimedNotice, StoreError> {
 }
 
 impl OracleTx<'_> {
-    fn mark_sent(
+    fn delete_sent(
         &mut self,
         text: &'static str,
         op: &'static str,
         event_ids: &[i64],
-        now: NaiveDateTime,
     ) -> Result<(), StoreError> {
-        let now = AsTimestamp(Some(now));
         run_batch(
             self.conn(),
             text,
             op,
-            &[
-                ("now", OracleType::Timestamp(6)),
-                ("event_id", OracleType::Int64),
-            ],
+            &[("event_id", OracleType::Int64)],
             event_ids.len(),
-            |batch, row| {
-                batch.set("now", &now)?;
-                batch.set("event_id", &event_ids[row])
-            },
+            |batch, row| batch.set("event_id", &event_ids[row]),
         )
     }
 
@@ -167,29 +159,19 @@ impl OutboxOps for OracleTx<'_> {
         rows.map(|row| notice(&row.map_err(at(op))?, op)).collect()
     }
 
-    fn mark_state_events_sent(
-        &mut self,
-        event_ids: &[i64],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError> {
-        self.mark_sent(
-            sql::MARK_STATE_EVENTS_SENT,
-            "mark_state_events_sent",
+    fn delete_sent_state_events(&mut self, event_ids: &[i64]) -> Result<(), StoreError> {
+        self.delete_sent(
+            sql::DELETE_SENT_STATE_EVENTS,
+            "delete_sent_state_events",
             event_ids,
-            now,
         )
     }
 
-    fn mark_change_notices_sent(
-        &mut self,
-        event_ids: &[i64],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError> {
-        self.mark_sent(
-            sql::MARK_CHANGE_NOTICES_SENT,
-            "mark_change_notices_sent",
+    fn delete_sent_change_notices(&mut self, event_ids: &[i64]) -> Result<(), StoreError> {
+        self.delete_sent(
+            sql::DELETE_SENT_CHANGE_NOTICES,
+            "delete_sent_change_notices",
             event_ids,
-            now,
         )
     }
 

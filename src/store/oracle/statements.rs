@@ -32,6 +32,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_flights_of_day", DELETE_FLIGHTS_OF_DAY),
     ("delete_gates", DELETE_GATES),
     ("delete_route_points", DELETE_ROUTE_POINTS),
+    ("delete_sent_change_notices", DELETE_SENT_CHANGE_NOTICES),
+    ("delete_sent_state_events", DELETE_SENT_STATE_EVENTS),
     ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
     ("delete_stands", DELETE_STANDS),
     ("finish_migration", FINISH_MIGRATION),
@@ -52,8 +54,6 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_stands", INSERT_STANDS),
     ("insert_state_events", INSERT_STATE_EVENTS),
     ("lock_pipeline", LOCK_PIPELINE),
-    ("mark_change_notices_sent", MARK_CHANGE_NOTICES_SENT),
-    ("mark_state_events_sent", MARK_STATE_EVENTS_SENT),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_migration_error", RECORD_MIGRATION_ERROR),
     ("record_migration_step", RECORD_MIGRATION_STEP),
@@ -115,6 +115,8 @@ pub(crate) const DELETE_FLIGHTS: &str = sql!("delete_flights");
 pub(crate) const DELETE_FLIGHTS_OF_DAY: &str = sql!("delete_flights_of_day");
 pub(crate) const DELETE_GATES: &str = sql!("delete_gates");
 pub(crate) const DELETE_ROUTE_POINTS: &str = sql!("delete_route_points");
+pub(crate) const DELETE_SENT_CHANGE_NOTICES: &str = sql!("delete_sent_change_notices");
+pub(crate) const DELETE_SENT_STATE_EVENTS: &str = sql!("delete_sent_state_events");
 pub(crate) const DELETE_SNAPSHOT_LIST: &str = sql!("delete_snapshot_list");
 pub(crate) const DELETE_STANDS: &str = sql!("delete_stands");
 pub(crate) const FINISH_MIGRATION: &str = sql!("finish_migration");
@@ -135,8 +137,6 @@ pub(crate) const INSERT_SNAPSHOT_LIST: &str = sql!("insert_snapshot_list");
 pub(crate) const INSERT_STANDS: &str = sql!("insert_stands");
 pub(crate) const INSERT_STATE_EVENTS: &str = sql!("insert_state_events");
 pub(crate) const LOCK_PIPELINE: &str = sql!("lock_pipeline");
-pub(crate) const MARK_CHANGE_NOTICES_SENT: &str = sql!("mark_change_notices_sent");
-pub(crate) const MARK_STATE_EVENTS_SENT: &str = sql!("mark_state_events_sent");
 pub(crate) const RECORD_EFFECT_RECEIPT: &str = sql!("record_effect_receipt");
 pub(crate) const RECORD_MIGRATION_ERROR: &str = sql!("record_migration_error");
 pub(crate) const RECORD_MIGRATION_STEP: &str = sql!("record_migration_step");

@@ -93,19 +93,17 @@ impl PgTx<'_> {
             .map_err(|e| query(op, e))
     }
 
-    fn mark_sent(
+    fn delete_sent(
         &mut self,
         text: &'static str,
         op: &'static str,
         event_ids: &[i64],
-        now: NaiveDateTime,
     ) -> Result<(), StoreError> {
         if event_ids.is_empty() {
             return Ok(());
         }
         sql_query(text)
             .bind::<Array<BigInt>, _>(event_ids.to_vec())
-            .bind::<Timestamp, _>(now)
             .prepared()
             .execute(self.conn())
             .map(drop)
@@ -180,31 +178,21 @@ impl OutboxOps for PgTx<'_> {
             .collect())
     }
 
-    #[tracing::instrument(name = "store.mark_state_events_sent", skip_all)]
-    fn mark_state_events_sent(
-        &mut self,
-        event_ids: &[i64],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError> {
-        self.mark_sent(
-            sql::MARK_STATE_EVENTS_SENT,
-            "mark_state_events_sent",
+    #[tracing::instrument(name = "store.delete_sent_state_events", skip_all)]
+    fn delete_sent_state_events(&mut self, event_ids: &[i64]) -> Result<(), StoreError> {
+        self.delete_sent(
+            sql::DELETE_SENT_STATE_EVENTS,
+            "delete_sent_state_events",
             event_ids,
-            now,
         )
     }
 
-    #[tracing::instrument(name = "store.mark_change_notices_sent", skip_all)]
-    fn mark_change_notices_sent(
-        &mut self,
-        event_ids: &[i64],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError> {
-        self.mark_sent(
-            sql::MARK_CHANGE_NOTICES_SENT,
-            "mark_change_notices_sent",
+    #[tracing::instrument(name = "store.delete_sent_change_notices", skip_all)]
+    fn delete_sent_change_notices(&mut self, event_ids: &[i64]) -> Result<(), StoreError> {
+        self.delete_sent(
+            sql::DELETE_SENT_CHANGE_NOTICES,
+            "delete_sent_change_notices",
             event_ids,
-            now,
         )
     }
 

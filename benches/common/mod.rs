@@ -21,10 +21,22 @@ pub const FLIGHT_TABLES: [&str; 10] = [
     "flight_route_point",
 ];
 
-/// The admin URL of the PostgreSQL server the benchmarks use.
+/// The admin URL of the PostgreSQL server the benchmarks use. Without an
+/// `sslmode` of its own it gets `sslmode=disable`: the benches talk to a
+/// server on this host, and libpq's default (`prefer`) would encrypt every
+/// row on both sides of the loopback, which no baseline here pays (the
+/// plain Kafka producer is plaintext too). Give `sslmode=prefer` (or
+/// `require`) in `FLIGHTSTATE_TEST_PG_ADMIN_URL` to measure with TLS.
 pub fn pg_admin_url() -> String {
-    std::env::var("FLIGHTSTATE_TEST_PG_ADMIN_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+    let url = std::env::var("FLIGHTSTATE_TEST_PG_ADMIN_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    if url.contains("sslmode=") {
+        url
+    } else if url.contains('?') {
+        format!("{url}&sslmode=disable")
+    } else {
+        format!("{url}?sslmode=disable")
+    }
 }
 
 /// An option from the environment, or its default.
@@ -50,10 +62,13 @@ impl BenchDatabase {
         diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
             .execute(&mut conn)?;
         diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn)?;
-        let base = admin.rsplit_once('/').map_or(admin, |(base, _)| base);
+        let (path, query) = admin
+            .split_once('?')
+            .map_or((admin, String::new()), |(p, q)| (p, format!("?{q}")));
+        let base = path.rsplit_once('/').map_or(path, |(base, _)| base);
         Ok(BenchDatabase {
             admin: admin.to_owned(),
-            url: format!("{base}/{name}"),
+            url: format!("{base}/{name}{query}"),
             name,
         })
     }

@@ -1,13 +1,16 @@
 //! Work spread over the machine's cores, for the few pure computations that
-//! are a good part of a full day's write: a snapshot's digests, its state
-//! documents.
+//! are a good part of a full day's write: a snapshot's states and digests,
+//! its state documents, and freeing them afterwards.
+
+/// From how many items a piece of work is worth another thread: a full
+/// day's flights are; one event's are not.
+const WORTH_A_THREAD: usize = 512;
 
 /// `f` of every item, in order, computed on up to four threads when there
-/// are enough items to be worth a thread (a full day's flights are; one
-/// event's are not).
+/// are enough items to be worth a thread.
 pub(crate) fn map_in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || items.len() < 512 {
+    if threads < 2 || items.len() < WORTH_A_THREAD {
         return items.iter().map(f).collect();
     }
     let chunk = items.len().div_ceil(threads);
@@ -25,6 +28,22 @@ pub(crate) fn map_in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R
             })
             .collect()
     })
+}
+
+/// Frees `value`, which holds `items` records, on a thread of its own when
+/// they are many: a full day's parsed snapshot is hundreds of thousands of
+/// small allocations, ~20 ms to free, that the next message need not wait
+/// for. Freed here when they are few, or when no thread can be started
+/// (the refused closure is dropped, and `value` with it).
+pub(crate) fn free<T: Send + 'static>(value: T, items: usize) {
+    if items < WORTH_A_THREAD {
+        drop(value);
+        return;
+    }
+    let freeing = std::thread::Builder::new()
+        .name("free".to_owned())
+        .spawn(move || drop(value));
+    drop(freeing);
 }
 
 #[cfg(test)]

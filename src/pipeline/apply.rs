@@ -182,6 +182,11 @@ pub fn apply_message<S: Store>(
             subtype: message.meta.styp.clone(),
         }),
     };
+    let records = match &message.body {
+        Body::Schedule(schedule) => schedule.flights.len(),
+        _ => 0,
+    };
+    crate::cores::free(message, records);
     match result {
         Ok(applied) => Ok(applied),
         Err(PipelineError::BadInput(reason)) => record.dead(store, reason),

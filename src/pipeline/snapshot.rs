@@ -93,12 +93,20 @@ fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, Pipelin
         settings.day_boundary,
     )
     .map_err(|e| PipelineError::BadInput(e.to_string()))?;
-    let states = schedule
-        .flights
-        .iter()
-        .map(state_from_record)
+    // A full day's states and digests are a good part of applying it (and
+    // most of recognising it unchanged): built on the machine's cores.
+    let built = crate::cores::map_in_parallel(&schedule.flights, |record| {
+        state_from_record(record).map(|state| {
+            let digest = state.digest();
+            (state, digest)
+        })
+    });
+    let (states, digests): (Vec<FlightState>, Vec<String>) = built
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PipelineError::BadInput(e.to_string()))?;
+        .map_err(|e| PipelineError::BadInput(e.to_string()))?
+        .into_iter()
+        .unzip();
     let mut list: Vec<i64> = states.iter().map(|s| s.flid).collect();
     list.sort_unstable();
     if let Some(pair) = list.windows(2).find(|pair| pair[0] == pair[1]) {
@@ -106,7 +114,6 @@ fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, Pipelin
             DuplicateFlid { flid: pair[0] }.to_string(),
         ));
     }
-    let digests = digest_all(&states);
     Ok(Prepared {
         day,
         day_source,
@@ -114,13 +121,6 @@ fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, Pipelin
         digests,
         list,
     })
-}
-
-/// Every state's digest, in order. A full day's digests are a good part of
-/// applying it (and most of recognising it unchanged), so they are computed
-/// on the machine's cores.
-fn digest_all(states: &[FlightState]) -> Vec<String> {
-    crate::cores::map_in_parallel(states, FlightState::digest)
 }
 
 /// Applies a snapshot, retrying the transaction when a concurrent snapshot
@@ -148,7 +148,11 @@ pub(super) fn apply_snapshot<S: Store>(
                     "snapshot lost the version race; re-reading and retrying"
                 );
             }
-            other => return other,
+            other => {
+                let flights = prepared.states.len();
+                crate::cores::free(prepared, flights);
+                return other;
+            }
         }
     }
 }

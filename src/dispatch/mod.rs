@@ -4,7 +4,7 @@
 //! One pass per outbox, each in one transaction (STYLE §4.4): claim due
 //! rows `FOR UPDATE SKIP LOCKED`, build the messages, produce them with an
 //! idempotent producer (`acks=all`), wait for every delivery report, then
-//! mark the confirmed rows sent and keep the others pending with their
+//! delete the confirmed rows (done) and keep the others pending with their
 //! error and a back-off computed in SQL. A crash or a rollback anywhere
 //! leaves every claimed row pending, so it is sent again: delivery is at
 //! least once, and consumers order a flight's messages by
@@ -198,7 +198,7 @@ pub struct PassReport {
     pub claimed: usize,
     /// Messages produced.
     pub produced: usize,
-    /// Rows marked sent.
+    /// Rows done (delivered, or made redundant) and deleted.
     pub sent: usize,
     /// Rows kept pending for a later try.
     pub failed: usize,

@@ -27,32 +27,23 @@ use flightstate::store::pg::{PgStore, run_pending_migrations};
 use flightstate::synth::{DayOptions, airport_day};
 use mysql::prelude::Queryable;
 
-type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+mod common;
+
+use common::{BenchDatabase, BenchResult, env_or};
 
 const MAILBOX_DDL: &str = include_str!("../sql/mailbox/aodb_mailbox.sql");
 
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() -> BenchResult<()> {
-    let admin = std::env::var("FLIGHTSTATE_TEST_PG_ADMIN_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let admin = common::pg_admin_url();
     let maria = std::env::var("FLIGHTSTATE_TEST_MARIADB_URL")
         .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".to_owned());
     let flights: usize = env_or("FLIGHTSTATE_BENCH_FLIGHTS", 750);
     let pgbench_secs: u64 = env_or("FLIGHTSTATE_BENCH_PGBENCH_SECS", 15);
 
     // Databases of the benchmark's own (identifiers from the process id).
-    let name = format!("fs_bench_pump_{}", std::process::id());
-    let mut pg_admin = PgConnection::establish(&admin)?;
-    pg_admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))?;
-    pg_admin.batch_execute(&format!("CREATE DATABASE {name}"))?;
-    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
-    let db_url = format!("{base}/{name}");
+    let db = BenchDatabase::create(&admin, "pump")?;
+    let db_url = db.url.clone();
+    let name = db.name.clone();
     run_pending_migrations(&db_url)?;
     let maria_pool = mysql::Pool::new(maria.as_str())?;
     let mut mconn = maria_pool.get_conn()?;
@@ -67,6 +58,7 @@ fn main() -> BenchResult<()> {
     }
 
     let result = run(
+        &admin,
         &db_url,
         &format!("{maria}/{name}"),
         &mut mconn,
@@ -75,7 +67,7 @@ fn main() -> BenchResult<()> {
     );
 
     let _ = mconn.query_drop(format!("DROP DATABASE IF EXISTS {name}"));
-    let _ = pg_admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+    drop(db);
     result
 }
 
@@ -107,6 +99,7 @@ fn drain(pump: &mut Pump<PgStore>) -> BenchResult<usize> {
 }
 
 fn run(
+    admin: &str,
     db_url: &str,
     mailbox_url: &str,
     mconn: &mut mysql::PooledConn,
@@ -217,12 +210,8 @@ fn run(
     // The same updates through apply_message alone (one commit per message;
     // no mailbox, no journal, no lease) on a second copy of the state: what
     // group commit saves.
-    let alone_url = format!("{db_url}_alone");
-    let alone_name = alone_url.rsplit('/').next().ok_or("name")?.to_owned();
-    {
-        let mut admin = PgConnection::establish(db_url)?;
-        admin.batch_execute(&format!("CREATE DATABASE {alone_name}"))?;
-    }
+    let alone_db = BenchDatabase::create(admin, "pump_alone")?;
+    let alone_url = alone_db.url.clone();
     run_pending_migrations(&alone_url)?;
     let alone = PgStore::connect(&alone_url, 2, Duration::from_secs(10))?;
     let settings = Settings::default();
@@ -234,10 +223,7 @@ fn run(
     }
     let alone_secs = start.elapsed().as_secs_f64();
     drop(alone);
-    {
-        let mut admin = PgConnection::establish(db_url)?;
-        admin.batch_execute(&format!("DROP DATABASE {alone_name} WITH (FORCE)"))?;
-    }
+    drop(alone_db);
     let alone_rate = events.len() as f64 / alone_secs;
     println!(
         "apply_message alone (one message per commit, no mailbox, journal or lease): \

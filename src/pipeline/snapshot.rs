@@ -281,7 +281,7 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
                 operation_day: Some(day),
                 state_version: write.state_version,
                 last_message_id: message.id,
-                updated_at: StoredFlight::row_time(message.now),
+                updated_at: message.now,
             }
         })
         .collect();

@@ -195,7 +195,7 @@ impl Working {
                         operation_day: day,
                         state_version: version,
                         last_message_id: message.id,
-                        updated_at: StoredFlight::row_time(message.now),
+                        updated_at: message.now,
                     };
                     self.latest.insert(flid, Some(flight));
                 }

@@ -47,14 +47,15 @@ struct Document<'a> {
 
 /// The whole state of `flight` at its version: every element it holds,
 /// its collections, and the bookkeeping `OPERATION_DAY` (when known),
-/// `STATE_VERSION`, `LAST_MESSAGE_ID` and `UPDATED_AT` (UTC).
+/// `STATE_VERSION`, `LAST_MESSAGE_ID` and `UPDATED_AT` (UTC, to the second
+/// as the row keeps it: [`StoredFlight::row_time`]).
 pub fn state_document(flight: &StoredFlight) -> String {
     let document = Document {
         state: &flight.state,
         operation_day: flight.operation_day,
         state_version: flight.state_version,
         last_message_id: flight.last_message_id,
-        updated_at: flight.updated_at,
+        updated_at: StoredFlight::row_time(flight.updated_at),
     };
     serde_json::to_string(&document).unwrap_or_else(|e| {
         // A broken invariant: plain values with string keys cannot fail.

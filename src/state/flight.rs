@@ -1,7 +1,7 @@
 //! The full state of one flight: the main row and every collection, exactly
 //! what the state database holds for a FLID (DESIGN §3).
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{NaiveDate, NaiveDateTime, Timelike};
 use serde::{Deserialize, Serialize};
 
 use super::columns::columns_struct;
@@ -183,12 +183,17 @@ pub struct StoredFlight {
 }
 
 impl StoredFlight {
-    /// `now` as `FLIGHT_SCHD.UPDATED_AT` keeps it (`TIMESTAMP(0)`: whole
-    /// seconds, and PostgreSQL would round, not cut): a flight's state
-    /// document, written with its row, then shows the time a later read of
-    /// the row shows.
-    pub fn row_time(now: NaiveDateTime) -> NaiveDateTime {
-        chrono::SubsecRound::trunc_subsecs(now, 0)
+    /// `time` as `FLIGHT_SCHD.UPDATED_AT` keeps it: to the nearest second,
+    /// half up, as PostgreSQL's `TIMESTAMP(0)` rounds (the Oracle binds of
+    /// `DATE` columns round the same way). The state document shows its
+    /// `UPDATED_AT` so, and then agrees with one built later from the row.
+    pub fn row_time(time: NaiveDateTime) -> NaiveDateTime {
+        let whole = time.with_nanosecond(0).unwrap_or(time);
+        if time.nanosecond() >= 500_000_000 {
+            whole + chrono::Duration::seconds(1)
+        } else {
+            whole
+        }
     }
 }
 
@@ -196,6 +201,20 @@ impl StoredFlight {
 mod tests {
     use super::*;
     use crate::state::columns::{ColumnKind, ColumnValues, TableRow};
+
+    #[test]
+    fn row_times_round_like_postgres_timestamp0() {
+        let t =
+            |s: &str| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").expect("test time");
+        assert_eq!(
+            StoredFlight::row_time(t("2026-09-09 08:00:00.499999")),
+            t("2026-09-09 08:00:00")
+        );
+        assert_eq!(
+            StoredFlight::row_time(t("2026-09-09 23:59:59.5")),
+            t("2026-09-10 00:00:00")
+        );
+    }
 
     #[test]
     fn columns_follow_declaration_order() {

@@ -13,7 +13,7 @@ use oracle::{Batch, Connection, SqlValue};
 
 use super::errors::at;
 use crate::FailureKind;
-use crate::state::{ColumnKind, ColumnValues};
+use crate::state::{ColumnKind, ColumnValues, StoredFlight};
 use crate::store::StoreError;
 
 /// The SQL collection type of id lists (`migrations_oracle/V001__flight_state.sql`).
@@ -51,16 +51,6 @@ impl AsDate {
     }
 }
 
-/// Rounds to the nearest second, half up, as PostgreSQL's `TIMESTAMP(0)` does.
-pub(super) fn round_to_second(t: NaiveDateTime) -> NaiveDateTime {
-    let whole = t.with_nanosecond(0).unwrap_or(t);
-    if t.nanosecond() >= 500_000_000 {
-        whole + chrono::Duration::seconds(1)
-    } else {
-        whole
-    }
-}
-
 impl ToSql for AsDate {
     fn oratype(&self, _conn: &Connection) -> oracle::Result<OracleType> {
         Ok(OracleType::Date)
@@ -68,7 +58,7 @@ impl ToSql for AsDate {
 
     fn to_sql(&self, val: &mut SqlValue) -> oracle::Result<()> {
         match self.0 {
-            Some(t) => val.set(&timestamp(round_to_second(t))?),
+            Some(t) => val.set(&timestamp(StoredFlight::row_time(t))?),
             None => val.set_null(),
         }
     }
@@ -246,18 +236,6 @@ mod tests {
 
     fn t(s: &str) -> NaiveDateTime {
         NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").expect("test time")
-    }
-
-    #[test]
-    fn dates_round_like_postgres_timestamp0() {
-        assert_eq!(
-            round_to_second(t("2026-09-09 08:00:00.499999")),
-            t("2026-09-09 08:00:00")
-        );
-        assert_eq!(
-            round_to_second(t("2026-09-09 23:59:59.5")),
-            t("2026-09-10 00:00:00")
-        );
     }
 
     #[test]

@@ -419,3 +419,77 @@ fn landing_abort_without_code_clears_unless_a_reason_is_given() {
         "bad value `X` in MSG/FLOP[1]/FLAB/@ARES: expected O or G",
     );
 }
+
+/// The records `parse_slice_observed` shows, by FLID, and the message.
+fn observed(bytes: &[u8]) -> (Vec<i64>, Result<Message, ProtocolError>) {
+    let mut seen = Vec::new();
+    let parsed = flightstate::protocol::parse_slice_observed(
+        bytes,
+        &ParseOptions::default(),
+        &mut |record: &FlightRecord| seen.push(record.flid),
+    );
+    (seen, parsed)
+}
+
+fn generated_snapshot(flights: usize) -> String {
+    let options = flightstate::synth::DayOptions {
+        flights,
+        ..flightstate::synth::DayOptions::default()
+    };
+    flightstate::protocol::to_xml(&flightstate::synth::snapshot_of(
+        &options,
+        flightstate::synth::Moment::Opening,
+    ))
+}
+
+#[test]
+fn a_snapshot_shows_each_record_in_order_as_it_is_read() {
+    let xml = generated_snapshot(12);
+    let (seen, parsed) = observed(xml.as_bytes());
+    let message = parsed.expect("parses");
+    let flids: Vec<i64> = schedule(&message).flights.iter().map(|f| f.flid).collect();
+    assert_eq!(flids.len(), 12);
+    assert_eq!(seen, flids);
+    // Observing changes nothing of the message.
+    assert_eq!(message, parses(xml.as_bytes()));
+}
+
+#[test]
+fn records_of_other_messages_are_not_shown() {
+    let (seen, parsed) = observed(&golden("schd_adft_one_flight.xml"));
+    assert_eq!(schedule(&parsed.expect("parses")).flights.len(), 1);
+    assert!(seen.is_empty(), "{seen:?}");
+    let (seen, parsed) = observed(&golden("flop_dely_two_flights.xml"));
+    parsed.expect("parses");
+    assert!(seen.is_empty(), "{seen:?}");
+}
+
+#[test]
+fn a_snapshot_whose_meta_comes_last_shows_no_record() {
+    let xml = generated_snapshot(3);
+    let (start, end) = (
+        xml.find("<META>").expect("META"),
+        xml.find("</META>").expect("/META") + "</META>".len(),
+    );
+    let meta = &xml[start..end];
+    let moved = xml
+        .replacen(meta, "", 1)
+        .replacen("</MSG>", &format!("{meta}</MSG>"), 1);
+    let (seen, parsed) = observed(moved.as_bytes());
+    assert_eq!(schedule(&parsed.expect("parses")).flights.len(), 3);
+    assert!(seen.is_empty(), "{seen:?}");
+}
+
+#[test]
+fn records_are_shown_up_to_the_first_that_fails() {
+    let xml = generated_snapshot(5);
+    // The third FLID is no number.
+    let third = xml.match_indices("<FLID>").nth(2).expect("a third FLID").0 + "<FLID>".len();
+    let broken = format!("{}X{}", &xml[..third], &xml[third..]);
+    let (seen, parsed) = observed(broken.as_bytes());
+    let whole = parses(xml.as_bytes());
+    let flids: Vec<i64> = schedule(&whole).flights.iter().map(|f| f.flid).collect();
+    assert_eq!(seen, flids[..2]);
+    let e = parsed.expect_err("the third record fails");
+    assert!(e.to_string().contains("FLID"), "{e}");
+}

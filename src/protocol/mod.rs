@@ -62,13 +62,38 @@ impl Default for ParseOptions {
 /// [`ProtocolError`] says why the message is refused; every case but
 /// [`ProtocolError::Io`] is bad input, never worth a retry.
 pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, ProtocolError> {
+    parse_with(input, opts, message::EarlyRecords::default())
+}
+
+/// Like [`parse_slice`], and shows each FLTR of a snapshot (an SCHD DNLD or RESP whose META
+/// comes first, as SIS writes it) to `on_record` as soon as it is read: in input order, up
+/// to the first record that fails, while the rest of the message is still being read.
+///
+/// What `on_record` was shown is provisional: only the returned message says whether the
+/// whole document is well-formed and valid. The records are in the message as well.
+///
+/// # Errors
+///
+/// As [`parse_slice`].
+pub fn parse_slice_observed(
+    input: &[u8],
+    opts: &ParseOptions,
+    on_record: &mut dyn FnMut(&FlightRecord),
+) -> Result<Message, ProtocolError> {
+    parse_with(input, opts, message::EarlyRecords::observed(on_record))
+}
+
+fn parse_with(
+    input: &[u8],
+    opts: &ParseOptions,
+    mut early: message::EarlyRecords<'_>,
+) -> Result<Message, ProtocolError> {
     if input.len() > opts.max_bytes {
         return Err(ProtocolError::TooLarge {
             size: input.len(),
             limit: opts.max_bytes,
         });
     }
-    let mut early = message::EarlyRecords::default();
     let root =
         reader::read_document_with(input, |ancestors, element| early.closed(ancestors, element))?;
     message::parse_message(&root, opts, early)

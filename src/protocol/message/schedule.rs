@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::fields::{Notes, Path, leaf_text, no_text, put};
 use super::flight_record::{FlightRecord, RecordKind, parse_flight_record, write_flight_record};
+use super::meta::parse_meta;
 use crate::protocol::ParseOptions;
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
@@ -82,18 +83,50 @@ const EXPECTED_DAY: &str = "a date ddMMMyy such as 23JAN21";
 /// [`parse_schedule`] reaches their FLTR, so what is reported, and in which order, is what
 /// a walk of the finished tree reports: a document found malformed further on still fails
 /// as malformed, and a message that is no supported SCHD just drops them.
+///
+/// The records of a snapshot (a META of SCHD DNLD or RESP, read before the SCHD) are also
+/// shown to an observer as they are read, so that a caller can start on a day's flights
+/// while the rest of the day is still being read.
 #[derive(Default)]
-pub(crate) struct EarlyRecords {
+pub(crate) struct EarlyRecords<'o> {
     /// The records of the first FLTRs, in order, up to the first that failed.
     records: Vec<FlightRecord>,
     /// Why the FLTR after `records` failed; no FLTR after it is read, as none is reported.
     failed: Option<ProtocolError>,
+    /// Shown each record of a snapshot as soon as it is read.
+    observer: Option<&'o mut dyn FnMut(&FlightRecord)>,
+    /// Whether the META read so far says the message is a snapshot.
+    snapshot: bool,
 }
 
-impl EarlyRecords {
+impl<'o> EarlyRecords<'o> {
+    /// Records read early, each shown to `observer` when the message is a snapshot.
+    pub fn observed(observer: &'o mut dyn FnMut(&FlightRecord)) -> Self {
+        EarlyRecords {
+            observer: Some(observer),
+            ..EarlyRecords::default()
+        }
+    }
+
     /// Reads `element` if it is an FLTR of the first `MSG/SCHD` (the only one
     /// [`parse_schedule`] reads; a second is a duplicate), and empties it.
     pub fn closed(&mut self, ancestors: &[Element], element: &mut Element) {
+        if let [msg] = ancestors
+            && msg.name == "MSG"
+            && element.name == "META"
+            && element.index == 1
+            && self.observer.is_some()
+        {
+            let msg = Path::root(msg);
+            self.snapshot = parse_meta(element, &msg.child(element)).is_ok_and(|meta| {
+                meta.msg_type == "SCHD"
+                    && matches!(
+                        ScheduleSubtype::from_code(&meta.styp),
+                        Some(ScheduleSubtype::Dnld | ScheduleSubtype::Resp)
+                    )
+            });
+            return;
+        }
         let [msg, schd] = ancestors else {
             return;
         };
@@ -105,7 +138,14 @@ impl EarlyRecords {
             let schd = msg.child(schd);
             let path = schd.child(element);
             match parse_flight_record(element, &path, RecordKind::ScheduleRecord) {
-                Ok(record) => self.records.push(record),
+                Ok(record) => {
+                    if self.snapshot
+                        && let Some(observer) = self.observer.as_mut()
+                    {
+                        observer(&record);
+                    }
+                    self.records.push(record);
+                }
                 Err(e) => self.failed = Some(e),
             }
         }
@@ -123,7 +163,7 @@ pub(crate) fn parse_schedule(
     path: &Path,
     subtype: ScheduleSubtype,
     opts: &ParseOptions,
-    early: &mut EarlyRecords,
+    early: &mut EarlyRecords<'_>,
 ) -> Result<Schedule, ProtocolError> {
     no_text(element, path)?;
     let mut notes = Notes::default();

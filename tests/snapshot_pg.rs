@@ -23,23 +23,62 @@ use flightstate::protocol::{Field, Group, ScheduleSubtype};
 use flightstate::state::StoredFlight;
 use flightstate::store::{ProcStatus, StateTx, Store, StoreError};
 
-dialect_tests! {
-    a_flight_taken_over_by_the_next_day_is_not_deleted,
-    replaying_the_latest_snapshot_changes_nothing,
-    the_latest_snapshot_under_its_ledger_id_is_a_replay,
-    an_older_snapshot_is_applied_again,
-    bad_snapshots_are_dead_and_change_nothing,
-    an_empty_snapshot_of_a_named_day_deletes_the_day,
-    what_the_next_snapshot_lacks_is_cleared,
-    an_unchanged_snapshot_writes_no_flight_and_bumps_only_the_day,
-    every_column_and_collection_round_trips,
-    a_stale_version_bump_is_a_conflict,
-    concurrent_snapshots_of_one_day_get_consecutive_versions,
+/// Calls `$run!` with every scenario.
+macro_rules! scenarios {
+    ($run:ident) => {
+        $run! {
+            a_flight_taken_over_by_the_next_day_is_not_deleted,
+            replaying_the_latest_snapshot_changes_nothing,
+            the_latest_snapshot_under_its_ledger_id_is_a_replay,
+            an_older_snapshot_is_applied_again,
+            bad_snapshots_are_dead_and_change_nothing,
+            an_empty_snapshot_of_a_named_day_deletes_the_day,
+            what_the_next_snapshot_lacks_is_cleared,
+            an_unchanged_snapshot_writes_no_flight_and_bumps_only_the_day,
+            every_column_and_collection_round_trips,
+            a_stale_version_bump_is_a_conflict,
+            concurrent_snapshots_of_one_day_get_consecutive_versions,
+        }
+    };
+}
+
+/// Every scenario again on PostgreSQL with every message streamed
+/// (`Settings::stream_from_bytes` = 0) by parts of two flights: the
+/// streamed path must decide exactly what reading the message whole does.
+macro_rules! streamed_tests {
+    ($($name:ident),* $(,)?) => {
+        mod streamed {
+            $(
+                #[test]
+                fn $name() {
+                    super::stream_by(2);
+                    super::$name(&$crate::common::dialects::PgDb::migrated());
+                }
+            )*
+        }
+    };
+}
+
+scenarios!(dialect_tests);
+scenarios!(streamed_tests);
+
+thread_local! {
+    /// Flights per part when this test thread's messages are streamed;
+    /// `None` reads them whole.
+    static STREAM_PART: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Streams this test thread's messages by parts of `flights` flights.
+fn stream_by(flights: usize) {
+    STREAM_PART.with(|part| part.set(Some(flights)));
 }
 
 fn settings() -> Settings {
+    let part = STREAM_PART.with(std::cell::Cell::get);
     Settings {
         parse: common::sis::parse_options(),
+        stream_from_bytes: if part.is_some() { 0 } else { usize::MAX },
+        stream_part_flights: part.unwrap_or(flightstate::pipeline::STREAM_PART_FLIGHTS),
         ..Settings::default()
     }
 }
@@ -413,14 +452,19 @@ where
 {
     let store = Arc::new(db.store());
     let start = Arc::new(Barrier::new(4));
+    let settings = settings();
     let handles: Vec<_> = (1..=4)
         .map(|id| {
             let store = Arc::clone(&store);
             let start = Arc::clone(&start);
+            let settings = settings.clone();
             std::thread::spawn(move || {
                 let body = snapshot(sep(9), vec![flight(id, at(9, 8, 0))]);
                 start.wait();
-                applied_snapshot(&*store, id, &body).version
+                match apply_message(&*store, &settings, id, &body, now()) {
+                    Ok(Applied::Snapshot(report)) => report.version,
+                    other => panic!("not a snapshot outcome: {other:?}"),
+                }
             })
         })
         .collect();
@@ -442,7 +486,7 @@ where
     assert_eq!(list, vec![ledger.last_message_id]);
 }
 
-fn a_full_day_of_9999_flights_applies_in_one_transaction<D: ScenarioDb>(db: &D) {
+fn a_full_day_of_9999_flights_applies_in_one_transaction<D: ScenarioDb>(db: &D) -> SnapshotReport {
     let store = db.store();
     let flights: Vec<_> = (1..=9_999)
         .map(|flid| flight(flid, at(9, (flid % 24) as u32, (flid % 60) as u32)))
@@ -455,6 +499,108 @@ fn a_full_day_of_9999_flights_applies_in_one_transaction<D: ScenarioDb>(db: &D) 
     );
     assert_eq!(db.count("flight_route_point", "1 = 1"), 19_998);
     assert_eq!(db.count("kafka_schd", "message_id = 1"), 9_999);
+    report
+}
+
+/// The same messages, streamed by parts of two flights into one database
+/// and read whole into another, have the same outcomes and leave the two
+/// databases equal row for row, event for event: across parts (unchanged,
+/// changed, new and deleted flights), when the first flight's day is not
+/// the snapshot's, and for every kind of bad snapshot.
+#[test]
+fn a_streamed_day_leaves_what_a_day_read_whole_leaves() {
+    let day_of_nine: Vec<_> = (1..=7)
+        .map(|flid| flight(flid, at(9, 6 + flid as u32, 0)))
+        .collect();
+    let mut changed = day_of_nine.clone();
+    changed.remove(4);
+    changed[3].sodt = Field::Value(at(9, 21, 15));
+    changed.push(flight(8, at(9, 22, 0)));
+    let mut too_long = flight(41, at(9, 10, 0));
+    too_long.reno = Field::Value("B".repeat(200));
+    let messages: Vec<Vec<u8>> = vec![
+        snapshot(sep(9), day_of_nine.clone()),
+        snapshot(sep(9), changed.clone()),
+        // 10 Sep takes flight 7 over.
+        snapshot(
+            sep(10),
+            vec![flight(7, at(10, 0, 20)), flight(20, at(10, 8, 0))],
+        ),
+        // The first flight's day (10 Sep) is not the snapshot's (9 Sep).
+        snapshot(
+            sep(9),
+            vec![
+                flight(30, at(10, 0, 30)),
+                flight(1, at(9, 7, 0)),
+                flight(2, at(9, 8, 0)),
+            ],
+        ),
+        snapshot(sep(9), changed.clone()),
+        // Bad: a FLID in two parts; RECS short; a value too long in the
+        // third part; several days and none named.
+        snapshot(
+            sep(9),
+            vec![
+                flight(1, at(9, 7, 0)),
+                flight(2, at(9, 8, 0)),
+                flight(3, at(9, 9, 0)),
+                flight(1, at(9, 7, 0)),
+            ],
+        ),
+        schedule_message(
+            ScheduleSubtype::Dnld,
+            Some(sep(9)),
+            Field::Value(4),
+            day_of_nine.clone(),
+        ),
+        snapshot(
+            sep(9),
+            vec![
+                flight(1, at(9, 7, 0)),
+                flight(2, at(9, 8, 0)),
+                flight(3, at(9, 9, 0)),
+                flight(4, at(9, 10, 0)),
+                too_long,
+            ],
+        ),
+        schedule_message(
+            ScheduleSubtype::Dnld,
+            None,
+            Field::Value(2),
+            vec![flight(50, at(9, 23, 0)), flight(51, at(10, 1, 0))],
+        ),
+        // A day read from its flights alone.
+        schedule_message(
+            ScheduleSubtype::Dnld,
+            None,
+            Field::Value(3),
+            vec![
+                flight(60, at(11, 7, 0)),
+                flight(61, at(11, 8, 0)),
+                flight(62, at(11, 9, 0)),
+            ],
+        ),
+    ];
+    let streamed = common::dialects::PgDb::migrated();
+    let whole = common::dialects::PgDb::migrated();
+    let mut dead = 0;
+    let mut parts = Vec::new();
+    for (id, body) in (1..).zip(&messages) {
+        stream_by(2);
+        let mut by_parts = apply(&streamed.store(), id, body);
+        if let Applied::Snapshot(report) = &mut by_parts {
+            parts.push((id, std::mem::take(&mut report.streamed_parts)));
+        }
+        STREAM_PART.with(|part| part.set(None));
+        let read_whole = apply(&whole.store(), id, body);
+        assert_eq!(by_parts, read_whole, "message {id}");
+        dead += usize::from(matches!(read_whole, Applied::Dead { .. }));
+    }
+    assert_eq!(dead, 4);
+    // Each valid snapshot went by parts, but the one whose first flight is
+    // of another day: that one was rolled back and read whole.
+    assert_eq!(parts, vec![(1, 4), (2, 4), (3, 1), (4, 0), (5, 4), (10, 2)]);
+    assert_eq!(streamed.dump(), whole.dump());
 }
 
 /// The full day once per dialect (not in `dialect_tests!`: PostgreSQL adds a
@@ -464,8 +610,19 @@ mod full_day {
 
     #[test]
     fn pg() {
+        assert_eq!(full_day_on_pg().streamed_parts, 0);
+    }
+
+    /// Streamed by parts of the default size: five parts, one transaction.
+    #[test]
+    fn pg_streamed() {
+        stream_by(flightstate::pipeline::STREAM_PART_FLIGHTS);
+        assert_eq!(full_day_on_pg().streamed_parts, 5);
+    }
+
+    fn full_day_on_pg() -> SnapshotReport {
         let db = common::dialects::PgDb::migrated();
-        a_full_day_of_9999_flights_applies_in_one_transaction(&db);
+        let report = a_full_day_of_9999_flights_applies_in_one_transaction(&db);
         // Every row was written by the one transaction (PostgreSQL's xmin).
         assert_eq!(
             db.count(
@@ -474,6 +631,7 @@ mod full_day {
             ),
             9_999
         );
+        report
     }
 
     #[test]
@@ -495,6 +653,26 @@ mod injected {
     dialect_tests! {
         a_failure_after_the_deletes_rolls_everything_back,
         a_lost_version_race_is_rolled_back_and_retried,
+    }
+
+    /// The same faults on the streamed path: a failure of a valid snapshot
+    /// is its own (FAILED, retried), a lost race goes the usual way.
+    mod streamed {
+        #[test]
+        fn a_failure_after_the_deletes_rolls_everything_back() {
+            crate::stream_by(2);
+            super::a_failure_after_the_deletes_rolls_everything_back(
+                &crate::common::dialects::PgDb::migrated(),
+            );
+        }
+
+        #[test]
+        fn a_lost_version_race_is_rolled_back_and_retried() {
+            crate::stream_by(2);
+            super::a_lost_version_race_is_rolled_back_and_retried(
+                &crate::common::dialects::PgDb::migrated(),
+            );
+        }
     }
 
     fn a_failure_after_the_deletes_rolls_everything_back<D: ScenarioDb>(db: &D) {

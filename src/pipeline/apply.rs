@@ -11,10 +11,21 @@ use super::adft::{apply_adft, apply_delete};
 use super::event::{EventReport, apply_event};
 use super::identity::identity_key;
 use super::snapshot::{MessageRef, SnapshotReport, apply_snapshot};
+use super::streamed::apply_streamed;
 use crate::config::Config;
 use crate::protocol::{self, Body, ParseOptions, ScheduleSubtype};
 use crate::state::MergeRules;
 use crate::store::{Outcome, PipelineLease, ProcRecord, ProcStatus, StateTx, Store, StoreError};
+
+/// The size from which a message is streamed: about 400 flights of a
+/// snapshot, below which reading and writing in turn costs a few
+/// milliseconds more at most.
+pub const STREAM_FROM_BYTES: usize = 1024 * 1024;
+
+/// Flights per part of a streamed snapshot: a day of 9,999 flights is five
+/// parts, so the first is written while four fifths of the day are still
+/// being read, and a day costs a handful of statements per table.
+pub const STREAM_PART_FLIGHTS: usize = 2_000;
 
 /// How messages are applied at this site.
 #[derive(Clone, Debug)]
@@ -31,6 +42,13 @@ pub struct Settings {
     /// How flight events and ad-hoc flights merge (configuration
     /// `[merge]`).
     pub merge: MergeRules,
+    /// From this size on (bytes), a message is read on a thread of its own
+    /// and a snapshot's flights are written while the rest is still being
+    /// read (`pipeline::streamed`); a smaller message is read first, which
+    /// costs no thread. Either way a message has the same outcome.
+    pub stream_from_bytes: usize,
+    /// Flights per part of a streamed snapshot (at least 1).
+    pub stream_part_flights: usize,
 }
 
 impl Settings {
@@ -45,6 +63,8 @@ impl Settings {
             conflict_retries: 5,
             fence: None,
             merge: config.merge.rules(),
+            stream_from_bytes: STREAM_FROM_BYTES,
+            stream_part_flights: STREAM_PART_FLIGHTS,
         }
     }
 }
@@ -145,11 +165,16 @@ pub fn apply_message<S: Store>(
         Seen::ToApply => {}
     }
     crate::failpoint!("apply.before_parse");
-    let message = match protocol::parse_slice(body, &settings.parse) {
+    let (parsed, streamed) = if body.len() >= settings.stream_from_bytes {
+        let streamed = apply_streamed(store, settings, (message_id, &identity, now), body);
+        (streamed.parsed, streamed.outcome)
+    } else {
+        (protocol::parse_slice(body, &settings.parse), None)
+    };
+    let message = match parsed {
         Ok(message) => message,
         Err(e) => return record.dead(store, format!("rejected: {e}")),
     };
-    crate::failpoint!("apply.after_parse");
     record.msg_type = Some(message.meta.msg_type.clone());
     record.subtype = Some(message.meta.styp.clone());
     let message_ref = MessageRef {
@@ -159,28 +184,12 @@ pub fn apply_message<S: Store>(
         subtype: &message.meta.styp,
         now,
     };
-    let result = match &message.body {
-        Body::Schedule(schedule)
-            if matches!(
-                schedule.subtype,
-                ScheduleSubtype::Dnld | ScheduleSubtype::Resp
-            ) =>
-        {
-            apply_snapshot(store, settings, &message_ref, schedule).map(Applied::Snapshot)
+    let result = match streamed {
+        Some(outcome) => outcome.map(Applied::Snapshot),
+        None => {
+            crate::failpoint!("apply.after_parse");
+            apply_parsed(store, settings, &message_ref, &message)
         }
-        Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Adft => {
-            apply_adft(store, settings, &message_ref, schedule).map(Applied::Flights)
-        }
-        Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Del => {
-            apply_delete(store, settings, &message_ref, schedule).map(Applied::Flights)
-        }
-        Body::FlightOperation(operation) => {
-            apply_event(store, settings, &message_ref, operation).map(Applied::Flights)
-        }
-        _ => Err(PipelineError::Unsupported {
-            msg_type: message.meta.msg_type.clone(),
-            subtype: message.meta.styp.clone(),
-        }),
     };
     let records = match &message.body {
         Body::Schedule(schedule) => schedule.flights.len(),
@@ -204,6 +213,38 @@ pub fn apply_message<S: Store>(
             }
             Err(e)
         }
+    }
+}
+
+/// Applies a message read whole by the rule for its kind.
+fn apply_parsed<S: Store>(
+    store: &S,
+    settings: &Settings,
+    message_ref: &MessageRef<'_>,
+    message: &protocol::Message,
+) -> Result<Applied, PipelineError> {
+    match &message.body {
+        Body::Schedule(schedule)
+            if matches!(
+                schedule.subtype,
+                ScheduleSubtype::Dnld | ScheduleSubtype::Resp
+            ) =>
+        {
+            apply_snapshot(store, settings, message_ref, schedule).map(Applied::Snapshot)
+        }
+        Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Adft => {
+            apply_adft(store, settings, message_ref, schedule).map(Applied::Flights)
+        }
+        Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Del => {
+            apply_delete(store, settings, message_ref, schedule).map(Applied::Flights)
+        }
+        Body::FlightOperation(operation) => {
+            apply_event(store, settings, message_ref, operation).map(Applied::Flights)
+        }
+        _ => Err(PipelineError::Unsupported {
+            msg_type: message.meta.msg_type.clone(),
+            subtype: message.meta.styp.clone(),
+        }),
     }
 }
 

@@ -14,9 +14,10 @@ mod flights;
 mod group;
 mod identity;
 mod snapshot;
+mod streamed;
 mod working;
 
-pub use apply::{Applied, Settings, apply_message};
+pub use apply::{Applied, STREAM_FROM_BYTES, STREAM_PART_FLIGHTS, Settings, apply_message};
 pub use error::PipelineError;
 pub use event::EventReport;
 pub use group::{GROUP_MAX_BODY, Grouped, apply_group, prepare_grouped};

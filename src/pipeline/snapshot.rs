@@ -14,14 +14,14 @@ use serde::Serialize;
 
 use super::PipelineError;
 use super::apply::{Settings, check_fence};
-use crate::protocol::{Field, Schedule};
+use crate::protocol::{Field, FlightRecord, Schedule};
 use crate::state::{
     self, DuplicateFlid, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
     snapshot_day, state_from_record,
 };
 use crate::store::{
-    ChangeNotice, EventKind, Outcome, ProcStatus, StateEvent, StateTx, Store, VersionFloorOps,
-    first_version,
+    ChangeNotice, EventKind, Outcome, ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,
+    VersionFloorOps, first_version,
 };
 
 /// The most flights one snapshot may carry (RECS is at most 4 digits).
@@ -49,21 +49,61 @@ pub struct SnapshotReport {
     pub unchanged: usize,
     /// Flights deleted from the day (with tombstones).
     pub deleted: Vec<i64>,
+    /// In how many parts the flights were written while the message was
+    /// still being read (`pipeline::streamed`); 0 when it was read whole.
+    /// How the day was applied, not what was applied: not in the notice.
+    #[serde(skip)]
+    pub streamed_parts: usize,
 }
 
 /// A snapshot checked and converted, ready for its transaction.
 struct Prepared {
     day: NaiveDate,
     day_source: state::DaySource,
-    states: Vec<FlightState>,
-    /// `STATE_DIGEST` of each state, in the same order.
-    digests: Vec<String>,
+    flights: Built,
     /// The new list (`N`), ascending.
     list: Vec<i64>,
 }
 
-/// Checks RECS, decides the day and builds every flight's state.
-fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, PipelineError> {
+/// The new states of a day's flights (or of a part of them, as read), each
+/// with its `STATE_DIGEST`.
+#[derive(Default)]
+pub(super) struct Built {
+    pub(super) states: Vec<FlightState>,
+    pub(super) digests: Vec<String>,
+}
+
+impl Built {
+    /// The state and digest of each record; both are a good part of
+    /// applying a day (and most of recognising it unchanged), so a large
+    /// batch is built on the machine's cores.
+    pub(super) fn of(records: &[FlightRecord]) -> Result<Built, PipelineError> {
+        let built = crate::cores::map_in_parallel(records, |record| {
+            state_from_record(record).map(|state| {
+                let digest = state.digest();
+                (state, digest)
+            })
+        });
+        let (states, digests) = built
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| PipelineError::BadInput(e.to_string()))?
+            .into_iter()
+            .unzip();
+        Ok(Built { states, digests })
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.states.len()
+    }
+}
+
+/// Checks RECS and decides the day: everything about a snapshot that does
+/// not need its flights' states.
+pub(super) fn check_schedule(
+    schedule: &Schedule,
+    settings: &Settings,
+) -> Result<(NaiveDate, state::DaySource), PipelineError> {
     let count = schedule.flights.len();
     match &schedule.recs {
         Field::Value(recs) if *recs > MAX_SNAPSHOT_FLIGHTS => {
@@ -83,7 +123,7 @@ fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, Pipelin
             ));
         }
     }
-    let (day, day_source) = snapshot_day(
+    snapshot_day(
         schedule.operation_day,
         None,
         schedule
@@ -92,33 +132,30 @@ fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, Pipelin
             .filter_map(|f| f.sodt.value().copied()),
         settings.day_boundary,
     )
-    .map_err(|e| PipelineError::BadInput(e.to_string()))?;
-    // A full day's states and digests are a good part of applying it (and
-    // most of recognising it unchanged): built on the machine's cores.
-    let built = crate::cores::map_in_parallel(&schedule.flights, |record| {
-        state_from_record(record).map(|state| {
-            let digest = state.digest();
-            (state, digest)
-        })
-    });
-    let (states, digests): (Vec<FlightState>, Vec<String>) = built
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PipelineError::BadInput(e.to_string()))?
-        .into_iter()
-        .unzip();
-    let mut list: Vec<i64> = states.iter().map(|s| s.flid).collect();
-    list.sort_unstable();
-    if let Some(pair) = list.windows(2).find(|pair| pair[0] == pair[1]) {
+    .map_err(|e| PipelineError::BadInput(e.to_string()))
+}
+
+/// The new list (`N`) of a snapshot's `flids`, ascending; a FLID twice is
+/// bad input.
+pub(super) fn snapshot_list(mut flids: Vec<i64>) -> Result<Vec<i64>, PipelineError> {
+    flids.sort_unstable();
+    if let Some(pair) = flids.windows(2).find(|pair| pair[0] == pair[1]) {
         return Err(PipelineError::BadInput(
             DuplicateFlid { flid: pair[0] }.to_string(),
         ));
     }
+    Ok(flids)
+}
+
+/// Checks RECS, decides the day and builds every flight's state.
+fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, PipelineError> {
+    let (day, day_source) = check_schedule(schedule, settings)?;
+    let flights = Built::of(&schedule.flights)?;
+    let list = snapshot_list(flights.states.iter().map(|s| s.flid).collect())?;
     Ok(Prepared {
         day,
         day_source,
-        states,
-        digests,
+        flights,
         list,
     })
 }
@@ -149,7 +186,7 @@ pub(super) fn apply_snapshot<S: Store>(
                 );
             }
             other => {
-                let flights = prepared.states.len();
+                let flights = prepared.flights.len();
                 crate::cores::free(prepared, flights);
                 return other;
             }
@@ -190,49 +227,107 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
     prepared: &Prepared,
 ) -> Result<SnapshotReport, PipelineError> {
     let day = prepared.day;
+    let ledger = match begin(tx, settings, message.id, day)? {
+        Begun::Replay(ledger) => {
+            tx.record_outcome(&message.succeeded())?;
+            let flights = prepared.flights.len();
+            return Ok(SnapshotReport {
+                operation_day: day,
+                day_source: prepared.day_source,
+                version: ledger.version,
+                replay: true,
+                flights,
+                created: 0,
+                updated: 0,
+                unchanged: flights,
+                deleted: Vec::new(),
+                streamed_parts: 0,
+            });
+        }
+        Begun::Fresh(ledger) => ledger,
+    };
+    let mut written = Written::default();
+    write_flights(
+        tx,
+        day,
+        message.id,
+        message.now,
+        &prepared.flights,
+        &mut written,
+    )?;
+    finish(
+        tx,
+        message,
+        (day, prepared.day_source),
+        &prepared.list,
+        ledger,
+        written,
+    )
+}
+
+/// How a snapshot's transaction starts.
+pub(super) enum Begun {
+    /// The message is the day's latest snapshot again: nothing to change.
+    Replay(SnapshotLedger),
+    /// The day's ledger before the message (`None`: the day's first).
+    Fresh(Option<SnapshotLedger>),
+}
+
+/// Takes `PIPELINE_LOCK`, checks the pump's epoch and reads the day's
+/// ledger.
+pub(super) fn begin<T: StateTx>(
+    tx: &mut T,
+    settings: &Settings,
+    message_id: i64,
+    day: NaiveDate,
+) -> Result<Begun, PipelineError> {
     let lease = tx.lock_pipeline()?;
     check_fence(settings, &lease)?;
+    Ok(match tx.snapshot_ledger(day)? {
+        Some(ledger) if ledger.last_message_id == message_id => Begun::Replay(ledger),
+        ledger => Begun::Fresh(ledger),
+    })
+}
 
-    let ledger = tx.snapshot_ledger(day)?;
-    if let Some(ledger) = ledger.filter(|l| l.last_message_id == message.id) {
-        tx.record_outcome(&message.succeeded())?;
-        return Ok(SnapshotReport {
-            operation_day: day,
-            day_source: prepared.day_source,
-            version: ledger.version,
-            replay: true,
-            flights: prepared.states.len(),
-            created: 0,
-            updated: 0,
-            unchanged: prepared.states.len(),
-            deleted: Vec::new(),
-        });
-    }
+/// What the writes of a snapshot's flights did so far, for the events and
+/// the report.
+#[derive(Default)]
+pub(super) struct Written {
+    events: Vec<StateEvent>,
+    notices: Vec<ChangeNotice>,
+    created: usize,
+    updated: usize,
+    unchanged: usize,
+}
 
+/// Writes `flights` (all of a day's, or a part of them) with the day: new
+/// and changed flights get a new state version, an event and a notice;
+/// flights already in exactly that state are not written.
+pub(super) fn write_flights<T: StateTx + VersionFloorOps>(
+    tx: &mut T,
+    day: NaiveDate,
+    message_id: i64,
+    now: NaiveDateTime,
+    flights: &Built,
+    written: &mut Written,
+) -> Result<(), PipelineError> {
+    let flids: Vec<i64> = flights.states.iter().map(|s| s.flid).collect();
     // Unchanged flights are told from the stored digests (one narrow read);
     // only the others are read whole, for their versions and what changed.
-    let stored = tx.flight_digests(&prepared.list)?;
-    let mut already_current = 0;
-    let candidates: Vec<&FlightState> = prepared
-        .states
-        .iter()
-        .zip(&prepared.digests)
-        .filter(|(state, digest)| {
-            let same = stored.get(&state.flid).is_some_and(|s| {
-                s.digest.as_deref() == Some(digest.as_str()) && s.operation_day == Some(day)
-            });
-            already_current += usize::from(same);
-            !same
-        })
-        .map(|(state, _)| state)
-        .collect();
-    // Each candidate's digest, computed once in `prepare`, goes to the write.
-    let candidate_digests: std::collections::HashMap<i64, &String> = prepared
-        .states
-        .iter()
-        .zip(&prepared.digests)
-        .map(|(state, digest)| (state.flid, digest))
-        .collect();
+    let stored = tx.flight_digests(&flids)?;
+    let mut candidates = Vec::new();
+    let mut candidate_digests = std::collections::HashMap::new();
+    for (state, digest) in flights.states.iter().zip(&flights.digests) {
+        let same = stored.get(&state.flid).is_some_and(|s| {
+            s.digest.as_deref() == Some(digest.as_str()) && s.operation_day == Some(day)
+        });
+        if same {
+            written.unchanged += 1;
+        } else {
+            candidates.push(state);
+            candidate_digests.insert(state.flid, digest);
+        }
+    }
     let candidate_flids: Vec<i64> = candidates.iter().map(|s| s.flid).collect();
     let current = tx.load_flights(&candidate_flids)?;
     let SnapshotPlan {
@@ -241,7 +336,7 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
         ..
     } = plan_snapshot(day, candidates, &current, &[])
         .map_err(|e| PipelineError::BadInput(e.to_string()))?;
-    let unchanged = unchanged + already_current;
+    written.unchanged += unchanged;
     // A flight deleted before and created again continues above its
     // tombstone (its version floor).
     let created: Vec<i64> = writes
@@ -253,48 +348,67 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
     for write in writes.iter_mut().filter(|w| w.created) {
         write.state_version = first_version(floors.get(&write.state.flid).copied());
     }
-    let list = &prepared.list;
 
-    let mut events = Vec::with_capacity(writes.len());
-    let mut notices = Vec::with_capacity(writes.len() + 1);
-    let mut created = 0;
-    let written: Vec<StoredFlight> = writes
+    let mut digests = Vec::with_capacity(writes.len());
+    let rows: Vec<StoredFlight> = writes
         .into_iter()
         .map(|write| {
-            let old = current.get(&write.state.flid);
-            created += usize::from(write.created);
-            events.push(StateEvent {
-                message_id: message.id,
-                flid: write.state.flid,
+            let flid = write.state.flid;
+            let old = current.get(&flid);
+            if write.created {
+                written.created += 1;
+            } else {
+                written.updated += 1;
+            }
+            written.events.push(StateEvent {
+                message_id,
+                flid,
                 state_version: write.state_version,
                 kind: EventKind::State,
             });
-            notices.push(flight_notice(
-                message.id,
+            written.notices.push(flight_notice(
+                message_id,
                 old,
                 &write.state,
                 day,
                 write.state_version,
             ));
+            digests.push(
+                candidate_digests
+                    .get(&flid)
+                    .map_or_else(|| write.state.digest(), |d| (*d).clone()),
+            );
             StoredFlight {
                 state: write.state,
                 operation_day: Some(day),
                 state_version: write.state_version,
-                last_message_id: message.id,
-                updated_at: message.now,
+                last_message_id: message_id,
+                updated_at: now,
             }
         })
         .collect();
-    let digests: Vec<String> = written
-        .iter()
-        .map(|w| {
-            candidate_digests
-                .get(&w.state.flid)
-                .map_or_else(|| w.state.digest(), |d| (*d).clone())
-        })
-        .collect();
-    tx.write_flights_digested(&written, &digests)?;
+    tx.write_flights_digested(&rows, &digests)?;
+    Ok(())
+}
 
+/// The steps after the flights are written: delete `(O − N)` of the day
+/// with tombstones, replace the list, CAS-bump the version, register the
+/// events and the outcome.
+pub(super) fn finish<T: StateTx + VersionFloorOps>(
+    tx: &mut T,
+    message: &MessageRef<'_>,
+    (day, day_source): (NaiveDate, state::DaySource),
+    list: &[i64],
+    ledger: Option<SnapshotLedger>,
+    written: Written,
+) -> Result<SnapshotReport, PipelineError> {
+    let Written {
+        mut events,
+        mut notices,
+        created,
+        updated,
+        unchanged,
+    } = written;
     let deleted = tx.delete_flights_of_day(day, list)?;
     let tombstones: Vec<(i64, i64)> = deleted.iter().map(|&(f, v)| (f, v + 1)).collect();
     tx.upsert_version_floors(&tombstones, message.now)?;
@@ -318,7 +432,7 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
     }
     crate::failpoint!("snapshot.after_deletes");
 
-    if tx.snapshot_list(day)? != *list {
+    if tx.snapshot_list(day)? != list {
         tx.replace_snapshot_list(day, list)?;
     }
     crate::failpoint!("snapshot.before_bump");
@@ -328,14 +442,15 @@ fn snapshot_transaction<T: StateTx + VersionFloorOps>(
     let deleted: Vec<i64> = deleted.into_iter().map(|(flid, _)| flid).collect();
     let report = SnapshotReport {
         operation_day: day,
-        day_source: prepared.day_source,
+        day_source,
         version,
         replay: false,
         flights: list.len(),
         created,
-        updated: written.len() - created,
+        updated,
         unchanged,
         deleted,
+        streamed_parts: 0,
     };
     notices.push(ChangeNotice {
         message_id: message.id,

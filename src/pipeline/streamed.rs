@@ -1,0 +1,281 @@
+//! Applying a large snapshot while it is still being read: the steps of
+//! `snapshot`, in one transaction, with the flights written part by part
+//! as the reader hands them out. Reading the message (this process) and
+//! writing the day (the database) then overlap on the machine's cores
+//! instead of taking turns.
+//!
+//! The day is provisional until the message is read whole: it is the day of
+//! the first part's first scheduled time. The checks `snapshot` makes before
+//! its transaction (RECS, the day, every record, no FLID twice) come at the
+//! end here and decide whether the transaction commits. When they do not
+//! hold — or the day's ledger says the message is a replay, or the version
+//! race is lost — the transaction rolls back and the message takes the path
+//! of every other message, which decides and reports what it always does:
+//! this path changes how soon a valid snapshot is applied, never what any
+//! message does.
+
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use chrono::{NaiveDate, NaiveDateTime};
+
+use super::PipelineError;
+use super::apply::Settings;
+use super::snapshot::{
+    Begun, Built, MessageRef, SnapshotReport, Written, begin, check_schedule, finish,
+    snapshot_list, write_flights,
+};
+use crate::FailureKind;
+use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError, ScheduleSubtype};
+use crate::state::{self, FlightState, day_of};
+use crate::store::{Store, StoreError};
+
+/// What the reader hands the writer.
+enum Read {
+    /// The next flights, in input order (their digests once digested).
+    Part(Built),
+    /// The message is read: the snapshot's day and envelope when it is a
+    /// snapshot that passes every check and whose flights were all handed
+    /// out; `None` otherwise.
+    End(Option<Checked>),
+}
+
+/// What the whole message says, once read.
+struct Checked {
+    day: NaiveDate,
+    day_source: state::DaySource,
+    msg_type: String,
+    subtype: String,
+}
+
+/// The message as read, and what the streamed path made of it.
+pub(super) struct Streamed {
+    /// The message, read whole.
+    pub(super) parsed: Result<Message, ProtocolError>,
+    /// The snapshot's outcome; `None` when the message is to be applied
+    /// the usual way (it is no valid snapshot, or the streamed transaction
+    /// was rolled back for a reason the usual way decides).
+    pub(super) outcome: Option<Result<SnapshotReport, PipelineError>>,
+}
+
+/// Reads `body` and, when it is a snapshot, writes its flights as they are
+/// read: three threads in a row, the reader (this message's XML into
+/// states), the digester (each state's `STATE_DIGEST`) and the writer (the
+/// calling thread, in the transaction), each handing the next whole parts.
+pub(super) fn apply_streamed<S: Store>(
+    store: &S,
+    settings: &Settings,
+    message: (i64, &str, NaiveDateTime),
+    body: &[u8],
+) -> Streamed {
+    let (to_digester, read_parts) = sync_channel(2);
+    let (to_writer, digested_parts) = sync_channel(2);
+    std::thread::scope(|scope| {
+        let digester = std::thread::Builder::new()
+            .name("snapshot-digester".to_owned())
+            .spawn_scoped(scope, || digest(read_parts, to_writer));
+        let reader = std::thread::Builder::new()
+            .name("snapshot-reader".to_owned())
+            .spawn_scoped(scope, || read(body, settings, to_digester));
+        let (Ok(_), Ok(reader)) = (digester, reader) else {
+            // No threads to read on: read here, the usual way.
+            return Streamed {
+                parsed: protocol::parse_slice(body, &settings.parse),
+                outcome: None,
+            };
+        };
+        let outcome = write(store, settings, message, digested_parts);
+        let parsed = match reader.join() {
+            Ok(parsed) => parsed,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        Streamed { parsed, outcome }
+    })
+}
+
+/// The reader: parses `body`, building each snapshot flight's state as its
+/// record is read and handing the states out by parts; ends with what the
+/// whole message says.
+fn read(
+    body: &[u8],
+    settings: &Settings,
+    parts: SyncSender<Read>,
+) -> Result<Message, ProtocolError> {
+    let mut part = Built::default();
+    let mut handed_out = 0;
+    // Whether every record read so far went out: a record whose state
+    // cannot be built, or a writer that stopped listening, ends the parts.
+    let mut flowing = true;
+    let mut on_record = |record: &FlightRecord| {
+        if !flowing {
+            return;
+        }
+        let Ok(state) = state::state_from_record(record) else {
+            flowing = false;
+            return;
+        };
+        part.states.push(state);
+        if part.len() >= settings.stream_part_flights {
+            handed_out += part.len();
+            flowing = parts.send(Read::Part(std::mem::take(&mut part))).is_ok();
+        }
+    };
+    let parsed = protocol::parse_slice_observed(body, &settings.parse, &mut on_record);
+    if flowing && part.len() > 0 {
+        handed_out += part.len();
+        flowing = parts.send(Read::Part(part)).is_ok();
+    }
+    let checked = match &parsed {
+        Ok(Message {
+            meta,
+            body: Body::Schedule(schedule),
+            ..
+        }) if flowing
+            && handed_out == schedule.flights.len()
+            && matches!(
+                schedule.subtype,
+                ScheduleSubtype::Dnld | ScheduleSubtype::Resp
+            ) =>
+        {
+            check_schedule(schedule, settings)
+                .ok()
+                .map(|(day, day_source)| Checked {
+                    day,
+                    day_source,
+                    msg_type: meta.msg_type.clone(),
+                    subtype: meta.styp.clone(),
+                })
+        }
+        _ => None,
+    };
+    // A writer that stopped listening has no use for the end.
+    drop(parts.send(Read::End(checked)));
+    parsed
+}
+
+/// The digester: the `STATE_DIGEST` of every state of every part, passed
+/// on with the end. Stops when the writer stops listening, which stops the
+/// reader's parts in turn.
+fn digest(parts: Receiver<Read>, digested: SyncSender<Read>) {
+    for read in parts {
+        let read = match read {
+            Read::Part(mut part) => {
+                part.digests = part.states.iter().map(FlightState::digest).collect();
+                Read::Part(part)
+            }
+            end @ Read::End(_) => end,
+        };
+        if digested.send(read).is_err() {
+            return;
+        }
+    }
+}
+
+/// Why the streamed transaction did not commit.
+enum Stopped {
+    /// The usual path is to decide: not a valid snapshot of the provisional
+    /// day, a replay, a lost version race.
+    Abandoned,
+    /// A failure of its own (the database, the pump's fence, an injected
+    /// fault).
+    Failed(PipelineError),
+}
+
+impl From<PipelineError> for Stopped {
+    fn from(e: PipelineError) -> Self {
+        match e.kind() {
+            FailureKind::BadInput | FailureKind::Conflict => Stopped::Abandoned,
+            _ => Stopped::Failed(e),
+        }
+    }
+}
+
+impl From<StoreError> for Stopped {
+    fn from(e: StoreError) -> Self {
+        Stopped::from(PipelineError::from(e))
+    }
+}
+
+#[cfg(feature = "failpoints")]
+impl From<crate::failpoint::Injected> for Stopped {
+    fn from(e: crate::failpoint::Injected) -> Self {
+        Stopped::from(PipelineError::from(e))
+    }
+}
+
+/// The writer: one transaction that begins with the first part and commits
+/// once the reader's end says the snapshot is valid and of that day.
+fn write<S: Store>(
+    store: &S,
+    settings: &Settings,
+    (message_id, identity_key, now): (i64, &str, NaiveDateTime),
+    parts: Receiver<Read>,
+) -> Option<Result<SnapshotReport, PipelineError>> {
+    let Ok(Read::Part(first)) = parts.recv() else {
+        return None;
+    };
+    let day = first
+        .states
+        .iter()
+        .find_map(|s| s.fields.sodt)
+        .map(|sodt| day_of(sodt, settings.day_boundary))?;
+    // Whether the reader's end said the snapshot is valid and of `day`.
+    let mut valid = false;
+    let result = store.transaction(|tx| {
+        let ledger = match begin(tx, settings, message_id, day)? {
+            Begun::Replay(_) => return Err(Stopped::Abandoned),
+            Begun::Fresh(ledger) => ledger,
+        };
+        let mut written = Written::default();
+        let mut flids = Vec::new();
+        let mut part = first;
+        let mut parts_written = 0;
+        let checked = loop {
+            parts_written += 1;
+            flids.extend(part.states.iter().map(|s| s.flid));
+            write_flights(tx, day, message_id, now, &part, &mut written)?;
+            let flights = part.len();
+            crate::cores::free(part, flights);
+            match parts.recv() {
+                Ok(Read::Part(next)) => part = next,
+                Ok(Read::End(Some(checked))) if checked.day == day => break checked,
+                Ok(Read::End(_)) | Err(_) => return Err(Stopped::Abandoned),
+            }
+        };
+        valid = true;
+        let list = snapshot_list(flids)?;
+        crate::failpoint!("apply.after_parse");
+        let message = MessageRef {
+            id: message_id,
+            identity_key,
+            msg_type: &checked.msg_type,
+            subtype: &checked.subtype,
+            now,
+        };
+        let report = finish(
+            tx,
+            &message,
+            (day, checked.day_source),
+            &list,
+            ledger,
+            written,
+        )?;
+        Ok(SnapshotReport {
+            streamed_parts: parts_written,
+            ..report
+        })
+    });
+    match result {
+        Ok(report) => Some(Ok(report)),
+        Err(Stopped::Abandoned) => None,
+        // A failure counts only for a message the usual path would have
+        // applied on this day: for any other, that path decides.
+        Err(Stopped::Failed(e)) if valid => Some(Err(e)),
+        Err(Stopped::Failed(e)) => loop {
+            match parts.recv() {
+                Ok(Read::Part(_)) => {}
+                Ok(Read::End(Some(checked))) if checked.day == day => break Some(Err(e)),
+                Ok(Read::End(_)) | Err(_) => break None,
+            }
+        },
+    }
+}

@@ -349,45 +349,48 @@ pub(super) fn write_flights<T: StateTx + VersionFloorOps>(
         write.state_version = first_version(floors.get(&write.state.flid).copied());
     }
 
-    let mut digests = Vec::with_capacity(writes.len());
-    let rows: Vec<StoredFlight> = writes
-        .into_iter()
-        .map(|write| {
-            let flid = write.state.flid;
-            let old = current.get(&flid);
-            if write.created {
-                written.created += 1;
-            } else {
-                written.updated += 1;
-            }
-            written.events.push(StateEvent {
-                message_id,
-                flid,
-                state_version: write.state_version,
-                kind: EventKind::State,
-            });
-            written.notices.push(flight_notice(
-                message_id,
-                old,
-                &write.state,
-                day,
-                write.state_version,
-            ));
-            digests.push(
-                candidate_digests
-                    .get(&flid)
-                    .map_or_else(|| write.state.digest(), |d| (*d).clone()),
-            );
-            StoredFlight {
-                state: write.state,
-                operation_day: Some(day),
-                state_version: write.state_version,
-                last_message_id: message_id,
-                updated_at: now,
-            }
-        })
-        .collect();
-    tx.write_flights_digested(&rows, &digests)?;
+    // New flights (no row: neither digest nor state was found) are
+    // inserted, the others upserted.
+    let (mut new, mut new_digests) = (Vec::new(), Vec::new());
+    let (mut changed, mut changed_digests) = (Vec::with_capacity(writes.len()), Vec::new());
+    for write in writes {
+        let flid = write.state.flid;
+        let old = current.get(&flid);
+        let (rows, digests) = if write.created {
+            written.created += 1;
+            (&mut new, &mut new_digests)
+        } else {
+            written.updated += 1;
+            (&mut changed, &mut changed_digests)
+        };
+        written.events.push(StateEvent {
+            message_id,
+            flid,
+            state_version: write.state_version,
+            kind: EventKind::State,
+        });
+        written.notices.push(flight_notice(
+            message_id,
+            old,
+            &write.state,
+            day,
+            write.state_version,
+        ));
+        digests.push(
+            candidate_digests
+                .get(&flid)
+                .map_or_else(|| write.state.digest(), |d| (*d).clone()),
+        );
+        rows.push(StoredFlight {
+            state: write.state,
+            operation_day: Some(day),
+            state_version: write.state_version,
+            last_message_id: message_id,
+            updated_at: now,
+        });
+    }
+    tx.insert_flights_digested(&new, &new_digests)?;
+    tx.write_flights_digested(&changed, &changed_digests)?;
     Ok(())
 }
 

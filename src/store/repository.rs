@@ -124,6 +124,20 @@ pub trait StateTx {
         self.write_flights(flights)
     }
 
+    /// [`write_flights_digested`](StateTx::write_flights_digested) for
+    /// flights that have no row yet: the caller read them absent in this
+    /// transaction, under `PIPELINE_LOCK`. A dialect may insert them without
+    /// the upsert's matching (a day's first snapshot is all new flights);
+    /// a flight that does exist is then an error, never overwritten. The
+    /// default writes them like any others.
+    fn insert_flights_digested(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: &[String],
+    ) -> Result<(), StoreError> {
+        self.write_flights_digested(flights, digests)
+    }
+
     /// The set-difference delete of a snapshot of `day` whose new list is
     /// `new_list`: deletes the flights of the old list that the new one
     /// lacks and whose operation day is still `day`, with their collections.

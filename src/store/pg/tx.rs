@@ -73,6 +73,19 @@ fn bind_column(query: Boxed, values: ColumnValues) -> Boxed {
     }
 }
 
+/// How a write replaces a detail table's rows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// A few flights' changed tables (flight events): delete, then
+    /// `insert_<table>`.
+    Changed,
+    /// A snapshot's flights: delete, then `COPY`.
+    Bulk,
+    /// New flights, which have no rows (a flight's rows are only ever
+    /// written and deleted with its main row): `COPY` alone.
+    New,
+}
+
 /// A collection's rows across many flights, with their keys, ready to bind.
 struct KeyedRows<'s, T> {
     flids: Vec<Option<i64>>,
@@ -235,9 +248,12 @@ impl PgTx<'_> {
         (insert, insert_op): (&'static str, &'static str),
         rows_of: impl Fn(&FlightState) -> &[T],
         copy: Option<impl FnOnce(&mut PgConnection, &[u8]) -> Result<(), StoreError>>,
+        mode: Rows,
     ) -> Result<(), StoreError> {
-        let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
-        self.execute(statement(delete).bind::<Array<BigInt>, _>(flids), delete_op)?;
+        if mode != Rows::New {
+            let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
+            self.execute(statement(delete).bind::<Array<BigInt>, _>(flids), delete_op)?;
+        }
         let mut rows = KeyedRows::new();
         for flight in flights {
             rows.push(flight.state.flid, None, rows_of(&flight.state));
@@ -255,20 +271,22 @@ impl PgTx<'_> {
     fn replace_route_points(
         &mut self,
         flights: &[&StoredFlight],
-        bulk: bool,
+        mode: Rows,
     ) -> Result<(), StoreError> {
-        let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
-        self.execute(
-            statement(sql::DELETE_ROUTE_POINTS).bind::<Array<BigInt>, _>(flids),
-            "delete_route_points",
-        )?;
+        if mode != Rows::New {
+            let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
+            self.execute(
+                statement(sql::DELETE_ROUTE_POINTS).bind::<Array<BigInt>, _>(flids),
+                "delete_route_points",
+            )?;
+        }
         let mut rows = KeyedRows::new();
         for flight in flights {
             rows.push(flight.state.flid, Some("ROUT"), &flight.state.route);
             rows.push(flight.state.flid, Some("ERUT"), &flight.state.entire_route);
         }
         if rows.items.is_empty() {
-        } else if bulk {
+        } else if mode != Rows::Changed {
             let data = rows.copy_text(true);
             copy_into(
                 self.conn,
@@ -410,14 +428,16 @@ impl PgTx<'_> {
 }
 
 impl PgTx<'_> {
-    /// The set-based upsert of many flights' main rows, each with its
-    /// state document. `digests[i]` is the `STATE_DIGEST` of `flights[i]`.
-    fn upsert_main_rows(
+    /// The set-based write of many flights' main rows, each with its state
+    /// document: `upsert_flights`, or `insert_flights` for flights known to
+    /// be new. `digests[i]` is the `STATE_DIGEST` of `flights[i]`.
+    fn write_main_rows(
         &mut self,
         flights: &[&StoredFlight],
         digests: Vec<Option<String>>,
+        (text, op): (&'static str, &'static str),
     ) -> Result<(), StoreError> {
-        let mut upsert = statement(sql::UPSERT_FLIGHTS).bind::<Array<Nullable<BigInt>>, _>(
+        let mut upsert = statement(text).bind::<Array<Nullable<BigInt>>, _>(
             flights
                 .iter()
                 .map(|f| Some(f.state.flid))
@@ -452,7 +472,7 @@ impl PgTx<'_> {
             .bind::<Array<Nullable<Text>>, _>(crate::cores::map_in_parallel(flights, |f| {
                 Some(state_document(f))
             }));
-        self.execute(upsert, "upsert_flights").map(drop)
+        self.execute(upsert, op).map(drop)
     }
 
     /// The group delete-insert of one detail table for `flights`; `bulk`
@@ -462,8 +482,9 @@ impl PgTx<'_> {
         &mut self,
         table: DetailTable,
         flights: &[&StoredFlight],
-        bulk: bool,
+        mode: Rows,
     ) -> Result<(), StoreError> {
+        let bulk = mode != Rows::Changed;
         match table {
             DetailTable::Gate => self.replace_collection(
                 flights,
@@ -473,6 +494,7 @@ impl PgTx<'_> {
                 bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
                     copy_into(c, schema::flight_gate::table, d, "copy_gates")
                 }),
+                mode,
             ),
             DetailTable::Counter => self.replace_collection(
                 flights,
@@ -482,6 +504,7 @@ impl PgTx<'_> {
                 bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
                     copy_into(c, schema::flight_counter::table, d, "copy_counters")
                 }),
+                mode,
             ),
             DetailTable::Carousel => self.replace_collection(
                 flights,
@@ -491,6 +514,7 @@ impl PgTx<'_> {
                 bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
                     copy_into(c, schema::flight_carousel::table, d, "copy_carousels")
                 }),
+                mode,
             ),
             DetailTable::Stand => self.replace_collection(
                 flights,
@@ -500,6 +524,7 @@ impl PgTx<'_> {
                 bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
                     copy_into(c, schema::flight_stand::table, d, "copy_stands")
                 }),
+                mode,
             ),
             DetailTable::Chute => self.replace_collection(
                 flights,
@@ -509,6 +534,7 @@ impl PgTx<'_> {
                 bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
                     copy_into(c, schema::flight_chute::table, d, "copy_chutes")
                 }),
+                mode,
             ),
             DetailTable::Delay => self.replace_collection(
                 flights,
@@ -518,6 +544,7 @@ impl PgTx<'_> {
                 bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
                     copy_into(c, schema::flight_delay::table, d, "copy_delays")
                 }),
+                mode,
             ),
             DetailTable::Bridge => self.replace_collection(
                 flights,
@@ -527,6 +554,7 @@ impl PgTx<'_> {
                 bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
                     copy_into(c, schema::flight_bridge::table, d, "copy_bridges")
                 }),
+                mode,
             ),
             DetailTable::Chock => self.replace_collection(
                 flights,
@@ -536,8 +564,9 @@ impl PgTx<'_> {
                 bulk.then_some(|c: &mut PgConnection, d: &[u8]| {
                     copy_into(c, schema::flight_chock::table, d, "copy_chocks")
                 }),
+                mode,
             ),
-            DetailTable::RoutePoint => self.replace_route_points(flights, bulk),
+            DetailTable::RoutePoint => self.replace_route_points(flights, mode),
         }
     }
 }
@@ -548,13 +577,63 @@ impl PgTx<'_> {
         &mut self,
         flights: &[StoredFlight],
         digests: Vec<Option<String>>,
+        full: Full,
     ) -> Result<(), StoreError> {
         let flights: Vec<&StoredFlight> = flights.iter().collect();
-        self.upsert_main_rows(&flights, digests)?;
+        self.write_main_rows(&flights, digests, full.main_rows())?;
         for table in DetailTable::ALL {
-            self.replace_table(table, &flights, true)?;
+            self.replace_table(table, &flights, full.rows())?;
         }
         Ok(())
+    }
+}
+
+/// How a full write goes: flights that may exist are upserted (their old
+/// rows deleted), flights known to be new are inserted.
+#[derive(Clone, Copy)]
+enum Full {
+    Upsert,
+    Insert,
+}
+
+impl Full {
+    /// The main rows' statement and its op name.
+    fn main_rows(self) -> (&'static str, &'static str) {
+        match self {
+            Full::Upsert => (sql::UPSERT_FLIGHTS, "upsert_flights"),
+            Full::Insert => (sql::INSERT_FLIGHTS, "insert_flights"),
+        }
+    }
+
+    fn rows(self) -> Rows {
+        match self {
+            Full::Upsert => Rows::Bulk,
+            Full::Insert => Rows::New,
+        }
+    }
+}
+
+impl PgTx<'_> {
+    /// Full writes of `flights` with their digests (`digests[i]` is the
+    /// digest of `flights[i]`), the main rows by `main`.
+    fn write_digested(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: &[String],
+        full: Full,
+    ) -> Result<(), StoreError> {
+        if flights.is_empty() {
+            return Ok(());
+        }
+        if digests.len() != flights.len() {
+            return Err(StoreError::new(
+                FailureKind::Other,
+                full.main_rows().1,
+                format!("{} digests for {} flights", digests.len(), flights.len()),
+            ));
+        }
+        let digests = digests.iter().cloned().map(Some).collect();
+        self.write_main_and_tables(flights, digests, full)
     }
 }
 
@@ -756,7 +835,7 @@ impl StateTx for PgTx<'_> {
             return Ok(());
         }
         let digests = flights.iter().map(|f| Some(f.state.digest())).collect();
-        self.write_main_and_tables(flights, digests)
+        self.write_main_and_tables(flights, digests, Full::Upsert)
     }
 
     fn write_flights_digested(
@@ -764,18 +843,15 @@ impl StateTx for PgTx<'_> {
         flights: &[StoredFlight],
         digests: &[String],
     ) -> Result<(), StoreError> {
-        if flights.is_empty() {
-            return Ok(());
-        }
-        if digests.len() != flights.len() {
-            return Err(StoreError::new(
-                FailureKind::Other,
-                "upsert_flights",
-                format!("{} digests for {} flights", digests.len(), flights.len()),
-            ));
-        }
-        let digests = digests.iter().cloned().map(Some).collect();
-        self.write_main_and_tables(flights, digests)
+        self.write_digested(flights, digests, Full::Upsert)
+    }
+
+    fn insert_flights_digested(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: &[String],
+    ) -> Result<(), StoreError> {
+        self.write_digested(flights, digests, Full::Insert)
     }
 
     fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError> {
@@ -784,7 +860,7 @@ impl StateTx for PgTx<'_> {
         }
         let flights: Vec<&StoredFlight> = changes.iter().map(|c| &c.flight).collect();
         let digests = flights.iter().map(|f| Some(f.state.digest())).collect();
-        self.upsert_main_rows(&flights, digests)?;
+        self.write_main_rows(&flights, digests, Full::Upsert.main_rows())?;
         for table in DetailTable::ALL {
             let changed: Vec<&StoredFlight> = changes
                 .iter()
@@ -792,7 +868,7 @@ impl StateTx for PgTx<'_> {
                 .map(|c| &c.flight)
                 .collect();
             if !changed.is_empty() {
-                self.replace_table(table, &changed, false)?;
+                self.replace_table(table, &changed, Rows::Changed)?;
             }
         }
         Ok(())

@@ -8,7 +8,9 @@
 //!
 //! Run: `cargo bench --bench snapshot_apply` (PostgreSQL on
 //! `FLIGHTSTATE_TEST_PG_ADMIN_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`;
-//! `psql` on PATH). Options by env: `FLIGHTSTATE_BENCH_FLIGHTS` (default 9999).
+//! `psql` on PATH). Options by env: `FLIGHTSTATE_BENCH_FLIGHTS` (default 9999);
+//! `FLIGHTSTATE_BENCH_READ_WHOLE=1` reads the message whole before writing
+//! instead of streaming it (`pipeline::streamed`), to compare the two.
 
 use std::io::Write;
 use std::process::Command;
@@ -85,7 +87,15 @@ fn main() -> BenchResult<()> {
     std::fs::remove_dir_all(&csv_dir).ok();
 
     let store = PgStore::connect(&apply_db.url, 2, std::time::Duration::from_secs(30))?;
-    let settings = Settings::default();
+    let read_whole: u8 = common::env_or("FLIGHTSTATE_BENCH_READ_WHOLE", 0);
+    let settings = Settings {
+        stream_from_bytes: if read_whole == 1 {
+            usize::MAX
+        } else {
+            Settings::default().stream_from_bytes
+        },
+        ..Settings::default()
+    };
     let now = chrono::Utc::now().naive_utc();
 
     let cpu = CpuTimes::now();
@@ -111,8 +121,12 @@ fn main() -> BenchResult<()> {
 
     println!("parse alone:      {parse_secs:8.3} s  (part of every apply)");
     println!(
-        "apply:            {apply_secs:8.3} s  ({} created)",
-        report.created
+        "apply:            {apply_secs:8.3} s  ({} created, {})",
+        report.created,
+        match report.streamed_parts {
+            0 => "read whole, then written".to_owned(),
+            parts => format!("written in {parts} parts while read"),
+        }
     );
     println!("  {apply_cpu}");
     println!(

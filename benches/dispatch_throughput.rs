@@ -38,6 +38,10 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
 mod common;
 
+/// The allocator of the `flightstate` binary (`src/main.rs`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use common::{BenchDatabase, BenchResult, CpuTimes, FLIGHT_TABLES, env_or};
 
 /// Realistic flights: end-of-day snapshots of consecutive days, 9,999

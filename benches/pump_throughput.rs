@@ -29,6 +29,10 @@ use mysql::prelude::Queryable;
 
 mod common;
 
+/// The allocator of the `flightstate` binary (`src/main.rs`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use common::{BenchDatabase, BenchResult, env_or};
 
 const MAILBOX_DDL: &str = include_str!("../sql/mailbox/aodb_mailbox.sql");

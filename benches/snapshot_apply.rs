@@ -2,15 +2,20 @@
 //! collections) to PostgreSQL, next to the raw baseline of loading the same
 //! rows with `COPY` into an empty copy of the tables, in the same run.
 //!
-//! Prints the three times, the ratios apply/COPY and unchanged/apply, the
-//! rows written by the unchanged re-apply, and the peak RSS. Nothing here is
-//! asserted on time: the numbers are for people.
+//! Prints, for each of a few rounds on fresh databases, the three times, the
+//! CPU each side used, and the rows written by the unchanged re-apply; then
+//! the medians, the ratios apply/COPY and unchanged/apply (median and
+//! range over the rounds) and the peak RSS. A 2-core VM's times move by a
+//! quarter from one run to the next; the rounds let the ratios be read
+//! through that. Nothing here is asserted on time: the numbers are for
+//! people.
 //!
 //! Run: `cargo bench --bench snapshot_apply` (PostgreSQL on
 //! `FLIGHTSTATE_TEST_PG_ADMIN_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`;
 //! `psql` on PATH). Options by env: `FLIGHTSTATE_BENCH_FLIGHTS` (default 9999);
-//! `FLIGHTSTATE_BENCH_READ_WHOLE=1` reads the message whole before writing
-//! instead of streaming it (`pipeline::streamed`), to compare the two.
+//! `FLIGHTSTATE_BENCH_ROUNDS` (default 3); `FLIGHTSTATE_BENCH_READ_WHOLE=1`
+//! reads the message whole before writing instead of streaming it
+//! (`pipeline::streamed`), to compare the two.
 
 use std::io::Write;
 use std::process::Command;
@@ -28,6 +33,10 @@ use flightstate::store::pg::{PgStore, run_pending_migrations};
 use flightstate::synth::{DayOptions, Moment, detail_rows, snapshot_of};
 
 mod common;
+
+/// The allocator of the `flightstate` binary (`src/main.rs`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use common::{BenchDatabase, BenchResult, CpuTimes, FLIGHT_TABLES, peak_rss_kib};
 
@@ -60,33 +69,6 @@ fn main() -> BenchResult<()> {
         xml.len() as f64 / (1024.0 * 1024.0)
     );
 
-    // What parsing alone costs, to read the apply times against.
-    let started = Instant::now();
-    let parsed = flightstate::protocol::parse_slice(xml.as_bytes(), &Settings::default().parse)?;
-    let parse_secs = started.elapsed().as_secs_f64();
-    drop(parsed);
-
-    let apply_db = BenchDatabase::create(&admin, "apply")?;
-    let copy_db = BenchDatabase::create(&admin, "copy")?;
-    run_pending_migrations(&apply_db.url)?;
-    run_pending_migrations(&copy_db.url)?;
-
-    // Baseline: COPY the same rows into the empty tables of a migrated copy.
-    let csv_dir = std::env::temp_dir().join(format!("flightstate-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&csv_dir)?;
-    let script = write_copy_script(&csv_dir, &states)?;
-    let started = Instant::now();
-    let status = Command::new("psql")
-        .args(["-q", "-v", "ON_ERROR_STOP=1", "-d", &copy_db.url, "-f"])
-        .arg(&script)
-        .status()?;
-    let copy_secs = started.elapsed().as_secs_f64();
-    if !status.success() {
-        return Err("psql COPY failed".into());
-    }
-    std::fs::remove_dir_all(&csv_dir).ok();
-
-    let store = PgStore::connect(&apply_db.url, 2, std::time::Duration::from_secs(30))?;
     let read_whole: u8 = common::env_or("FLIGHTSTATE_BENCH_READ_WHOLE", 0);
     let settings = Settings {
         stream_from_bytes: if read_whole == 1 {
@@ -96,13 +78,131 @@ fn main() -> BenchResult<()> {
         },
         ..Settings::default()
     };
+    let rounds: usize = common::env_or("FLIGHTSTATE_BENCH_ROUNDS", 3).max(1);
+    let csv_dir = std::env::temp_dir().join(format!("flightstate-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&csv_dir)?;
+    let script = write_copy_script(&csv_dir, &states)?;
+
+    let mut all = Vec::with_capacity(rounds);
+    for round in 1..=rounds {
+        let times = measure_round(&admin, &settings, &xml, &script)?;
+        println!("round {round}:");
+        times.print();
+        all.push(times);
+    }
+    std::fs::remove_dir_all(&csv_dir).ok();
+
+    let median = |pick: fn(&Round) -> f64| {
+        let mut values: Vec<f64> = all.iter().map(pick).collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    println!("median of {rounds} rounds:");
+    println!(
+        "parse alone:      {:8.3} s  (part of every apply)",
+        median(|r| r.parse)
+    );
+    println!("apply:            {:8.3} s", median(|r| r.apply));
+    println!("COPY baseline:    {:8.3} s", median(|r| r.copy));
+    println!("unchanged apply:  {:8.3} s", median(|r| r.unchanged));
+    println!(
+        "ratio apply/COPY:        {:.2}  (goal <= 1.5; rounds {})",
+        median(|r| r.apply / r.copy),
+        spread(&all, |r| r.apply / r.copy)
+    );
+    println!(
+        "ratio unchanged/apply:   {:.2}  (goal <= 0.3; rounds {})",
+        median(|r| r.unchanged / r.apply),
+        spread(&all, |r| r.unchanged / r.apply)
+    );
+    println!("peak RSS:                {} MiB", peak_rss_kib()? / 1024);
+    Ok(())
+}
+
+/// The times of one round: the same message on fresh databases.
+struct Round {
+    parse: f64,
+    apply: f64,
+    apply_cpu: String,
+    how: String,
+    created: usize,
+    copy: f64,
+    unchanged: f64,
+    unchanged_cpu: String,
+    unchanged_flights: usize,
+    rewritten: i64,
+}
+
+impl Round {
+    fn print(&self) {
+        println!(
+            "  parse alone:      {:8.3} s  (part of every apply)",
+            self.parse
+        );
+        println!(
+            "  apply:            {:8.3} s  ({} created, {})",
+            self.apply, self.created, self.how
+        );
+        println!("    {}", self.apply_cpu);
+        println!(
+            "  COPY baseline:    {:8.3} s  (psql \\copy of the same rows, one transaction)",
+            self.copy
+        );
+        println!(
+            "  unchanged apply:  {:8.3} s  ({} unchanged, {} flight rows written)",
+            self.unchanged, self.unchanged_flights, self.rewritten
+        );
+        println!("    {}", self.unchanged_cpu);
+    }
+}
+
+/// The lowest and highest of a ratio over the rounds.
+fn spread(rounds: &[Round], pick: fn(&Round) -> f64) -> String {
+    let values: Vec<f64> = rounds.iter().map(pick).collect();
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{low:.2}–{high:.2}")
+}
+
+/// Parses the message alone, loads the `COPY` baseline into an empty
+/// migrated database, applies the message to another, then applies it
+/// again unchanged.
+fn measure_round(
+    admin: &str,
+    settings: &Settings,
+    xml: &str,
+    script: &std::path::Path,
+) -> BenchResult<Round> {
+    // What parsing alone costs, to read the apply times against.
+    let started = Instant::now();
+    let parsed = flightstate::protocol::parse_slice(xml.as_bytes(), &settings.parse)?;
+    let parse = started.elapsed().as_secs_f64();
+    drop(parsed);
+
+    let apply_db = BenchDatabase::create(admin, "apply")?;
+    let copy_db = BenchDatabase::create(admin, "copy")?;
+    run_pending_migrations(&apply_db.url)?;
+    run_pending_migrations(&copy_db.url)?;
+
+    // Baseline: COPY the same rows into the empty tables of a migrated copy.
+    let started = Instant::now();
+    let status = Command::new("psql")
+        .args(["-q", "-v", "ON_ERROR_STOP=1", "-d", &copy_db.url, "-f"])
+        .arg(script)
+        .status()?;
+    let copy = started.elapsed().as_secs_f64();
+    if !status.success() {
+        return Err("psql COPY failed".into());
+    }
+
+    let store = PgStore::connect(&apply_db.url, 2, std::time::Duration::from_secs(30))?;
     let now = chrono::Utc::now().naive_utc();
 
     let cpu = CpuTimes::now();
     let started = Instant::now();
-    let applied = apply_message(&store, &settings, 1, xml.as_bytes(), now)?;
-    let apply_secs = started.elapsed().as_secs_f64();
-    let apply_cpu = CpuTimes::now().since(&cpu, apply_secs);
+    let applied = apply_message(&store, settings, 1, xml.as_bytes(), now)?;
+    let apply = started.elapsed().as_secs_f64();
+    let apply_cpu = CpuTimes::now().since(&cpu, apply);
     let Applied::Snapshot(report) = applied else {
         return Err(format!("not applied: {applied:?}").into());
     };
@@ -111,42 +211,28 @@ fn main() -> BenchResult<()> {
     let before = current_xid(&mut conn)?;
     let cpu = CpuTimes::now();
     let started = Instant::now();
-    let applied = apply_message(&store, &settings, 2, xml.as_bytes(), now)?;
-    let unchanged_secs = started.elapsed().as_secs_f64();
-    let unchanged_cpu = CpuTimes::now().since(&cpu, unchanged_secs);
+    let applied = apply_message(&store, settings, 2, xml.as_bytes(), now)?;
+    let unchanged = started.elapsed().as_secs_f64();
+    let unchanged_cpu = CpuTimes::now().since(&cpu, unchanged);
     let Applied::Snapshot(again) = applied else {
         return Err(format!("not applied: {applied:?}").into());
     };
     let rewritten = rows_written_since(&mut conn, before)?;
-
-    println!("parse alone:      {parse_secs:8.3} s  (part of every apply)");
-    println!(
-        "apply:            {apply_secs:8.3} s  ({} created, {})",
-        report.created,
-        match report.streamed_parts {
+    Ok(Round {
+        parse,
+        apply,
+        apply_cpu,
+        how: match report.streamed_parts {
             0 => "read whole, then written".to_owned(),
             parts => format!("written in {parts} parts while read"),
-        }
-    );
-    println!("  {apply_cpu}");
-    println!(
-        "COPY baseline:    {copy_secs:8.3} s  (psql \\copy of the same rows, one transaction)"
-    );
-    println!(
-        "unchanged apply:  {unchanged_secs:8.3} s  ({} unchanged, {rewritten} flight rows written)",
-        again.unchanged
-    );
-    println!("  {unchanged_cpu}");
-    println!(
-        "ratio apply/COPY:        {:.2}  (goal <= 1.5)",
-        apply_secs / copy_secs
-    );
-    println!(
-        "ratio unchanged/apply:   {:.2}  (goal <= 0.3)",
-        unchanged_secs / apply_secs
-    );
-    println!("peak RSS:                {} MiB", peak_rss_kib()? / 1024);
-    Ok(())
+        },
+        created: report.created,
+        copy,
+        unchanged,
+        unchanged_cpu,
+        unchanged_flights: again.unchanged,
+        rewritten,
+    })
 }
 
 /// Writes one CSV per flight table with exactly the rows the pipeline

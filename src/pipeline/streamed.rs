@@ -176,9 +176,9 @@ fn digest(parts: Receiver<Read>, digested: SyncSender<Read>) {
 
 /// Why the streamed transaction did not commit.
 enum Stopped {
-    /// The usual path is to decide: not a valid snapshot of the provisional
-    /// day, a replay, a lost version race.
-    Abandoned,
+    /// The usual path is to decide (why, for the log): not a valid
+    /// snapshot of the provisional day, a replay, a lost version race.
+    Abandoned(&'static str),
     /// A failure of its own (the database, the pump's fence, an injected
     /// fault).
     Failed(PipelineError),
@@ -187,7 +187,8 @@ enum Stopped {
 impl From<PipelineError> for Stopped {
     fn from(e: PipelineError) -> Self {
         match e.kind() {
-            FailureKind::BadInput | FailureKind::Conflict => Stopped::Abandoned,
+            FailureKind::BadInput => Stopped::Abandoned("a flight is bad input"),
+            FailureKind::Conflict => Stopped::Abandoned("a lost version race or a moved lease"),
             _ => Stopped::Failed(e),
         }
     }
@@ -226,7 +227,7 @@ fn write<S: Store>(
     let mut valid = false;
     let result = store.transaction(|tx| {
         let ledger = match begin(tx, settings, message_id, day)? {
-            Begun::Replay(_) => return Err(Stopped::Abandoned),
+            Begun::Replay(_) => return Err(Stopped::Abandoned("it is the day's latest snapshot")),
             Begun::Fresh(ledger) => ledger,
         };
         let mut written = Written::default();
@@ -242,7 +243,12 @@ fn write<S: Store>(
             match parts.recv() {
                 Ok(Read::Part(next)) => part = next,
                 Ok(Read::End(Some(checked))) if checked.day == day => break checked,
-                Ok(Read::End(_)) | Err(_) => return Err(Stopped::Abandoned),
+                Ok(Read::End(Some(_))) => {
+                    return Err(Stopped::Abandoned("its day is not its first flight's"));
+                }
+                Ok(Read::End(None)) | Err(_) => {
+                    return Err(Stopped::Abandoned("it is no valid snapshot"));
+                }
             }
         };
         valid = true;
@@ -270,7 +276,14 @@ fn write<S: Store>(
     });
     match result {
         Ok(report) => Some(Ok(report)),
-        Err(Stopped::Abandoned) => None,
+        Err(Stopped::Abandoned(why)) => {
+            tracing::info!(
+                msg.id = message_id,
+                why,
+                "streamed snapshot rolled back; applying it read whole"
+            );
+            None
+        }
         // A failure counts only for a message the usual path would have
         // applied on this day: for any other, that path decides.
         Err(Stopped::Failed(e)) if valid => Some(Err(e)),

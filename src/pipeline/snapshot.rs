@@ -78,12 +78,25 @@ impl Built {
     /// applying a day (and most of recognising it unchanged), so a large
     /// batch is built on the machine's cores.
     pub(super) fn of(records: &[FlightRecord]) -> Result<Built, PipelineError> {
-        let built = crate::cores::map_in_parallel(records, |record| {
-            state_from_record(record).map(|state| {
-                let digest = state.digest();
-                (state, digest)
-            })
-        });
+        Built::collect(crate::cores::map_in_parallel(records, Built::one))
+    }
+
+    /// [`Built::of`] on the calling thread alone, for a thread that is one
+    /// of several already sharing the cores.
+    pub(super) fn one_by_one(records: &[FlightRecord]) -> Result<Built, PipelineError> {
+        Built::collect(records.iter().map(Built::one).collect())
+    }
+
+    fn one(record: &FlightRecord) -> Result<(FlightState, String), state::RecordError> {
+        state_from_record(record).map(|state| {
+            let digest = state.digest();
+            (state, digest)
+        })
+    }
+
+    fn collect(
+        built: Vec<Result<(FlightState, String), state::RecordError>>,
+    ) -> Result<Built, PipelineError> {
         let (states, digests) = built
             .into_iter()
             .collect::<Result<Vec<_>, _>>()

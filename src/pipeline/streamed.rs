@@ -26,13 +26,17 @@ use super::snapshot::{
 };
 use crate::FailureKind;
 use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError, ScheduleSubtype};
-use crate::state::{self, FlightState, day_of};
+use crate::state::{self, day_of};
 use crate::store::{Store, StoreError};
 
-/// What the reader hands the writer.
-enum Read {
-    /// The next flights, in input order (their digests once digested).
-    Part(Built),
+/// What one thread hands the next: the reader the digester (records), the
+/// digester the writer (built states).
+enum Read<P> {
+    /// The next flights, in input order.
+    Part(P),
+    /// The last flights, handed out once the message is read whole: the
+    /// reader's core is then free to build them too.
+    LastPart(P),
     /// The message is read: the snapshot's day and envelope when it is a
     /// snapshot that passes every check and whose flights were all handed
     /// out; `None` otherwise.
@@ -59,8 +63,10 @@ pub(super) struct Streamed {
 
 /// Reads `body` and, when it is a snapshot, writes its flights as they are
 /// read: three threads in a row, the reader (this message's XML into
-/// states), the digester (each state's `STATE_DIGEST`) and the writer (the
-/// calling thread, in the transaction), each handing the next whole parts.
+/// records), the digester (each record's state and `STATE_DIGEST`) and the
+/// writer (the calling thread, in the transaction), each handing the next
+/// whole parts. The reader, the one thread that cannot be split, does no
+/// more than read: a day recognised unchanged takes about its time.
 pub(super) fn apply_streamed<S: Store>(
     store: &S,
     settings: &Settings,
@@ -92,31 +98,27 @@ pub(super) fn apply_streamed<S: Store>(
     })
 }
 
-/// The reader: parses `body`, building each snapshot flight's state as its
-/// record is read and handing the states out by parts; ends with what the
+/// The reader: parses `body`, handing out each snapshot record (a copy: the
+/// message keeps its own) by parts as soon as it is read; ends with what the
 /// whole message says.
 fn read(
     body: &[u8],
     settings: &Settings,
-    parts: SyncSender<Read>,
+    parts: SyncSender<Read<Vec<FlightRecord>>>,
 ) -> Result<Message, ProtocolError> {
-    let mut part = Built::default();
+    let mut part = Vec::new();
     // The first part is an eighth of the others, so that the writer starts
     // on the day after a fortieth of its reading rather than a fifth.
     let mut part_size = (settings.stream_part_flights / 8).max(1);
     let mut handed_out = 0;
-    // Whether every record read so far went out: a record whose state
-    // cannot be built, or a writer that stopped listening, ends the parts.
+    // Whether every record read so far went out: a writer that stopped
+    // listening ends the parts.
     let mut flowing = true;
     let mut on_record = |record: &FlightRecord| {
         if !flowing {
             return;
         }
-        let Ok(state) = state::state_from_record(record) else {
-            flowing = false;
-            return;
-        };
-        part.states.push(state);
+        part.push(record.clone());
         if part.len() >= part_size {
             part_size = settings.stream_part_flights;
             handed_out += part.len();
@@ -124,9 +126,9 @@ fn read(
         }
     };
     let parsed = protocol::parse_slice_observed(body, &settings.parse, &mut on_record);
-    if flowing && part.len() > 0 {
+    if flowing && !part.is_empty() {
         handed_out += part.len();
-        flowing = parts.send(Read::Part(part)).is_ok();
+        flowing = parts.send(Read::LastPart(part)).is_ok();
     }
     let checked = match &parsed {
         Ok(Message {
@@ -156,19 +158,27 @@ fn read(
     parsed
 }
 
-/// The digester: the `STATE_DIGEST` of every state of every part, passed
-/// on with the end. Stops when the writer stops listening, which stops the
-/// reader's parts in turn.
-fn digest(parts: Receiver<Read>, digested: SyncSender<Read>) {
+/// The digester: each record's state and `STATE_DIGEST`, by parts, passed
+/// on with the end. A record whose state cannot be built ends the parts
+/// and makes the end `None` (the usual path reports it). Stops when the
+/// writer stops listening, which stops the reader's parts in turn.
+fn digest(parts: Receiver<Read<Vec<FlightRecord>>>, built: SyncSender<Read<Built>>) {
+    let mut broken = false;
     for read in parts {
-        let read = match read {
-            Read::Part(mut part) => {
-                part.digests = part.states.iter().map(FlightState::digest).collect();
-                Read::Part(part)
+        let part = match read {
+            Read::Part(_) | Read::LastPart(_) if broken => continue,
+            Read::Part(records) => Built::one_by_one(&records),
+            Read::LastPart(records) => Built::of(&records),
+            Read::End(checked) => {
+                drop(built.send(Read::End(checked.filter(|_| !broken))));
+                return;
             }
-            end @ Read::End(_) => end,
         };
-        if digested.send(read).is_err() {
+        let Ok(part) = part else {
+            broken = true;
+            continue;
+        };
+        if built.send(Read::Part(part)).is_err() {
             return;
         }
     }
@@ -213,9 +223,9 @@ fn write<S: Store>(
     store: &S,
     settings: &Settings,
     (message_id, identity_key, now): (i64, &str, NaiveDateTime),
-    parts: Receiver<Read>,
+    parts: Receiver<Read<Built>>,
 ) -> Option<Result<SnapshotReport, PipelineError>> {
-    let Ok(Read::Part(first)) = parts.recv() else {
+    let Ok(Read::Part(first) | Read::LastPart(first)) = parts.recv() else {
         return None;
     };
     let day = first
@@ -241,7 +251,7 @@ fn write<S: Store>(
             let flights = part.len();
             crate::cores::free(part, flights);
             match parts.recv() {
-                Ok(Read::Part(next)) => part = next,
+                Ok(Read::Part(next) | Read::LastPart(next)) => part = next,
                 Ok(Read::End(Some(checked))) if checked.day == day => break checked,
                 Ok(Read::End(Some(_))) => {
                     return Err(Stopped::Abandoned("its day is not its first flight's"));
@@ -289,7 +299,7 @@ fn write<S: Store>(
         Err(Stopped::Failed(e)) if valid => Some(Err(e)),
         Err(Stopped::Failed(e)) => loop {
             match parts.recv() {
-                Ok(Read::Part(_)) => {}
+                Ok(Read::Part(_) | Read::LastPart(_)) => {}
                 Ok(Read::End(Some(checked))) if checked.day == day => break Some(Err(e)),
                 Ok(Read::End(_)) | Err(_) => break None,
             }

@@ -224,12 +224,7 @@ fn apply_parsed<S: Store>(
     message: &protocol::Message,
 ) -> Result<Applied, PipelineError> {
     match &message.body {
-        Body::Schedule(schedule)
-            if matches!(
-                schedule.subtype,
-                ScheduleSubtype::Dnld | ScheduleSubtype::Resp
-            ) =>
-        {
+        Body::Schedule(schedule) if schedule.subtype.is_snapshot() => {
             apply_snapshot(store, settings, message_ref, schedule).map(Applied::Snapshot)
         }
         Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Adft => {

@@ -25,7 +25,7 @@ use super::snapshot::{
     snapshot_list, write_flights,
 };
 use crate::FailureKind;
-use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError, ScheduleSubtype};
+use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError};
 use crate::state::{self, day_of};
 use crate::store::{Store, StoreError};
 
@@ -135,13 +135,7 @@ fn read(
             meta,
             body: Body::Schedule(schedule),
             ..
-        }) if flowing
-            && handed_out == schedule.flights.len()
-            && matches!(
-                schedule.subtype,
-                ScheduleSubtype::Dnld | ScheduleSubtype::Resp
-            ) =>
-        {
+        }) if flowing && handed_out == schedule.flights.len() && schedule.subtype.is_snapshot() => {
             check_schedule(schedule, settings)
                 .ok()
                 .map(|(day, day_source)| Checked {

@@ -43,6 +43,12 @@ impl ScheduleSubtype {
         }
     }
 
+    /// Whether the message is a snapshot: a day's complete flight list
+    /// (DNLD, or RESP answering a request).
+    pub fn is_snapshot(self) -> bool {
+        matches!(self, ScheduleSubtype::Dnld | ScheduleSubtype::Resp)
+    }
+
     /// The STYP as SIS writes it.
     pub fn code(self) -> &'static str {
         match self {
@@ -120,10 +126,8 @@ impl<'o> EarlyRecords<'o> {
             let msg = Path::root(msg);
             self.snapshot = parse_meta(element, &msg.child(element)).is_ok_and(|meta| {
                 meta.msg_type == "SCHD"
-                    && matches!(
-                        ScheduleSubtype::from_code(&meta.styp),
-                        Some(ScheduleSubtype::Dnld | ScheduleSubtype::Resp)
-                    )
+                    && ScheduleSubtype::from_code(&meta.styp)
+                        .is_some_and(ScheduleSubtype::is_snapshot)
             });
             return;
         }

@@ -176,6 +176,17 @@ impl Default for ProtocolConfig {
     }
 }
 
+impl ProtocolConfig {
+    /// How the parser reads this site's messages.
+    pub fn parse_options(&self) -> crate::protocol::ParseOptions {
+        crate::protocol::ParseOptions {
+            max_bytes: self.max_message_bytes,
+            operation_day_element: self.operation_day_element.clone(),
+            ..crate::protocol::ParseOptions::default()
+        }
+    }
+}
+
 /// Facts about the airport.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]

@@ -420,15 +420,30 @@ fn landing_abort_without_code_clears_unless_a_reason_is_given() {
     );
 }
 
-/// The records `parse_slice_observed` shows, by FLID, and the message.
+/// The records `parse_slice_observed` shows, by FLID, and the message; the same whether
+/// the message is read on one core or, split at an FLTR, on two.
+#[track_caller]
 fn observed(bytes: &[u8]) -> (Vec<i64>, Result<Message, ProtocolError>) {
-    let mut seen = Vec::new();
-    let parsed = flightstate::protocol::parse_slice_observed(
-        bytes,
-        &ParseOptions::default(),
-        &mut |record: &FlightRecord| seen.push(record.flid),
+    let read = |two_cores_from_bytes| {
+        let mut seen = Vec::new();
+        let opts = ParseOptions {
+            two_cores_from_bytes,
+            ..ParseOptions::default()
+        };
+        let parsed = flightstate::protocol::parse_slice_observed(
+            bytes,
+            &opts,
+            &mut |record: &FlightRecord| seen.push(record.flid),
+        );
+        (seen, parsed)
+    };
+    let (on_one, on_two) = (read(usize::MAX), read(0));
+    assert_eq!(on_one.0, on_two.0, "records shown");
+    assert_eq!(
+        on_one.1.as_ref().map_err(ToString::to_string),
+        on_two.1.as_ref().map_err(ToString::to_string)
     );
-    (seen, parsed)
+    on_one
 }
 
 fn generated_snapshot(flights: usize) -> String {
@@ -482,14 +497,20 @@ fn a_snapshot_whose_meta_comes_last_shows_no_record() {
 
 #[test]
 fn records_are_shown_up_to_the_first_that_fails() {
-    let xml = generated_snapshot(5);
-    // The third FLID is no number.
-    let third = xml.match_indices("<FLID>").nth(2).expect("a third FLID").0 + "<FLID>".len();
-    let broken = format!("{}X{}", &xml[..third], &xml[third..]);
-    let (seen, parsed) = observed(broken.as_bytes());
+    let xml = generated_snapshot(8);
     let whole = parses(xml.as_bytes());
     let flids: Vec<i64> = schedule(&whole).flights.iter().map(|f| f.flid).collect();
-    assert_eq!(seen, flids[..2]);
-    let e = parsed.expect_err("the third record fails");
-    assert!(e.to_string().contains("FLID"), "{e}");
+    // One FLID that is no number, in the first half and in the second.
+    for failing in [2, 6] {
+        let at = xml.match_indices("<FLID>").nth(failing).expect("an FLID").0 + "<FLID>".len();
+        let broken = format!("{}X{}", &xml[..at], &xml[at..]);
+        let (seen, parsed) = observed(broken.as_bytes());
+        assert_eq!(seen, flids[..failing]);
+        let e = parsed.expect_err("the record fails");
+        assert!(
+            e.to_string()
+                .contains(&format!("FLTR[{}]/FLID", failing + 1)),
+            "{e}"
+        );
+    }
 }

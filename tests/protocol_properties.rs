@@ -1,5 +1,6 @@
-//! Properties of the SIS parser: no input makes it panic, and every message it can hold is
-//! written by `to_xml` and read back equal.
+//! Properties of the SIS parser: no input makes it panic, every message it can hold is
+//! written by `to_xml` and read back equal, and a message reads the same from a slice or a
+//! reader, on one core or on two.
 
 use chrono::{NaiveDate, NaiveDateTime};
 use flightstate::protocol::{
@@ -22,6 +23,19 @@ fn options() -> ParseOptions {
         operation_day_element: Some("OPDY".into()),
         ..ParseOptions::default()
     }
+}
+
+/// [`options`] reading every message on one core, and every SCHD in two halves.
+fn one_core_and_two() -> (ParseOptions, ParseOptions) {
+    let one = ParseOptions {
+        two_cores_from_bytes: usize::MAX,
+        ..options()
+    };
+    let two = ParseOptions {
+        two_cores_from_bytes: 0,
+        ..options()
+    };
+    (one, two)
 }
 
 /// Deterministic choices read from proptest's bytes: shrinking the bytes towards zeros
@@ -334,7 +348,7 @@ impl Source<'_> {
                 } else {
                     Some(self.day())
                 },
-                flights: (0..self.below(4)).map(|_| self.record(true)).collect(),
+                flights: (0..self.below(8)).map(|_| self.record(true)).collect(),
                 unknown: Vec::new(),
             }),
             1 => Body::FlightOperation(FlightOperation {
@@ -391,7 +405,7 @@ proptest! {
     }
 
     #[test]
-    fn mutated_messages_never_panic(
+    fn mutated_messages_read_alike_every_way(
         at in 0usize..SEED_MESSAGE.len(),
         cut in 0usize..64,
         insert in "[<>/&;=\"' a-zA-Z0-9#x!\\[\\]-]{0,12}",
@@ -402,7 +416,24 @@ proptest! {
         let opts = options();
         let from_slice = parse_slice(&bytes, &opts).map_err(|e| e.to_string());
         let from_reader = parse_reader(bytes.as_slice(), &opts).map_err(|e| e.to_string());
-        prop_assert_eq!(from_slice, from_reader);
+        prop_assert_eq!(&from_slice, &from_reader);
+        let (one, two) = one_core_and_two();
+        let on_one = parse_slice(&bytes, &one).map_err(|e| e.to_string());
+        let on_two = parse_slice(&bytes, &two).map_err(|e| e.to_string());
+        prop_assert_eq!(&from_slice, &on_one);
+        prop_assert_eq!(on_one, on_two);
+    }
+
+    #[test]
+    fn written_messages_read_on_two_cores_as_on_one(
+        bytes in proptest::collection::vec(any::<u8>(), 0..4096),
+    ) {
+        let message = Source { bytes: &bytes, at: 0 }.message();
+        let (one, two) = one_core_and_two();
+        let xml = to_xml_with(&message, &one);
+        let on_one = parse_slice(xml.as_bytes(), &one).map_err(|e| e.to_string());
+        let on_two = parse_slice(xml.as_bytes(), &two).map_err(|e| e.to_string());
+        prop_assert_eq!(on_one, on_two, "written as:\n{}", xml);
     }
 
     #[test]

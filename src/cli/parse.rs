@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::protocol::{self, ParseOptions};
+use flightstate::protocol;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -21,10 +21,7 @@ pub struct Opts {
 /// Exit 0 when every file parses, 65 when any is rejected (the others are
 /// still printed), 2 when a file cannot be read.
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    let parse_options = ParseOptions {
-        max_bytes: config.protocol.max_message_bytes,
-        operation_day_element: config.protocol.operation_day_element.clone(),
-    };
+    let parse_options = config.protocol.parse_options();
     let mut stdout = std::io::stdout().lock();
     let mut rejected = false;
     for path in &opts.files {

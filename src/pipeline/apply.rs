@@ -55,10 +55,7 @@ impl Settings {
     /// The settings a configuration gives.
     pub fn from_config(config: &Config) -> Settings {
         Settings {
-            parse: ParseOptions {
-                max_bytes: config.protocol.max_message_bytes,
-                operation_day_element: config.protocol.operation_day_element.clone(),
-            },
+            parse: config.protocol.parse_options(),
             day_boundary: config.day_boundary(),
             conflict_retries: 5,
             fence: None,

@@ -81,6 +81,12 @@ pub struct Schedule {
 
 const EXPECTED_DAY: &str = "a date ddMMMyy such as 23JAN21";
 
+/// Where a schedule's records are: the elements a large one is split among to be read on
+/// two cores.
+pub(crate) const RECORDS_AT: &[&str] = &["MSG", "SCHD"];
+/// The element of one record.
+pub(crate) const RECORD: &str = "FLTR";
+
 /// The FLTRs of `MSG/SCHD`, each read as soon as the reader closes it.
 ///
 /// A snapshot's tree is many times bigger than the cache: reading each FLTR while it is
@@ -114,6 +120,28 @@ impl<'o> EarlyRecords<'o> {
         }
     }
 
+    /// The records read, when every one of them was; `None` once one failed.
+    pub fn into_records(self) -> Option<Vec<FlightRecord>> {
+        self.failed.is_none().then_some(self.records)
+    }
+
+    /// Takes the records read after this reader's, of the second half of the same
+    /// `MSG/SCHD` (read on another core), as if it had read them itself: shown to the
+    /// observer, and dropped after a failed record as it drops later ones.
+    pub fn adopt(&mut self, records: Vec<FlightRecord>) {
+        if self.failed.is_some() {
+            return;
+        }
+        if self.snapshot
+            && let Some(observer) = self.observer.as_mut()
+        {
+            for record in &records {
+                observer(record);
+            }
+        }
+        self.records.extend(records);
+    }
+
     /// Reads `element` if it is an FLTR of the first `MSG/SCHD` (the only one
     /// [`parse_schedule`] reads; a second is a duplicate), and empties it.
     pub fn closed(&mut self, ancestors: &[Element], element: &mut Element) {
@@ -134,7 +162,7 @@ impl<'o> EarlyRecords<'o> {
         let [msg, schd] = ancestors else {
             return;
         };
-        if element.name != "FLTR" || msg.name != "MSG" || schd.name != "SCHD" || schd.index != 1 {
+        if element.name != RECORD || [&*msg.name, &*schd.name] != RECORDS_AT || schd.index != 1 {
             return;
         }
         if self.failed.is_none() {

@@ -613,12 +613,12 @@ mod full_day {
         assert_eq!(full_day_on_pg().streamed_parts, 0);
     }
 
-    /// Streamed by parts of the default size: a first part of 250, then
-    /// five more, one transaction.
+    /// Streamed by parts of the default size: parts of 250, 500 and 1,000
+    /// flights, four of 2,000 and the last 249; one transaction.
     #[test]
     fn pg_streamed() {
         stream_by(flightstate::pipeline::STREAM_PART_FLIGHTS);
-        assert_eq!(full_day_on_pg().streamed_parts, 6);
+        assert_eq!(full_day_on_pg().streamed_parts, 8);
     }
 
     fn full_day_on_pg() -> SnapshotReport {

@@ -108,7 +108,9 @@ fn read(
 ) -> Result<Message, ProtocolError> {
     let mut part = Vec::new();
     // The first part is an eighth of the others, so that the writer starts
-    // on the day after a fortieth of its reading rather than a fifth.
+    // on the day after a fortieth of its reading rather than a fifth; each
+    // next part is twice the last, up to the full size, so that the writer
+    // has the next part in hand when it is done with one.
     let mut part_size = (settings.stream_part_flights / 8).max(1);
     let mut handed_out = 0;
     // Whether every record read so far went out: a writer that stopped
@@ -120,7 +122,7 @@ fn read(
         }
         part.push(record.clone());
         if part.len() >= part_size {
-            part_size = settings.stream_part_flights;
+            part_size = (part_size * 2).min(settings.stream_part_flights);
             handed_out += part.len();
             flowing = parts.send(Read::Part(std::mem::take(&mut part))).is_ok();
         }

@@ -78,10 +78,16 @@ pub(super) fn apply_streamed<S: Store>(
     std::thread::scope(|scope| {
         let digester = std::thread::Builder::new()
             .name("snapshot-digester".to_owned())
-            .spawn_scoped(scope, || digest(read_parts, to_writer));
+            .spawn_scoped(scope, || {
+                crate::cores::work_behind_the_writer();
+                digest(read_parts, to_writer)
+            });
         let reader = std::thread::Builder::new()
             .name("snapshot-reader".to_owned())
-            .spawn_scoped(scope, || read(body, settings, to_digester));
+            .spawn_scoped(scope, || {
+                crate::cores::work_behind_the_writer();
+                read(body, settings, to_digester)
+            });
         let (Ok(_), Ok(reader)) = (digester, reader) else {
             // No threads to read on: read here, the usual way.
             return Streamed {

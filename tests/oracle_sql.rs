@@ -46,6 +46,13 @@ const PG_ONLY: &[(&str, &str)] = &[
     copy_only!("bridges"),
     copy_only!("chocks"),
     copy_only!("route_points"),
+    (
+        "copy_flights",
+        "new flights' main rows by COPY FROM STDIN are PostgreSQL's saving on ON CONFLICT and \
+         on array binds (built by diesel from the state's columns, not a file of sql/pg/); \
+         Oracle writes new flights through StateTx's default insert_flights_digested, with \
+         the MERGE of upsert_flights",
+    ),
 ];
 
 /// Columns the Oracle `upsert_flights` does not write (left NULL), with why.
@@ -56,18 +63,11 @@ const UNWRITTEN_COLUMNS: &[(&str, &str)] = &[(
 )];
 
 /// Files of `sql/pg/` with no Oracle twin by design, each with why.
-const PG_ONLY_FILES: &[(&str, &str)] = &[
-    (
-        "select_state_documents",
-        "Oracle leaves STATE_DOCUMENT NULL (UNWRITTEN_COLUMNS): its dispatcher reads the tables \
+const PG_ONLY_FILES: &[(&str, &str)] = &[(
+    "select_state_documents",
+    "Oracle leaves STATE_DOCUMENT NULL (UNWRITTEN_COLUMNS): its dispatcher reads the tables \
          through select_flights",
-    ),
-    (
-        "insert_flights",
-        "Oracle writes new flights with upsert_flights' MERGE too (StateTx's default \
-         insert_flights_digested); the plain insert is PostgreSQL's saving on ON CONFLICT",
-    ),
-];
+)];
 
 /// Oracle's reserved words (11.2 *SQL Language Reference*, "Oracle SQL Reserved Words"): not
 /// usable as column names, nor as bind names (ORA-01745).

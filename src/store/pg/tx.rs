@@ -9,6 +9,10 @@ use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text, Timestamp};
 use diesel::{PgConnection, RunQueryDsl, sql_query};
 
+use super::copy::{
+    COPY_BINARY_HEADER, COPY_BINARY_TRAILER, copy_columns, copy_field, copy_main_rows,
+    main_rows_statement,
+};
 use super::errors;
 use super::prepared::Prepare;
 use super::rows::{
@@ -137,8 +141,7 @@ impl<T: TableRow> KeyedRows<'_, T> {
     ///
     /// # Errors
     ///
-    /// A NUMERIC column, which the collections do not have and this
-    /// encoding does not write.
+    /// A value longer than COPY takes.
     fn copy_binary(self, with_route_kind: bool) -> Result<Vec<u8>, &'static str> {
         let columns = T::columns(self.items.iter().copied());
         let fields = columns.len() + if with_route_kind { 3 } else { 2 };
@@ -155,56 +158,11 @@ impl<T: TableRow> KeyedRows<'_, T> {
                 )?;
             }
             copy_field(&mut out, self.ordinals[row].map(i32::to_be_bytes).as_ref())?;
-            for column in &columns {
-                match column {
-                    ColumnValues::Text(v) => {
-                        copy_field(&mut out, v[row].as_deref().map(str::as_bytes))?;
-                    }
-                    ColumnValues::Decimal(_) => return Err("no binary COPY of a NUMERIC column"),
-                    ColumnValues::Time(v) => copy_field(
-                        &mut out,
-                        v[row].map(|t| pg_timestamp(t).to_be_bytes()).as_ref(),
-                    )?,
-                    ColumnValues::Id(v) => {
-                        copy_field(&mut out, v[row].map(i64::to_be_bytes).as_ref())?;
-                    }
-                    ColumnValues::Count(v) => {
-                        copy_field(&mut out, v[row].map(i32::to_be_bytes).as_ref())?;
-                    }
-                }
-            }
+            copy_columns(&mut out, &columns, row)?;
         }
-        out.extend_from_slice(&(-1i16).to_be_bytes());
+        out.extend_from_slice(COPY_BINARY_TRAILER);
         Ok(out)
     }
-}
-
-/// The binary COPY signature, then flags and header extension length (0).
-const COPY_BINARY_HEADER: &[u8] = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0";
-
-/// One field of a binary COPY row: its length and bytes, or -1 for NULL.
-fn copy_field(
-    out: &mut Vec<u8>,
-    value: Option<&(impl AsRef<[u8]> + ?Sized)>,
-) -> Result<(), &'static str> {
-    match value {
-        Some(value) => {
-            let bytes = value.as_ref();
-            let len = i32::try_from(bytes.len()).map_err(|_| "a value longer than COPY takes")?;
-            out.extend_from_slice(&len.to_be_bytes());
-            out.extend_from_slice(bytes);
-        }
-        None => out.extend_from_slice(&(-1i32).to_be_bytes()),
-    }
-    Ok(())
-}
-
-/// A `timestamp` as PostgreSQL sends and receives it: microseconds since
-/// 2000-01-01 00:00:00.
-fn pg_timestamp(time: NaiveDateTime) -> i64 {
-    /// 2000-01-01 00:00:00 in microseconds since 1970-01-01.
-    const PG_EPOCH_MICROS: i64 = 946_684_800_000_000;
-    time.and_utc().timestamp_micros() - PG_EPOCH_MICROS
 }
 
 /// Loads `data` (COPY binary format, every column of `table` in its order)
@@ -455,16 +413,14 @@ impl PgTx<'_> {
 }
 
 impl PgTx<'_> {
-    /// The set-based write of many flights' main rows, each with its state
-    /// document: `upsert_flights`, or `insert_flights` for flights known to
-    /// be new. `digests[i]` is the `STATE_DIGEST` of `flights[i]`.
-    fn write_main_rows(
+    /// The set-based upsert of many flights' main rows, each with its state
+    /// document. `digests[i]` is the `STATE_DIGEST` of `flights[i]`.
+    fn upsert_main_rows(
         &mut self,
         flights: &[&StoredFlight],
         digests: Vec<Option<String>>,
-        (text, op): (&'static str, &'static str),
     ) -> Result<(), StoreError> {
-        let mut upsert = statement(text).bind::<Array<Nullable<BigInt>>, _>(
+        let mut upsert = statement(sql::UPSERT_FLIGHTS).bind::<Array<Nullable<BigInt>>, _>(
             flights
                 .iter()
                 .map(|f| Some(f.state.flid))
@@ -499,7 +455,7 @@ impl PgTx<'_> {
             .bind::<Array<Nullable<Text>>, _>(crate::cores::map_in_parallel(flights, |f| {
                 Some(state_document(f))
             }));
-        self.execute(upsert, op).map(drop)
+        self.execute(upsert, "upsert_flights").map(drop)
     }
 
     /// The group delete-insert of one detail table for `flights`; `bulk`
@@ -607,7 +563,10 @@ impl PgTx<'_> {
         full: Full,
     ) -> Result<(), StoreError> {
         let flights: Vec<&StoredFlight> = flights.iter().collect();
-        self.write_main_rows(&flights, digests, full.main_rows())?;
+        match full {
+            Full::Upsert => self.upsert_main_rows(&flights, digests)?,
+            Full::Insert => copy_main_rows(self.conn, &flights, &digests)?,
+        }
         for table in DetailTable::ALL {
             self.replace_table(table, &flights, full.rows())?;
         }
@@ -616,7 +575,7 @@ impl PgTx<'_> {
 }
 
 /// How a full write goes: flights that may exist are upserted (their old
-/// rows deleted), flights known to be new are inserted.
+/// rows deleted), flights known to be new are loaded with `COPY`.
 #[derive(Clone, Copy)]
 enum Full {
     Upsert,
@@ -624,11 +583,11 @@ enum Full {
 }
 
 impl Full {
-    /// The main rows' statement and its op name.
-    fn main_rows(self) -> (&'static str, &'static str) {
+    /// The op that writes the main rows, for errors.
+    fn op(self) -> &'static str {
         match self {
-            Full::Upsert => (sql::UPSERT_FLIGHTS, "upsert_flights"),
-            Full::Insert => (sql::INSERT_FLIGHTS, "insert_flights"),
+            Full::Upsert => "upsert_flights",
+            Full::Insert => "copy_flights",
         }
     }
 
@@ -655,7 +614,7 @@ impl PgTx<'_> {
         if digests.len() != flights.len() {
             return Err(StoreError::new(
                 FailureKind::Other,
-                full.main_rows().1,
+                full.op(),
                 format!("{} digests for {} flights", digests.len(), flights.len()),
             ));
         }
@@ -667,6 +626,7 @@ impl PgTx<'_> {
 /// Every `COPY … FROM STDIN` the full writes send, as `(op, text)`.
 pub(super) fn copy_statements() -> Vec<(&'static str, String)> {
     vec![
+        ("copy_flights", main_rows_statement()),
         ("copy_gates", copy_statement::<schema::flight_gate::table>()),
         (
             "copy_counters",
@@ -887,7 +847,7 @@ impl StateTx for PgTx<'_> {
         }
         let flights: Vec<&StoredFlight> = changes.iter().map(|c| &c.flight).collect();
         let digests = flights.iter().map(|f| Some(f.state.digest())).collect();
-        self.write_main_rows(&flights, digests, Full::Upsert.main_rows())?;
+        self.upsert_main_rows(&flights, digests)?;
         for table in DetailTable::ALL {
             let changed: Vec<&StoredFlight> = changes
                 .iter()
@@ -1031,37 +991,5 @@ impl StateTx for PgTx<'_> {
             )
             .bind::<Array<Timestamp>, _>(outcomes.iter().map(|o| o.now).collect::<Vec<_>>());
         self.execute(query, "record_outcomes").map(drop)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn copy_binary_writes_lengths_big_endian_values_and_nulls() {
-        let mut out = Vec::new();
-        copy_field(&mut out, Some("é\t".as_bytes())).expect("text");
-        copy_field(&mut out, None::<&[u8]>).expect("null");
-        copy_field(&mut out, Some(&(-42_i64).to_be_bytes())).expect("bigint");
-        copy_field(&mut out, Some(&7_i32.to_be_bytes())).expect("integer");
-        let mut expected = vec![0, 0, 0, 3, 0xc3, 0xa9, b'\t'];
-        expected.extend_from_slice(&[0xff, 0xff, 0xff, 0xff]);
-        expected.extend_from_slice(&[0, 0, 0, 8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xd6]);
-        expected.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 7]);
-        assert_eq!(out, expected);
-        assert_eq!(COPY_BINARY_HEADER.len(), 19);
-    }
-
-    #[test]
-    fn timestamps_count_microseconds_from_2000() {
-        let at = |y, m, d, h| {
-            NaiveDate::from_ymd_opt(y, m, d)
-                .and_then(|d| d.and_hms_opt(h, 0, 0))
-                .expect("time")
-        };
-        assert_eq!(pg_timestamp(at(2000, 1, 1, 0)), 0);
-        assert_eq!(pg_timestamp(at(2000, 1, 1, 1)), 3_600_000_000);
-        assert_eq!(pg_timestamp(at(1999, 12, 31, 23)), -3_600_000_000);
     }
 }

@@ -1,0 +1,122 @@
+//! New flights' main rows, loaded by PostgreSQL's binary `COPY`, read back
+//! exactly as the upsert writes them: every column of `FLIGHT_SCHD` (and of
+//! the detail tables), for a generated day's flights with every weight the
+//! state allows; and a FLID that already has a row fails the load.
+#![cfg(feature = "postgres")]
+
+mod common;
+
+use chrono::NaiveDate;
+use common::dialects::{PgDb, ScenarioDb};
+use flightstate::FailureKind;
+use flightstate::protocol::Body;
+use flightstate::state::{StoredFlight, state_from_record};
+use flightstate::store::pg::PgTx;
+use flightstate::store::{StateTx, Store, StoreError};
+use flightstate::synth::{DayOptions, Moment, snapshot_of};
+
+/// Weights at every place value and boundary a `NUMERIC(11, 2)` weight has.
+const WEIGHTS: &[&str] = &[
+    "0.00",
+    "0.01",
+    "0.50",
+    "1.00",
+    "12.50",
+    "100.10",
+    "9999.99",
+    "10000.00",
+    "10000.01",
+    "123456789.01",
+    "999999999.99",
+];
+
+/// A generated end-of-day's flights as stored, a weight (or none) each, some
+/// without an operation day.
+fn flights() -> Vec<StoredFlight> {
+    let day = NaiveDate::from_ymd_opt(2026, 9, 9).expect("day");
+    let options = DayOptions {
+        flights: 120,
+        day,
+        ..DayOptions::default()
+    };
+    let Body::Schedule(schedule) = snapshot_of(&options, Moment::Closing).body else {
+        panic!("the generator gives a snapshot");
+    };
+    let updated_at = day.and_hms_opt(23, 59, 59).expect("time");
+    schedule
+        .flights
+        .iter()
+        .enumerate()
+        .map(|(i, record)| {
+            let mut state = state_from_record(record).expect("a generated flight is valid");
+            state.fields.lbwt = WEIGHTS
+                .get(i % (WEIGHTS.len() + 1))
+                .map(|w| (*w).to_owned());
+            StoredFlight {
+                state,
+                operation_day: (i % 7 != 0).then_some(day),
+                state_version: 1 + i as i64 % 3,
+                last_message_id: 40 + i as i64,
+                updated_at,
+            }
+        })
+        .collect()
+}
+
+/// One way of writing flights in a transaction.
+type Write = fn(&mut PgTx<'_>, &[StoredFlight], &[String]) -> Result<(), StoreError>;
+
+fn write(db: &PgDb, flights: &[StoredFlight], how: Write) -> Result<(), StoreError> {
+    let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
+    db.store().transaction(|tx| how(tx, flights, &digests))
+}
+
+#[test]
+fn new_flights_loaded_by_copy_read_back_as_upserted() {
+    let flights = flights();
+    let (copied, upserted) = (PgDb::migrated(), PgDb::migrated());
+    write(&copied, &flights, |tx, f, d| {
+        tx.insert_flights_digested(f, d)
+    })
+    .expect("copy");
+    write(&upserted, &flights, |tx, f, d| {
+        tx.write_flights_digested(f, d)
+    })
+    .expect("upsert");
+    assert_eq!(
+        copied.count("flight_schd", "lbwt IS NOT NULL"),
+        upserted.count("flight_schd", "lbwt IS NOT NULL")
+    );
+    assert_eq!(
+        copied.count(
+            "flight_schd",
+            "lbwt = 999999999.99 AND state_document IS NOT NULL"
+        ),
+        i64::try_from(
+            flights
+                .iter()
+                .filter(|f| f.state.fields.lbwt.as_deref() == Some("999999999.99"))
+                .count()
+        )
+        .expect("count")
+    );
+    assert_eq!(copied.dump(), upserted.dump());
+}
+
+#[test]
+fn a_flid_that_has_a_row_fails_the_load_and_changes_nothing() {
+    let flights = flights();
+    let db = PgDb::migrated();
+    write(&db, &flights[..3], |tx, f, d| {
+        tx.insert_flights_digested(f, d)
+    })
+    .expect("copy");
+    let before = db.dump();
+    let err = write(&db, &flights[2..6], |tx, f, d| {
+        tx.insert_flights_digested(f, d)
+    })
+    .expect_err("FLID of flights[2] is taken");
+    assert_ne!(err.kind(), FailureKind::BadInput, "{err}");
+    assert_eq!(err.op(), "copy_flights", "{err}");
+    assert_eq!(db.dump(), before);
+}

@@ -54,9 +54,9 @@ const BEHIND: i32 = 10;
 
 /// Lowers the calling thread's priority so that it works ahead only with
 /// what the writer leaves: the writer (and the database it waits on) is what
-/// a streamed snapshot's time is made of, and on two cores the reader, the
-/// second half's reader and the digester would otherwise take most of the
-/// CPU from it at the start. Threads this one starts inherit the priority.
+/// a streamed snapshot's time is made of, and on two cores the reader and
+/// the second half's reader would otherwise take most of the CPU from it at
+/// the start. Threads this one starts inherit the priority.
 /// Does nothing where it cannot (another OS, a refused call): the work is
 /// the same, only its order on the cores changes.
 pub(crate) fn work_behind_the_writer() {

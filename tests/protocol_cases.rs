@@ -420,7 +420,7 @@ fn landing_abort_without_code_clears_unless_a_reason_is_given() {
     );
 }
 
-/// The records `parse_slice_observed` shows, by FLID, and the message; the same whether
+/// The records `parse_slice_mapped` hands on, by FLID, and the message; the same whether
 /// the message is read on one core or, split at an FLTR, on two.
 #[track_caller]
 fn observed(bytes: &[u8]) -> (Vec<i64>, Result<Message, ProtocolError>) {
@@ -430,10 +430,11 @@ fn observed(bytes: &[u8]) -> (Vec<i64>, Result<Message, ProtocolError>) {
             two_cores_from_bytes,
             ..ParseOptions::default()
         };
-        let parsed = flightstate::protocol::parse_slice_observed(
+        let parsed = flightstate::protocol::parse_slice_mapped(
             bytes,
             &opts,
-            &mut |record: &FlightRecord| seen.push(record.flid),
+            &|record: &FlightRecord| record.flid,
+            &mut |flid| seen.push(flid),
         );
         (seen, parsed)
     };

@@ -81,13 +81,8 @@ impl Built {
         Built::collect(crate::cores::map_in_parallel(records, Built::one))
     }
 
-    /// [`Built::of`] on the calling thread alone, for a thread that is one
-    /// of several already sharing the cores.
-    pub(super) fn one_by_one(records: &[FlightRecord]) -> Result<Built, PipelineError> {
-        Built::collect(records.iter().map(Built::one).collect())
-    }
-
-    fn one(record: &FlightRecord) -> Result<(FlightState, String), state::RecordError> {
+    /// The state and digest of one record.
+    pub(super) fn one(record: &FlightRecord) -> Result<(FlightState, String), state::RecordError> {
         state_from_record(record).map(|state| {
             let digest = state.digest();
             (state, digest)
@@ -97,13 +92,17 @@ impl Built {
     fn collect(
         built: Vec<Result<(FlightState, String), state::RecordError>>,
     ) -> Result<Built, PipelineError> {
-        let (states, digests) = built
+        built
             .into_iter()
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| PipelineError::BadInput(e.to_string()))?
-            .into_iter()
-            .unzip();
-        Ok(Built { states, digests })
+            .map(Built::from_pairs)
+            .map_err(|e| PipelineError::BadInput(e.to_string()))
+    }
+
+    /// The states and digests of `(state, digest)` pairs, in order.
+    pub(super) fn from_pairs(pairs: Vec<(FlightState, String)>) -> Built {
+        let (states, digests) = pairs.into_iter().unzip();
+        Built { states, digests }
     }
 
     pub(super) fn len(&self) -> usize {

@@ -25,18 +25,14 @@ use super::snapshot::{
     snapshot_list, write_flights,
 };
 use crate::FailureKind;
-use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError};
-use crate::state::{self, day_of};
+use crate::protocol::{self, Body, Message, ProtocolError};
+use crate::state::{self, FlightState, day_of};
 use crate::store::{Store, StoreError};
 
-/// What one thread hands the next: the reader the digester (records), the
-/// digester the writer (built states).
-enum Read<P> {
-    /// The next flights, in input order.
-    Part(P),
-    /// The last flights, handed out once the message is read whole: the
-    /// reader's core is then free to build them too.
-    LastPart(P),
+/// What the reader hands the writer.
+enum Read {
+    /// The next flights' states and digests, in input order.
+    Part(Built),
     /// The message is read: the snapshot's day and envelope when it is a
     /// snapshot that passes every check and whose flights were all handed
     /// out; `None` otherwise.
@@ -62,40 +58,32 @@ pub(super) struct Streamed {
 }
 
 /// Reads `body` and, when it is a snapshot, writes its flights as they are
-/// read: three threads in a row, the reader (this message's XML into
-/// records), the digester (each record's state and `STATE_DIGEST`) and the
-/// writer (the calling thread, in the transaction), each handing the next
-/// whole parts. The reader, the one thread that cannot be split, does no
-/// more than read: a day recognised unchanged takes about its time.
+/// read: the reader (this message's XML into each record's state and
+/// `STATE_DIGEST`, on two cores for a large message) hands whole parts to
+/// the writer (the calling thread, in the transaction). A day recognised
+/// unchanged takes about the reader's time.
 pub(super) fn apply_streamed<S: Store>(
     store: &S,
     settings: &Settings,
     message: (i64, &str, NaiveDateTime),
     body: &[u8],
 ) -> Streamed {
-    let (to_digester, read_parts) = sync_channel(2);
-    let (to_writer, digested_parts) = sync_channel(2);
+    let (to_writer, parts) = sync_channel(2);
     std::thread::scope(|scope| {
-        let digester = std::thread::Builder::new()
-            .name("snapshot-digester".to_owned())
-            .spawn_scoped(scope, || {
-                crate::cores::work_behind_the_writer();
-                digest(read_parts, to_writer)
-            });
         let reader = std::thread::Builder::new()
             .name("snapshot-reader".to_owned())
             .spawn_scoped(scope, || {
                 crate::cores::work_behind_the_writer();
-                read(body, settings, to_digester)
+                read(body, settings, to_writer)
             });
-        let (Ok(_), Ok(reader)) = (digester, reader) else {
-            // No threads to read on: read here, the usual way.
+        let Ok(reader) = reader else {
+            // No thread to read on: read here, the usual way.
             return Streamed {
                 parsed: protocol::parse_slice(body, &settings.parse),
                 outcome: None,
             };
         };
-        let outcome = write(store, settings, message, digested_parts);
+        let outcome = write(store, settings, message, parts);
         let parsed = match reader.join() {
             Ok(parsed) => parsed,
             Err(panic) => std::panic::resume_unwind(panic),
@@ -104,13 +92,16 @@ pub(super) fn apply_streamed<S: Store>(
     })
 }
 
-/// The reader: parses `body`, handing out each snapshot record (a copy: the
-/// message keeps its own) by parts as soon as it is read; ends with what the
-/// whole message says.
+/// The reader: parses `body`, building each snapshot record's state and
+/// digest on the thread that read it (`protocol::parse_slice_mapped`), and
+/// hands them out by parts as soon as they are built; ends with what the
+/// whole message says. A record whose state cannot be built ends the parts
+/// and makes the end `None` (the usual path reports it). Stops handing out
+/// when the writer stops listening.
 fn read(
     body: &[u8],
     settings: &Settings,
-    parts: SyncSender<Read<Vec<FlightRecord>>>,
+    parts: SyncSender<Read>,
 ) -> Result<Message, ProtocolError> {
     let mut part = Vec::new();
     // The first part is an eighth of the others, so that the writer starts
@@ -119,24 +110,30 @@ fn read(
     // has the next part in hand when it is done with one.
     let mut part_size = (settings.stream_part_flights / 8).max(1);
     let mut handed_out = 0;
-    // Whether every record read so far went out: a writer that stopped
-    // listening ends the parts.
+    // Whether every record read so far went out: a record that could not be
+    // built, or a writer that stopped listening, ends the parts.
     let mut flowing = true;
-    let mut on_record = |record: &FlightRecord| {
+    let send = |part: Vec<(FlightState, String)>, handed_out: &mut usize| {
+        *handed_out += part.len();
+        parts.send(Read::Part(Built::from_pairs(part))).is_ok()
+    };
+    let mut on_built = |built: Result<(FlightState, String), state::RecordError>| {
         if !flowing {
             return;
         }
-        part.push(record.clone());
+        let Ok(built) = built else {
+            flowing = false;
+            return;
+        };
+        part.push(built);
         if part.len() >= part_size {
             part_size = (part_size * 2).min(settings.stream_part_flights);
-            handed_out += part.len();
-            flowing = parts.send(Read::Part(std::mem::take(&mut part))).is_ok();
+            flowing = send(std::mem::take(&mut part), &mut handed_out);
         }
     };
-    let parsed = protocol::parse_slice_observed(body, &settings.parse, &mut on_record);
+    let parsed = protocol::parse_slice_mapped(body, &settings.parse, &Built::one, &mut on_built);
     if flowing && !part.is_empty() {
-        handed_out += part.len();
-        flowing = parts.send(Read::LastPart(part)).is_ok();
+        flowing = send(part, &mut handed_out);
     }
     let checked = match &parsed {
         Ok(Message {
@@ -158,32 +155,6 @@ fn read(
     // A writer that stopped listening has no use for the end.
     drop(parts.send(Read::End(checked)));
     parsed
-}
-
-/// The digester: each record's state and `STATE_DIGEST`, by parts, passed
-/// on with the end. A record whose state cannot be built ends the parts
-/// and makes the end `None` (the usual path reports it). Stops when the
-/// writer stops listening, which stops the reader's parts in turn.
-fn digest(parts: Receiver<Read<Vec<FlightRecord>>>, built: SyncSender<Read<Built>>) {
-    let mut broken = false;
-    for read in parts {
-        let part = match read {
-            Read::Part(_) | Read::LastPart(_) if broken => continue,
-            Read::Part(records) => Built::one_by_one(&records),
-            Read::LastPart(records) => Built::of(&records),
-            Read::End(checked) => {
-                drop(built.send(Read::End(checked.filter(|_| !broken))));
-                return;
-            }
-        };
-        let Ok(part) = part else {
-            broken = true;
-            continue;
-        };
-        if built.send(Read::Part(part)).is_err() {
-            return;
-        }
-    }
 }
 
 /// Why the streamed transaction did not commit.
@@ -225,9 +196,9 @@ fn write<S: Store>(
     store: &S,
     settings: &Settings,
     (message_id, identity_key, now): (i64, &str, NaiveDateTime),
-    parts: Receiver<Read<Built>>,
+    parts: Receiver<Read>,
 ) -> Option<Result<SnapshotReport, PipelineError>> {
-    let Ok(Read::Part(first) | Read::LastPart(first)) = parts.recv() else {
+    let Ok(Read::Part(first)) = parts.recv() else {
         return None;
     };
     let day = first
@@ -253,7 +224,7 @@ fn write<S: Store>(
             let flights = part.len();
             crate::cores::free(part, flights);
             match parts.recv() {
-                Ok(Read::Part(next) | Read::LastPart(next)) => part = next,
+                Ok(Read::Part(next)) => part = next,
                 Ok(Read::End(Some(checked))) if checked.day == day => break checked,
                 Ok(Read::End(Some(_))) => {
                     return Err(Stopped::Abandoned("its day is not its first flight's"));
@@ -301,7 +272,7 @@ fn write<S: Store>(
         Err(Stopped::Failed(e)) if valid => Some(Err(e)),
         Err(Stopped::Failed(e)) => loop {
             match parts.recv() {
-                Ok(Read::Part(_) | Read::LastPart(_)) => {}
+                Ok(Read::Part(_)) => {}
                 Ok(Read::End(Some(checked))) if checked.day == day => break Some(Err(e)),
                 Ok(Read::End(_)) | Err(_) => break None,
             }

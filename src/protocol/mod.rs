@@ -76,31 +76,35 @@ impl Default for ParseOptions {
 /// [`ProtocolError`] says why the message is refused; every case but
 /// [`ProtocolError::Io`] is bad input, never worth a retry.
 pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, ProtocolError> {
-    parse_with(input, opts, message::EarlyRecords::default())
+    parse_with(input, opts, message::EarlyRecords::<()>::default())
 }
 
-/// Like [`parse_slice`], and shows each FLTR of a snapshot (an SCHD DNLD or RESP whose META
-/// comes first, as SIS writes it) to `on_record` as soon as it is read: in input order, up
-/// to the first record that fails, while the rest of the message is still being read.
+/// Like [`parse_slice`], and hands `to` what `map` makes of each FLTR of a snapshot (an
+/// SCHD DNLD or RESP whose META comes first, as SIS writes it) as soon as it is read: in
+/// input order, up to the first record that fails, while the rest of the message is still
+/// being read. A record is mapped on the thread that read it, so a large snapshot's are
+/// mapped on two cores too; the second half's results reach `to` when the first half's
+/// reader gets to them.
 ///
-/// What `on_record` was shown is provisional: only the returned message says whether the
-/// whole document is well-formed and valid. The records are in the message as well.
+/// What `to` was handed is provisional: only the returned message says whether the whole
+/// document is well-formed and valid. The records are in the message as well.
 ///
 /// # Errors
 ///
 /// As [`parse_slice`].
-pub fn parse_slice_observed(
+pub fn parse_slice_mapped<T: Send>(
     input: &[u8],
     opts: &ParseOptions,
-    on_record: &mut dyn FnMut(&FlightRecord),
+    map: &(dyn Fn(&FlightRecord) -> T + Sync),
+    to: &mut dyn FnMut(T),
 ) -> Result<Message, ProtocolError> {
-    parse_with(input, opts, message::EarlyRecords::observed(on_record))
+    parse_with(input, opts, message::EarlyRecords::handed(map, to))
 }
 
-fn parse_with(
+fn parse_with<T: Send>(
     input: &[u8],
     opts: &ParseOptions,
-    mut early: message::EarlyRecords<'_>,
+    mut early: message::EarlyRecords<'_, T>,
 ) -> Result<Message, ProtocolError> {
     if input.len() > opts.max_bytes {
         return Err(ProtocolError::TooLarge {
@@ -116,11 +120,14 @@ fn parse_with(
         let root = document.read_with(|ancestors, element| early.closed(ancestors, element))?;
         return message::parse_message(&root, opts, early);
     };
+    let map = early.map();
     // The first half's reader and the second half's hand-over both add to `early`.
     let early = std::cell::RefCell::new(early);
     let halves = std::thread::scope(|scope| {
         let second = scope.spawn(|| {
-            let mut late = message::EarlyRecords::default();
+            let mut late = map.map_or_else(message::EarlyRecords::default, |map| {
+                message::EarlyRecords::kept(map)
+            });
             let fragment =
                 document.read_second_half(&split, |ancestors, e| late.closed(ancestors, e))?;
             late.into_records().map(|records| (fragment, records))
@@ -129,8 +136,8 @@ fn parse_with(
             &split,
             |ancestors, element| early.borrow_mut().closed(ancestors, element),
             || {
-                let (fragment, records) = second.join().ok().flatten()?;
-                early.borrow_mut().adopt(records);
+                let (fragment, (records, mapped)) = second.join().ok().flatten()?;
+                early.borrow_mut().adopt(records, mapped);
                 Some(fragment)
             },
         )
@@ -141,7 +148,7 @@ fn parse_with(
         // next to the message being refused.
         Err(_) => {
             let root = document.read_with(|_, _| {})?;
-            message::parse_message(&root, opts, message::EarlyRecords::default())
+            message::parse_message(&root, opts, message::EarlyRecords::<()>::default())
         }
     }
 }

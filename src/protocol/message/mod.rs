@@ -74,7 +74,7 @@ pub enum Body {
 pub(crate) fn parse_message(
     root: &Element,
     opts: &ParseOptions,
-    mut early: EarlyRecords<'_>,
+    mut early: EarlyRecords<'_, impl Sized>,
 ) -> Result<Message, ProtocolError> {
     if root.name != "MSG" {
         return Err(ProtocolError::WrongRoot {

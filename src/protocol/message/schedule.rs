@@ -87,6 +87,10 @@ pub(crate) const RECORDS_AT: &[&str] = &["MSG", "SCHD"];
 /// The element of one record.
 pub(crate) const RECORD: &str = "FLTR";
 
+/// What a caller makes of each record of a snapshot, on the thread that read it: a large
+/// message is read on two threads (see [`crate::protocol::parse_slice`]).
+pub(crate) type Map<'o, T> = &'o (dyn Fn(&FlightRecord) -> T + Sync);
+
 /// The FLTRs of `MSG/SCHD`, each read as soon as the reader closes it.
 ///
 /// A snapshot's tree is many times bigger than the cache: reading each FLTR while it is
@@ -97,47 +101,90 @@ pub(crate) const RECORD: &str = "FLTR";
 /// as malformed, and a message that is no supported SCHD just drops them.
 ///
 /// The records of a snapshot (a META of SCHD DNLD or RESP, read before the SCHD) are also
-/// shown to an observer as they are read, so that a caller can start on a day's flights
+/// mapped and handed to a caller as they are read, so that it can start on a day's flights
 /// while the rest of the day is still being read.
-#[derive(Default)]
-pub(crate) struct EarlyRecords<'o> {
+pub(crate) struct EarlyRecords<'o, T = ()> {
     /// The records of the first FLTRs, in order, up to the first that failed.
     records: Vec<FlightRecord>,
     /// Why the FLTR after `records` failed; no FLTR after it is read, as none is reported.
     failed: Option<ProtocolError>,
-    /// Shown each record of a snapshot as soon as it is read.
-    observer: Option<&'o mut dyn FnMut(&FlightRecord)>,
+    mapped: Mapped<'o, T>,
     /// Whether the META read so far says the message is a snapshot.
     snapshot: bool,
 }
 
-impl<'o> EarlyRecords<'o> {
-    /// Records read early, each shown to `observer` when the message is a snapshot.
-    pub fn observed(observer: &'o mut dyn FnMut(&FlightRecord)) -> Self {
+/// What becomes of each record read besides being kept.
+enum Mapped<'o, T> {
+    /// Nothing.
+    Not,
+    /// Mapped and handed on at once, when the message is a snapshot.
+    Handed(Map<'o, T>, &'o mut dyn FnMut(T)),
+    /// Mapped and kept beside it: the second half of a snapshot, whose META the reader of
+    /// that half does not see; the first half's reader hands the results on, or drops them.
+    Kept(Map<'o, T>, Vec<T>),
+}
+
+impl<T> Default for EarlyRecords<'_, T> {
+    fn default() -> Self {
         EarlyRecords {
-            observer: Some(observer),
+            records: Vec::new(),
+            failed: None,
+            mapped: Mapped::Not,
+            snapshot: false,
+        }
+    }
+}
+
+impl<'o, T> EarlyRecords<'o, T> {
+    /// Records read early, each of a snapshot mapped by `map` and handed to `to`.
+    pub fn handed(map: Map<'o, T>, to: &'o mut dyn FnMut(T)) -> Self {
+        EarlyRecords {
+            mapped: Mapped::Handed(map, to),
             ..EarlyRecords::default()
         }
     }
 
-    /// The records read, when every one of them was; `None` once one failed.
-    pub fn into_records(self) -> Option<Vec<FlightRecord>> {
-        self.failed.is_none().then_some(self.records)
+    /// Records read early, each mapped by `map` and kept with its result (a second half).
+    pub fn kept(map: Map<'o, T>) -> Self {
+        EarlyRecords {
+            mapped: Mapped::Kept(map, Vec::new()),
+            ..EarlyRecords::default()
+        }
+    }
+
+    /// The map this reader hands results with, for the reader of a second half.
+    pub fn map(&self) -> Option<Map<'o, T>> {
+        match self.mapped {
+            Mapped::Handed(map, _) => Some(map),
+            Mapped::Not | Mapped::Kept(..) => None,
+        }
+    }
+
+    /// The records read, and what they were mapped to, when every one of them was read;
+    /// `None` once one failed.
+    pub fn into_records(self) -> Option<(Vec<FlightRecord>, Vec<T>)> {
+        if self.failed.is_some() {
+            return None;
+        }
+        let mapped = match self.mapped {
+            Mapped::Kept(_, kept) => kept,
+            Mapped::Not | Mapped::Handed(..) => Vec::new(),
+        };
+        Some((self.records, mapped))
     }
 
     /// Takes the records read after this reader's, of the second half of the same
-    /// `MSG/SCHD` (read on another core), as if it had read them itself: shown to the
-    /// observer, and dropped after a failed record as it drops later ones.
-    pub fn adopt(&mut self, records: Vec<FlightRecord>) {
+    /// `MSG/SCHD` (read on another core by a reader [`EarlyRecords::kept`] with this one's
+    /// map), as if it had read them itself: their results handed on, and dropped after a
+    /// failed record as later ones are.
+    pub fn adopt(&mut self, records: Vec<FlightRecord>, mapped: Vec<T>) {
         if self.failed.is_some() {
             return;
         }
         if self.snapshot
-            && let Some(observer) = self.observer.as_mut()
+            && let Mapped::Handed(_, to) = &mut self.mapped
         {
-            for record in &records {
-                observer(record);
-            }
+            mapped.into_iter().for_each(to);
         }
         self.records.extend(records);
     }
@@ -149,7 +196,7 @@ impl<'o> EarlyRecords<'o> {
             && msg.name == "MSG"
             && element.name == "META"
             && element.index == 1
-            && self.observer.is_some()
+            && matches!(self.mapped, Mapped::Handed(..))
         {
             let msg = Path::root(msg);
             self.snapshot = parse_meta(element, &msg.child(element)).is_ok_and(|meta| {
@@ -171,10 +218,10 @@ impl<'o> EarlyRecords<'o> {
             let path = schd.child(element);
             match parse_flight_record(element, &path, RecordKind::ScheduleRecord) {
                 Ok(record) => {
-                    if self.snapshot
-                        && let Some(observer) = self.observer.as_mut()
-                    {
-                        observer(&record);
+                    match &mut self.mapped {
+                        Mapped::Handed(map, to) if self.snapshot => to(map(&record)),
+                        Mapped::Kept(map, kept) => kept.push(map(&record)),
+                        Mapped::Handed(..) | Mapped::Not => {}
                     }
                     self.records.push(record);
                 }
@@ -195,7 +242,7 @@ pub(crate) fn parse_schedule(
     path: &Path,
     subtype: ScheduleSubtype,
     opts: &ParseOptions,
-    early: &mut EarlyRecords<'_>,
+    early: &mut EarlyRecords<'_, impl Sized>,
 ) -> Result<Schedule, ProtocolError> {
     no_text(element, path)?;
     let mut notes = Notes::default();

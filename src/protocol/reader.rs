@@ -235,7 +235,7 @@ impl<'a> Document<'a> {
         let mut from = bytes.len() / 2;
         let tag = format!("<{child}");
         loop {
-            let found = from + find(&bytes[from..], tag.as_bytes())?;
+            let found = from + memchr::memmem::find(&bytes[from..], tag.as_bytes())?;
             let after = found + tag.len();
             if matches!(
                 bytes.get(after),
@@ -323,11 +323,6 @@ impl<'a> Document<'a> {
             Ran::Paused(_) => unreachable!("a reader told to read to the end reads to it"),
         }
     }
-}
-
-/// The first occurrence of `needle` in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(haystack, needle)
 }
 
 /// How far one run of the reader goes.

@@ -142,7 +142,7 @@ impl Source<'_> {
             }
         };
         FlightRecord {
-            flid: self.below(1_000_000_000_000) as i64,
+            flid: 1 + self.below(999_999_999_999) as i64,
             ffid: self.field(Self::text),
             alcd: mandatory_text(self),
             alsc: self.field(Self::text),
@@ -178,12 +178,12 @@ impl Source<'_> {
             reno: self.field(Self::text),
             taop: self.field(Self::text),
             tafl: self.field(Self::text),
-            taid: self.field(|s| s.below(1_000_000_000_000) as i64),
+            taid: self.field(|s| 1 + s.below(999_999_999_999) as i64),
             trml: self.field(Self::text),
             maxp: self.field(|s| s.below(u64::from(u32::MAX)) as u32),
             csop: self.field(Self::text),
             csft: self.field(Self::text),
-            maid: self.field(|s| s.below(1_000_000_000_000) as i64),
+            maid: self.field(|s| 1 + s.below(999_999_999_999) as i64),
             estt: self.field(Self::time),
             actt: self.field(Self::time),
             stnd: self.field(Self::text),

@@ -88,6 +88,17 @@ pub enum ProtocolError {
         /// The entity name (as much of it as was readable).
         name: String,
     },
+    /// A character that XML 1.0 does not allow (§2.2 `Char`): NUL and the other C0 controls
+    /// but tab, LF and CR, and U+FFFE / U+FFFF, raw or as a character reference. No database
+    /// can store it as text (PostgreSQL refuses NUL), so the message is refused where it is
+    /// read rather than failing at every attempt to store it.
+    #[error("character U+{code:04X} is not allowed in XML 1.0, in {path}")]
+    ForbiddenCharacter {
+        /// The element (or `…/@ATTR`) holding it.
+        path: String,
+        /// Its code point.
+        code: u32,
+    },
     /// Elements are nested deeper than any SIS message goes; refused so that a hostile
     /// document cannot build an unbounded tree.
     #[error("elements are nested deeper than {limit} levels at {path}")]

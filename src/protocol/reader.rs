@@ -26,6 +26,19 @@ use super::errors::{Position, ProtocolError};
 /// and the bound keeps a hostile `<a><a><a>…` from building a deep tree.
 pub(crate) const MAX_DEPTH: usize = 16;
 
+/// The first character of `text` that XML 1.0 does not allow (§2.2 `Char`): the C0
+/// controls but tab, LF and CR, and U+FFFE, U+FFFF (surrogates cannot be in a `str`).
+/// quick-xml does not check characters; a byte scan first keeps the common case cheap.
+pub(crate) fn forbidden_char(text: &str) -> Option<char> {
+    let suspect = |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0xEF;
+    if !text.bytes().any(suspect) {
+        return None;
+    }
+    text.chars().find(|&c| {
+        (c < '\u{20}' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}'
+    })
+}
+
 /// Elements that repeat by design; their path segment always carries `[n]`.
 const REPEATING: &[&str] = &[
     "FLTR", "FLOP", "GTDT", "CKDT", "CLDT", "PSDT", "CHDT", "CHOT", "ABTM", "DELY", "ROUT", "ERUT",
@@ -469,7 +482,16 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                 Err(e) => return Err(self.xml_error(base as u64 + reader.error_position(), e)),
             };
             match event {
-                Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+                Event::Comment(comment) => {
+                    // Not data, but not XML either: the same rule as text.
+                    if let Some(c) = forbidden_char(&comment) {
+                        return Err(ProtocolError::ForbiddenCharacter {
+                            path: self.path(),
+                            code: c.into(),
+                        });
+                    }
+                }
+                Event::Decl(_) | Event::PI(_) => {}
                 Event::DocType(_) => {
                     return Err(ProtocolError::Doctype {
                         at: self.at(before),
@@ -625,6 +647,18 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                         reason: other.to_string(),
                     },
                 })?;
+            if let Some(c) = forbidden_char(&value) {
+                let parent = self.path();
+                let at = if parent.is_empty() {
+                    String::new()
+                } else {
+                    format!("{parent}/")
+                };
+                return Err(ProtocolError::ForbiddenCharacter {
+                    path: format!("{at}{}/@{}", element.name, attribute.key.0),
+                    code: c.into(),
+                });
+            }
             element
                 .attributes
                 .push((Cow::Borrowed(attribute.key.0), value));
@@ -700,6 +734,12 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
     }
 
     fn text(&mut self, text: Cow<'a, str>, offset: u64) -> Result<(), ProtocolError> {
+        if let Some(c) = forbidden_char(&text) {
+            return Err(ProtocolError::ForbiddenCharacter {
+                path: self.path(),
+                code: c.into(),
+            });
+        }
         let depth = self.stack.len();
         match self.stack.last_mut() {
             None => {
@@ -910,6 +950,48 @@ mod tests {
                 proptest::prop_assert_eq!(halves(&text).0, whole(&text));
             }
         }
+    }
+
+    #[test]
+    fn characters_xml_does_not_allow_are_refused_with_their_path() {
+        let cases = [
+            (
+                "<MSG><A><B>x\0y</B></A></MSG>",
+                "character U+0000 is not allowed in XML 1.0, in MSG/A/B",
+            ),
+            (
+                "<MSG><A>\u{1b}</A></MSG>",
+                "character U+001B is not allowed in XML 1.0, in MSG/A",
+            ),
+            (
+                "<MSG><A><![CDATA[\u{7}]]></A></MSG>",
+                "character U+0007 is not allowed in XML 1.0, in MSG/A",
+            ),
+            (
+                "<MSG><A K=\"a\u{1}\"/></MSG>",
+                "character U+0001 is not allowed in XML 1.0, in MSG/A/@K",
+            ),
+            (
+                "<MSG><!-- \u{0} --></MSG>",
+                "character U+0000 is not allowed in XML 1.0, in MSG",
+            ),
+            (
+                "<MSG><A>\u{FFFE}</A></MSG>",
+                "character U+FFFE is not allowed in XML 1.0, in MSG/A",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = read(text).expect_err(text);
+            assert_eq!(err.to_string(), expected, "{text:?}");
+        }
+        // quick-xml refuses such character references itself.
+        for text in ["<MSG><A>&#0;</A></MSG>", "<MSG><A>&#x1F;</A></MSG>"] {
+            let err = read(text).expect_err(text).to_string();
+            assert!(err.contains("character"), "{text}: {err}");
+        }
+        // Tab, LF, CR, DEL and the C1 controls are XML 1.0 characters.
+        let kept = read("<MSG><A>a\tb\r\nc\u{7f}\u{85}</A></MSG>").expect("allowed characters");
+        assert_eq!(kept.children[0].text, "a\tb\nc\u{7f}\u{85}");
     }
 
     #[test]

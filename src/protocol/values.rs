@@ -121,14 +121,15 @@ impl SisValue for String {
     }
 }
 
-/// Flight ids (FLID, TAID, MAID): AODB's `bigint(12)`.
+/// Flight ids (FLID, TAID, MAID): AODB's `bigint(12)`, numbered from 1; 0
+/// names no flight.
 impl SisValue for i64 {
-    const EXPECTED: &'static str = "a flight id of 1 to 12 digits";
+    const EXPECTED: &'static str = "a flight id of 1 to 12 digits, not 0";
     fn parse_sis(text: &str) -> Option<Self> {
         if text.is_empty() || text.len() > 12 || !text.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
-        text.parse().ok()
+        text.parse().ok().filter(|&id| id > 0)
     }
     fn to_sis(&self) -> String {
         self.to_string()
@@ -488,6 +489,15 @@ mod tests {
             "2002101009031x",
         ] {
             assert_eq!(parse_message_time(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn flight_ids_are_1_to_12_digits_and_never_0() {
+        assert_eq!(i64::parse_sis("1"), Some(1));
+        assert_eq!(i64::parse_sis("999999999999"), Some(999_999_999_999));
+        for text in ["0", "000", "", "1234567890123", "-1", "+1", "1.0"] {
+            assert_eq!(i64::parse_sis(text), None, "{text:?}");
         }
     }
 

@@ -17,6 +17,11 @@ pub enum FailureKind {
     Duplicate,
     /// A row refers to a parent that does not exist.
     MissingParent,
+    /// The database refused the values being written (a data exception or an
+    /// integrity violation: SQLSTATE classes 22 and 23, their ORA- twins).
+    /// The same values fail the same way every time, so the message that
+    /// carries them is dead, never retried.
+    DataRejected,
     /// A concurrent writer won (serialization failure, deadlock, CAS miss).
     Conflict,
     /// The connection to a server was lost or could not be made.
@@ -37,5 +42,58 @@ impl FailureKind {
                 | FailureKind::Timeout
                 | FailureKind::Other
         )
+    }
+}
+
+/// An error with its whole `source()` chain on one line (`a: b: c`).
+///
+/// Error types derived with `thiserror` print only their own line, even
+/// with `{:#}`; the database's or the broker's own words are in the
+/// sources, and an operator reading a log line or a `PROC_STATE` reason
+/// needs them.
+pub struct Causes<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for Causes<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut shown = self.0.to_string();
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            // A wrapper that repeats its source's text (`#[error(transparent)]`,
+            // or a `{0}` message) adds nothing.
+            if !shown.ends_with(&text) {
+                write!(f, ": {text}")?;
+                shown = text;
+            }
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("state database: upsert_flights failed")]
+    struct Outer(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("invalid byte sequence for encoding \"UTF8\": 0x00")]
+    struct Inner;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error(transparent)]
+    struct Transparent(#[from] Outer);
+
+    #[test]
+    fn causes_show_every_source_once() {
+        let e = Transparent(Outer(Inner));
+        assert_eq!(
+            Causes(&e).to_string(),
+            "state database: upsert_flights failed: invalid byte sequence for encoding \"UTF8\": 0x00"
+        );
     }
 }

@@ -126,8 +126,16 @@ fn an_unsupported_message_is_dead_after_the_threshold() {
     let states = proc_states(&mut conn);
     assert_eq!(
         states[0],
-        (odd, "DEAD".into(), Some("UNSUPPORTED".into()), 4),
-        "three FAILED(UNSUPPORTED) attempts, then DEAD: {steps:?}"
+        (odd, "DEAD".into(), Some("UNSUPPORTED".into()), 3),
+        "two FAILED(UNSUPPORTED) attempts, then DEAD in the third: {steps:?}"
+    );
+    let reason = pumping::proc_reasons(&mut conn)[0]
+        .1
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        reason.ends_with("DEAD after 3 attempts"),
+        "the reason counts the attempts the record shows: {reason}"
     );
     assert_eq!(states[1], (next, "SUCCEEDED".into(), None, 1));
     assert_eq!(mb.rows()[0].1.as_deref(), Some("DEAD"));

@@ -27,6 +27,7 @@
 
 use chrono::NaiveDateTime;
 
+use crate::failure::Causes;
 use crate::store::{
     CallStatus, Grant, JournalOps, NewCall, StateTx, Store, StoreError, StoredCall,
 };
@@ -368,7 +369,7 @@ impl<'e> Executor<'e> {
             Err(e) => {
                 tracing::warn!(
                     effect.call_id = call.call_id,
-                    error = %e,
+                    error = %Causes(&*e),
                     "cannot read the target back; the call stays open"
                 );
                 report.retry += 1;

@@ -305,10 +305,18 @@ const TARGET_PREFIX: &str = "cminmsgs:";
 
 /// The write-back intent of message `message_id` whose final status is
 /// `status`, or `None` for a status that is not final (FAILED).
+///
+/// `delivery` counts how often the row was delivered pending: 0 for its
+/// first write-back (`backfill:{id}`); a row set back to pending after it
+/// was written back (AODB or an operator re-sent it, a mailbox backup was
+/// restored) is written back again by a new call named after that
+/// redelivery (`backfill:{id}:resent:{n}`), since the first call is
+/// finished and is never made twice.
 pub fn write_back_intent(
     settings: &MailboxSettings,
     message_id: i64,
     status: ProcStatus,
+    delivery: u32,
 ) -> Option<Intent> {
     let value = match status {
         ProcStatus::Succeeded => &settings.succeeded_status,
@@ -318,7 +326,10 @@ pub fn write_back_intent(
     Some(Intent {
         scope: WRITE_BACK_SCOPE.to_owned(),
         step: WRITE_BACK_STEP.to_owned(),
-        sub_key: format!("backfill:{message_id}"),
+        sub_key: match delivery {
+            0 => format!("backfill:{message_id}"),
+            n => format!("backfill:{message_id}:resent:{n}"),
+        },
         call_kind: WRITE_BACK_KIND.to_owned(),
         target: format!("{TARGET_PREFIX}{message_id}"),
         payload: value.clone(),
@@ -420,9 +431,12 @@ mod tests {
             connect_timeout: Duration::from_secs(1),
             io_timeout: Duration::from_secs(1),
         };
-        let intent = write_back_intent(&settings, 42, ProcStatus::Dead).expect("final");
+        let intent = write_back_intent(&settings, 42, ProcStatus::Dead, 0).expect("final");
         assert_eq!(intent.sub_key, "backfill:42");
         assert_eq!(intent.payload, "DEAD");
-        assert!(write_back_intent(&settings, 42, ProcStatus::Failed).is_none());
+        let again = write_back_intent(&settings, 42, ProcStatus::Succeeded, 2).expect("final");
+        assert_eq!(again.sub_key, "backfill:42:resent:2");
+        assert_eq!(again.payload, "PROCESSED");
+        assert!(write_back_intent(&settings, 42, ProcStatus::Failed, 0).is_none());
     }
 }

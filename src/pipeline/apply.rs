@@ -13,6 +13,7 @@ use super::identity::identity_key;
 use super::snapshot::{MessageRef, SnapshotReport, apply_snapshot};
 use super::streamed::apply_streamed;
 use crate::config::Config;
+use crate::failure::Causes;
 use crate::protocol::{self, Body, ParseOptions, ScheduleSubtype};
 use crate::state::MergeRules;
 use crate::store::{Outcome, PipelineLease, ProcRecord, ProcStatus, StateTx, Store, StoreError};
@@ -39,6 +40,11 @@ pub struct Settings {
     /// The pump's lease epoch: a transaction commits only while the lease is
     /// still at this epoch. `None` for one-off applies outside the pump.
     pub fence: Option<i64>,
+    /// The attempt at which a message of a type flightstate does not apply
+    /// is DEAD rather than FAILED(UNSUPPORTED), decided in the attempt
+    /// itself so that `PROC_STATE.ATTEMPTS` and the reason agree. `None`
+    /// (one-off applies outside the pump) never gives up.
+    pub unsupported_threshold: Option<i32>,
     /// How flight events and ad-hoc flights merge (configuration
     /// `[merge]`).
     pub merge: MergeRules,
@@ -59,6 +65,7 @@ impl Settings {
             day_boundary: config.day_boundary(),
             conflict_retries: 5,
             fence: None,
+            unsupported_threshold: None,
             merge: config.merge.rules(),
             stream_from_bytes: STREAM_FROM_BYTES,
             stream_part_flights: STREAM_PART_FLIGHTS,
@@ -98,6 +105,13 @@ pub enum Applied {
         /// Its recorded status.
         status: ProcStatus,
     },
+    /// The mailbox row came again with another body under an id that had
+    /// already reached a final status. Not applied, and the outcome recorded
+    /// for the original body stands; this delivery's outcome is DEAD.
+    ChangedBody {
+        /// Why.
+        reason: String,
+    },
     /// The message can never be applied; recorded DEAD.
     Dead {
         /// Why.
@@ -113,12 +127,23 @@ pub enum Applied {
 }
 
 impl Applied {
-    /// The status recorded for the message.
+    /// Whether the message had already reached a final status before this
+    /// delivery of its row: the row was delivered again, and its write-back
+    /// is a new call (see `mailbox::write_back_intent`).
+    pub fn redelivered(&self) -> bool {
+        matches!(
+            self,
+            Applied::AlreadyProcessed { .. } | Applied::ChangedBody { .. }
+        )
+    }
+
+    /// The status of this delivery: recorded for the message, or, for a
+    /// changed body, written back for the row alone.
     pub fn status(&self) -> ProcStatus {
         match self {
             Applied::Snapshot(_) | Applied::Flights(_) => ProcStatus::Succeeded,
             Applied::AlreadyProcessed { status } => *status,
-            Applied::Dead { .. } => ProcStatus::Dead,
+            Applied::Dead { .. } | Applied::ChangedBody { .. } => ProcStatus::Dead,
             Applied::Unsupported { .. } => ProcStatus::Failed,
         }
     }
@@ -158,6 +183,7 @@ pub fn apply_message<S: Store>(
         store.transaction(|tx| tx.proc_state(message_id))?,
     ) {
         Seen::ChangedBody(reason) => return record.dead(store, reason),
+        Seen::ChangedAfterFinal(reason) => return Ok(Applied::ChangedBody { reason }),
         Seen::Final(status) => return Ok(Applied::AlreadyProcessed { status }),
         Seen::ToApply => {}
     }
@@ -197,16 +223,25 @@ pub fn apply_message<S: Store>(
         Ok(applied) => Ok(applied),
         Err(PipelineError::BadInput(reason)) => record.dead(store, reason),
         Err(PipelineError::Unsupported { msg_type, subtype }) => {
-            let reason = format!("unsupported message {msg_type}/{subtype}");
-            record.save(store, ProcStatus::Failed, "UNSUPPORTED", &reason)?;
-            Ok(Applied::Unsupported { msg_type, subtype })
+            record.unsupported(store, settings.unsupported_threshold, msg_type, subtype)
+        }
+        // The database refused this message's own values: the same values
+        // fail the same way every time, so retrying would block the head for
+        // ever. The database's words are in the reason.
+        Err(e) if !e.kind().retryable() => {
+            let reason = Causes(&e).to_string();
+            record.save(store, ProcStatus::Dead, e.error_kind(), &reason)?;
+            Ok(Applied::Dead { reason })
         }
         Err(e) => {
             // Recording is best effort: the database may be what failed.
-            if let Err(again) =
-                record.save(store, ProcStatus::Failed, e.error_kind(), &format!("{e:#}"))
-            {
-                tracing::warn!(msg.id = message_id, error = %format!("{again:#}"), "cannot record the failure");
+            if let Err(again) = record.save(
+                store,
+                ProcStatus::Failed,
+                e.error_kind(),
+                &Causes(&e).to_string(),
+            ) {
+                tracing::warn!(msg.id = message_id, error = %Causes(&again), "cannot record the failure");
             }
             Err(e)
         }
@@ -246,14 +281,24 @@ pub(super) enum Seen {
     ToApply,
     /// Already final under this identity: not applied again.
     Final(ProcStatus),
-    /// Seen with another body under the same id: DEAD, with this reason.
+    /// Seen with another body under the same id while it was still FAILED:
+    /// DEAD, with this reason.
     ChangedBody(String),
+    /// Seen with another body under the same id after it reached a final
+    /// status: not applied, its record untouched; this delivery is DEAD.
+    ChangedAfterFinal(String),
 }
 
 impl Seen {
     /// Tells from message `message_id`'s record, if any.
     pub(super) fn of(message_id: i64, identity: &str, record: Option<ProcRecord>) -> Seen {
         match record {
+            Some(seen) if seen.identity_key != identity && seen.status != ProcStatus::Failed => {
+                Seen::ChangedAfterFinal(format!(
+                    "message {message_id} came again with another body after it was {}; the new body is not applied and the recorded outcome stands",
+                    seen.status.code()
+                ))
+            }
             Some(seen) if seen.identity_key != identity => Seen::ChangedBody(format!(
                 "message {message_id} was already seen with another body; the mailbox row changed under the same id"
             )),
@@ -305,6 +350,32 @@ impl Recorder<'_> {
         error_text: &str,
     ) -> Result<(), StoreError> {
         store.transaction(|tx| self.record(tx, status, error_kind, error_text))
+    }
+
+    /// Records an attempt at a message of a type flightstate does not apply:
+    /// FAILED(UNSUPPORTED), or DEAD once this attempt reaches `threshold`.
+    fn unsupported<S: Store>(
+        &self,
+        store: &S,
+        threshold: Option<i32>,
+        msg_type: String,
+        subtype: String,
+    ) -> Result<Applied, PipelineError> {
+        let reason = format!("unsupported message {msg_type}/{subtype}");
+        let applied = store.transaction(|tx| {
+            let attempt = tx.proc_state(self.message_id)?.map_or(0, |r| r.attempts) + 1;
+            if threshold.is_some_and(|t| attempt >= t) {
+                let reason = format!("{reason}; DEAD after {attempt} attempts");
+                self.record(tx, ProcStatus::Dead, "UNSUPPORTED", &reason)?;
+                return Ok::<_, StoreError>(Applied::Dead { reason });
+            }
+            self.record(tx, ProcStatus::Failed, "UNSUPPORTED", &reason)?;
+            Ok(Applied::Unsupported {
+                msg_type: msg_type.clone(),
+                subtype: subtype.clone(),
+            })
+        })?;
+        Ok(applied)
     }
 
     fn dead<S: Store>(&self, store: &S, reason: String) -> Result<Applied, PipelineError> {

@@ -61,6 +61,9 @@ impl PipelineError {
             FailureKind::BadInput => "BAD_INPUT",
             FailureKind::Unsupported => "UNSUPPORTED",
             FailureKind::Conflict => "CONFLICT",
+            FailureKind::DataRejected | FailureKind::Duplicate | FailureKind::MissingParent => {
+                "DATA_REJECTED"
+            }
             _ => "INFRA",
         }
     }

@@ -117,6 +117,7 @@ pub fn apply_group<T: StateTx + VersionFloorOps>(
         let meta = &grouped.message.meta;
         outcomes.push(match seen {
             Seen::Final(status) => Some(Applied::AlreadyProcessed { status }),
+            Seen::ChangedAfterFinal(reason) => Some(Applied::ChangedBody { reason }),
             Seen::ChangedBody(reason) => {
                 let recorder = Recorder {
                     message_id: grouped.id,

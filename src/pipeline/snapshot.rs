@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::PipelineError;
 use super::apply::{Settings, check_fence};
+use crate::failure::Causes;
 use crate::protocol::{Field, FlightRecord, Schedule};
 use crate::state::{
     self, DuplicateFlid, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
@@ -193,7 +194,7 @@ pub(super) fn apply_snapshot<S: Store>(
                 tracing::warn!(
                     msg.id = message.id,
                     attempt,
-                    error = %format!("{e:#}"),
+                    error = %Causes(&e),
                     "snapshot lost the version race; re-reading and retrying"
                 );
             }

@@ -6,6 +6,7 @@
 //! message at a time.
 
 use super::{Processed, Pump, Step, journal_write_back, seal_point, utc_now};
+use crate::failure::Causes;
 use crate::mailbox::InboundMessage;
 use crate::pipeline::{Applied, Grouped, PipelineError, Settings, apply_group, prepare_grouped};
 use crate::store::Store;
@@ -51,7 +52,14 @@ impl<S: Store + Clone> Pump<S> {
         let result = self.store.transaction(|tx| {
             let applied = apply_group(tx, &settings, group, now)?;
             for (grouped, applied) in group.iter().zip(&applied) {
-                journal_write_back(tx, &mailbox, grouped.id(), applied.status(), now)?;
+                journal_write_back(
+                    tx,
+                    &mailbox,
+                    grouped.id(),
+                    applied.status(),
+                    applied.redelivered(),
+                    now,
+                )?;
             }
             seal_point()?;
             Ok::<_, PipelineError>(applied)
@@ -70,6 +78,11 @@ impl<S: Store + Clone> Pump<S> {
                             status = status.code(),
                             "already processed; only its write-back is redone"
                         ),
+                        Applied::ChangedBody { reason } => tracing::warn!(
+                            msg.id = grouped.id(),
+                            %reason,
+                            "a processed message came again with another body; written back DEAD"
+                        ),
                         _ => tracing::debug!(msg.id = grouped.id(), "applied"),
                     }
                 }
@@ -81,7 +94,7 @@ impl<S: Store + Clone> Pump<S> {
             }
             Err(e) => {
                 tracing::info!(
-                    error = %format!("{e:#}"),
+                    error = %Causes(&e),
                     "the group was rolled back; its messages are applied one by one"
                 );
                 Ok(None)

@@ -32,10 +32,11 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDateTime;
 
 use crate::FailureKind;
+use crate::failure::Causes;
 use crate::journal::{Executor, JournalError, PassReport, Recorded, WorkerLease, record_intent};
 use crate::mailbox::{InboundMessage, Mailbox, MailboxSettings, WriteBack, write_back_intent};
-use crate::pipeline::{Applied, PipelineError, Settings, apply_message, identity_key};
-use crate::store::{LeaseOps, Outcome, ProcStatus, StateTx, Store, StoreError};
+use crate::pipeline::{Applied, PipelineError, Settings, apply_message};
+use crate::store::{LeaseOps, ProcStatus, StateTx, Store, StoreError};
 
 /// How the pump behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,6 +177,8 @@ pub struct Pump<S: Store + Clone> {
     /// identity key makes the second look a no-op).
     awaiting: BTreeSet<i64>,
     blocked: Option<BlockedHead>,
+    /// Whether this pump is waiting for another's lease (said once).
+    waiting: bool,
 }
 
 impl<S: Store + Clone> Pump<S> {
@@ -196,6 +199,7 @@ impl<S: Store + Clone> Pump<S> {
             shared: Arc::new(Mutex::new(None)),
             awaiting: BTreeSet::new(),
             blocked: None,
+            waiting: false,
         }
     }
 
@@ -260,6 +264,7 @@ impl<S: Store + Clone> Pump<S> {
                     .transaction(|tx| tx.acquire_lease(&holder, now, expires))?;
                 match acquired {
                     Some(epoch) => {
+                        self.waiting = false;
                         tracing::info!(lease.holder = %holder, lease.epoch = epoch, "took the pump lease");
                         self.lease = Some(HeldLease {
                             epoch,
@@ -270,9 +275,34 @@ impl<S: Store + Clone> Pump<S> {
                         self.publish();
                         Ok(Some(true))
                     }
-                    None => Ok(None),
+                    None => {
+                        self.say_why_waiting();
+                        Ok(None)
+                    }
                 }
             }
+        }
+    }
+
+    /// Says once, when this pump starts waiting, which lease it waits for
+    /// and until when: after a crash restart the old lease runs out only
+    /// at its expiry, and a silent wait looks like a hang.
+    fn say_why_waiting(&mut self) {
+        if self.waiting {
+            return;
+        }
+        self.waiting = true;
+        match self.store.transaction(|tx| tx.lock_pipeline()) {
+            Ok(lease) => tracing::info!(
+                lease.holder = lease.holder.as_deref().unwrap_or("nobody"),
+                lease.epoch = lease.epoch,
+                lease.expires_at = %lease.expires_at.map_or_else(|| "-".to_owned(), |t| format!("{t} UTC")),
+                "another pump holds the lease; waiting until it is released or runs out"
+            ),
+            Err(e) => tracing::info!(
+                error = %Causes(&e),
+                "another pump holds the lease; waiting until it is released or runs out"
+            ),
         }
     }
 
@@ -317,7 +347,7 @@ impl<S: Store + Clone> Pump<S> {
                     )
                 }
                 Err(e) => {
-                    tracing::warn!(error = %format!("{e:#}"), "cannot release the pump lease; it will run out")
+                    tracing::warn!(error = %Causes(&e), "cannot release the pump lease; it will run out")
                 }
             }
         }
@@ -364,7 +394,7 @@ impl<S: Store + Clone> Pump<S> {
             .store
             .transaction(|tx| tx.schedule_retry(message_id, next, now))
         {
-            tracing::debug!(error = %format!("{e:#}"), "cannot record the retry time");
+            tracing::debug!(error = %Causes(&e), "cannot record the retry time");
         }
         Step::Blocked {
             message_id: Some(message_id),
@@ -380,12 +410,24 @@ impl<S: Store + Clone> Pump<S> {
     ///
     /// Only an injected failure (tests); every real failure is a [`Step`].
     pub fn step(&mut self) -> Result<Step, PumpError> {
+        static NEVER: AtomicBool = AtomicBool::new(false);
+        self.step_unless(&NEVER)
+    }
+
+    /// [`Pump::step`] that stops after the message (or group) in hand once
+    /// `stop` is set: a graceful stop does not apply the rest of the batch
+    /// it read; what was done is still written back.
+    ///
+    /// # Errors
+    ///
+    /// Only an injected failure (tests).
+    pub fn step_unless(&mut self, stop: &AtomicBool) -> Result<Step, PumpError> {
         match self.ensure_lease() {
             Ok(Some(true)) => {}
             Ok(Some(false)) => return Ok(Step::LeaseLost),
             Ok(None) => return Ok(Step::Standby),
             Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), "cannot take or renew the pump lease");
+                tracing::warn!(error = %Causes(&e), "cannot take or renew the pump lease");
                 return Ok(Step::Blocked {
                     message_id: None,
                     until: Instant::now() + self.settings.idle_poll,
@@ -395,7 +437,7 @@ impl<S: Store + Clone> Pump<S> {
         let heads = match self.mailbox.read_head(self.settings.head_batch) {
             Ok(heads) => heads,
             Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), kind = ?e.kind(), "cannot read the mailbox; retrying");
+                tracing::warn!(error = %Causes(&e), kind = ?e.kind(), "cannot read the mailbox; retrying");
                 let failures = self.blocked.as_ref().map_or(1, |b| b.failures + 1);
                 let until = Instant::now()
                     + backoff(
@@ -426,6 +468,9 @@ impl<S: Store + Clone> Pump<S> {
         // is pinned to one message.
         let mut alone_until = 0;
         while let Some(&message) = todo.get(next) {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
             if let Some(b) = &self.blocked
                 && b.message_id == message.id
                 && Instant::now() < b.until
@@ -542,7 +587,7 @@ impl<S: Store + Clone> Pump<S> {
                 #[cfg(feature = "failpoints")]
                 Err(JournalError::Injected(e)) => return Err(e.into()),
                 Err(e) => {
-                    tracing::warn!(error = %format!("{e:#}"), "write-back pass failed; retrying later");
+                    tracing::warn!(error = %Causes(&e), "write-back pass failed; retrying later");
                     return Ok(false);
                 }
             }
@@ -575,12 +620,13 @@ impl<S: Store + Clone> Pump<S> {
         let store = self.message_store(message.id, epoch, now);
         let settings = Settings {
             fence: Some(epoch),
+            unsupported_threshold: Some(self.settings.unsupported_threshold),
             ..self.pipeline.clone()
         };
         match apply_message(&store, &settings, message.id, &message.body, now) {
             Ok(Applied::Unsupported { msg_type, subtype }) => {
                 span.record("msg.status", "FAILED");
-                self.unsupported(&store, message, &msg_type, &subtype)
+                Ok(self.unsupported(message, &msg_type, &subtype))
             }
             Ok(applied) => {
                 span.record("msg.status", applied.status().code());
@@ -594,7 +640,20 @@ impl<S: Store + Clone> Pump<S> {
                             "already processed; only its write-back is redone"
                         )
                     }
+                    Applied::ChangedBody { reason } => tracing::warn!(
+                        %reason,
+                        "a processed message came again with another body; written back DEAD"
+                    ),
                     _ => tracing::debug!("applied"),
+                }
+                if applied.redelivered()
+                    && let Err(e) = self.journal_redelivery(message.id, applied.status(), epoch)
+                {
+                    if !self.still_leased() {
+                        return Ok(Processed::Stop(Step::LeaseLost));
+                    }
+                    tracing::warn!(error = %Causes(&e), "cannot record the write-back of a row delivered again; retrying");
+                    return Ok(Processed::Stop(self.infra_failure(message.id)));
                 }
                 crate::failpoint!("pump.after_commit");
                 Ok(Processed::Final(1))
@@ -603,11 +662,11 @@ impl<S: Store + Clone> Pump<S> {
             Err(e) => {
                 span.record("msg.status", "FAILED");
                 if !self.still_leased() {
-                    tracing::warn!(error = %format!("{e:#}"), "failed after losing the lease");
+                    tracing::warn!(error = %Causes(&e), "failed after losing the lease");
                     return Ok(Processed::Stop(Step::LeaseLost));
                 }
                 tracing::warn!(
-                    error = %format!("{e:#}"),
+                    error = %Causes(&e),
                     kind = ?e.kind(),
                     "FAILED({}); the head is blocked and retried with backoff",
                     e.error_kind()
@@ -615,6 +674,27 @@ impl<S: Store + Clone> Pump<S> {
                 Ok(Processed::Stop(self.infra_failure(message.id)))
             }
         }
+    }
+
+    /// Records the write-back of a row delivered again after its message was
+    /// final (see [`journal_write_back`]), fenced like every transaction of a
+    /// message.
+    fn journal_redelivery(
+        &self,
+        message_id: i64,
+        status: ProcStatus,
+        epoch: i64,
+    ) -> Result<(), StoreError> {
+        let mailbox = self.mailbox.settings().clone();
+        let now = utc_now();
+        self.store.transaction(|tx| {
+            let lease = tx.lock_pipeline()?;
+            if lease.epoch != epoch {
+                return Err(fenced(Some(epoch), lease.epoch));
+            }
+            journal_write_back(tx, &mailbox, message_id, status, true, now)?;
+            seal_point()
+        })
     }
 
     /// A state transaction was refused by the fence: the lease moved on, so
@@ -629,65 +709,21 @@ impl<S: Store + Clone> Pump<S> {
         Processed::Stop(Step::LeaseLost)
     }
 
-    /// FAILED(UNSUPPORTED): DEAD at the threshold, else retried later.
+    /// FAILED(UNSUPPORTED) below the threshold: the head waits for the next
+    /// attempt (the pipeline makes it DEAD in the attempt that reaches the
+    /// threshold).
     fn unsupported(
         &mut self,
-        store: &MessageStore<S>,
         message: &InboundMessage,
         msg_type: &str,
         subtype: &str,
-    ) -> Result<Processed, PumpError> {
-        let attempts = match store.transaction(|tx| tx.proc_state(message.id)) {
-            Ok(record) => record.map_or(1, |r| r.attempts),
-            Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), "cannot read the attempts");
-                return Ok(Processed::Stop(self.infra_failure(message.id)));
-            }
-        };
-        if attempts < self.settings.unsupported_threshold {
-            tracing::info!(
-                attempts,
-                threshold = self.settings.unsupported_threshold,
-                "unsupported {msg_type}/{subtype}; retried until the threshold"
-            );
-            let delay = self.settings.unsupported_retry;
-            return Ok(Processed::Stop(self.blocked_for(message.id, delay)));
-        }
-        let identity = identity_key(message.id, &message.body);
-        let reason =
-            format!("unsupported message {msg_type}/{subtype}; DEAD after {attempts} attempts");
-        let fence = store.fence;
-        let recorded = store.transaction(|tx| {
-            let lease = tx.lock_pipeline()?;
-            if fence.is_some_and(|f| f != lease.epoch) {
-                return Err(fenced(fence, lease.epoch));
-            }
-            tx.record_outcome(&Outcome {
-                message_id: message.id,
-                identity_key: &identity,
-                status: ProcStatus::Dead,
-                error_kind: Some("UNSUPPORTED"),
-                error_text: Some(&reason),
-                msg_type: Some(msg_type),
-                msg_subtype: Some(subtype),
-                next_attempt_at: None,
-                now: store.now,
-            })
-        });
-        match recorded {
-            Ok(()) => {
-                tracing::warn!(%reason, "message is DEAD; released from the head");
-                crate::failpoint!("pump.after_commit");
-                Ok(Processed::Final(1))
-            }
-            Err(e) => {
-                if !self.still_leased() {
-                    return Ok(Processed::Stop(Step::LeaseLost));
-                }
-                tracing::warn!(error = %format!("{e:#}"), "cannot record DEAD; retrying");
-                Ok(Processed::Stop(self.infra_failure(message.id)))
-            }
-        }
+    ) -> Processed {
+        tracing::info!(
+            threshold = self.settings.unsupported_threshold,
+            "unsupported {msg_type}/{subtype}; retried until the threshold"
+        );
+        let delay = self.settings.unsupported_retry;
+        Processed::Stop(self.blocked_for(message.id, delay))
     }
 
     /// Runs until `stop` is set, or (with `until_idle`) until there is
@@ -699,7 +735,7 @@ impl<S: Store + Clone> Pump<S> {
     pub fn run(&mut self, stop: &AtomicBool, until_idle: bool) -> Result<RunSummary, PumpError> {
         let mut summary = RunSummary::default();
         while !stop.load(Ordering::SeqCst) {
-            match self.step()? {
+            match self.step_unless(stop)? {
                 Step::Progress { messages } => summary.messages += messages,
                 Step::Idle if until_idle => break,
                 Step::Idle | Step::Standby | Step::LeaseLost => {
@@ -785,7 +821,7 @@ pub fn run_effect_worker<S: Store>(
             Err(JournalError::LeaseLost { .. }) => settings.idle_poll,
             Err(e) => {
                 failures += 1;
-                tracing::warn!(error = %format!("{e:#}"), "write-back pass failed; retrying later");
+                tracing::warn!(error = %Causes(&e), "write-back pass failed; retrying later");
                 backoff(settings.backoff_initial, settings.backoff_max, failures)
             }
         };
@@ -842,31 +878,68 @@ impl<S: Store> MessageStore<S> {
                 return Err(fenced(Some(fence), lease.epoch));
             }
         }
-        journal_write_back(tx, &self.mailbox, self.message_id, record.status, self.now)?;
+        journal_write_back(
+            tx,
+            &self.mailbox,
+            self.message_id,
+            record.status,
+            false,
+            self.now,
+        )?;
         seal_point()
     }
 }
 
 /// Records, in the transaction that gave message `message_id` its final
 /// `status`, the intent of its mailbox write-back (DESIGN §6.1).
+///
+/// A `redelivered` row (its message was final before this delivery) is
+/// written back again by a new call named after the redelivery, unless a
+/// write-back of it is still on its way: a settled call is never made
+/// twice, and a row left pending would hold the head for ever (DESIGN §4
+/// "Redelivery"). Redeliveries are rare, so they are found by looking up
+/// `backfill:{id}`, `backfill:{id}:resent:1`, … until one is missing.
 fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
     tx: &mut T,
     mailbox: &MailboxSettings,
     message_id: i64,
     status: ProcStatus,
+    redelivered: bool,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    if let Some(intent) = write_back_intent(mailbox, message_id, status)
-        && let Recorded::DigestMismatch(call_id) = record_intent(tx, &intent, now)?
-    {
-        // The message changed outcome under the same id (e.g. a body
-        // changed after it was applied): the journaled write-back stands,
-        // since its digest can never change.
-        tracing::warn!(
-            effect.call_id = call_id,
-            status = status.code(),
-            "a write-back with another status is already journaled; it stands"
-        );
+    let mut delivery = 0;
+    let intent = loop {
+        let Some(intent) = write_back_intent(mailbox, message_id, status, delivery) else {
+            return Ok(());
+        };
+        if !redelivered {
+            break intent;
+        }
+        match tx.select_effect_call(&intent.idempotency_key())? {
+            None => break intent,
+            Some(call) if !call.status.settled() => return Ok(()),
+            Some(_) => delivery += 1,
+        }
+    };
+    match record_intent(tx, &intent, now)? {
+        Recorded::DigestMismatch(call_id) => {
+            // The message changed outcome under the same id: the journaled
+            // write-back stands, since its digest can never change.
+            tracing::warn!(
+                effect.call_id = call_id,
+                status = status.code(),
+                "a write-back with another status is already journaled; it stands"
+            );
+        }
+        Recorded::New(call_id) if delivery > 0 => {
+            tracing::info!(
+                effect.call_id = call_id,
+                delivery,
+                status = status.code(),
+                "the mailbox row came again after its write-back; it is written back again"
+            );
+        }
+        _ => {}
     }
     Ok(())
 }

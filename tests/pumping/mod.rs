@@ -367,3 +367,21 @@ pub fn proc_states(conn: &mut PgConnection) -> Vec<(i64, String, Option<String>,
     .map(|r| (r.message_id, r.status, r.error_kind, r.attempts))
     .collect()
 }
+
+#[derive(QueryableByName)]
+pub struct ReasonRow {
+    #[diesel(sql_type = BigInt)]
+    pub message_id: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    pub error_text: Option<String>,
+}
+
+/// `(message_id, error_text)` of every PROC_STATE row: the recorded reasons.
+pub fn proc_reasons(conn: &mut PgConnection) -> Vec<(i64, Option<String>)> {
+    diesel::sql_query("SELECT message_id, error_text FROM proc_state ORDER BY message_id")
+        .load::<ReasonRow>(conn)
+        .expect("read PROC_STATE reasons")
+        .into_iter()
+        .map(|r| (r.message_id, r.error_text))
+        .collect()
+}

@@ -36,6 +36,17 @@ mod error_codes {
     /// ORA-12514 TNS:listener does not currently know of service (instance starting or
     /// stopping) → `ConnectionLost`.
     pub(super) const TNS_UNKNOWN_SERVICE: i32 = 12514;
+    /// The errors raised by the values a statement writes, never by the server's condition
+    /// → `DataRejected`: ORA-01400 cannot insert NULL, ORA-01407 cannot update to NULL,
+    /// ORA-02290 check constraint violated, ORA-02292 child record found, ORA-12899 value too
+    /// large for column, ORA-01401 inserted value too large, ORA-01438 value larger than the
+    /// precision, ORA-01722 invalid number, ORA-01476 divisor is zero, ORA-01841 / ORA-01847 /
+    /// ORA-01858 / ORA-01861 / ORA-01830 / ORA-01843 date values and formats, ORA-29275
+    /// partial multibyte character.
+    pub(super) const DATA_REJECTED: &[i32] = &[
+        1400, 1407, 2290, 2292, 12899, 1401, 1438, 1722, 1476, 1841, 1847, 1858, 1861, 1830, 1843,
+        29275,
+    ];
     /// ORA-01013 user requested cancel of current operation (a call timeout or a break)
     /// → `Timeout`.
     pub(super) const USER_CANCEL: i32 = 1013;
@@ -68,6 +79,7 @@ fn classify(kind: ErrorKind, oci_code: Option<i32>, dpi_code: Option<i32>) -> Fa
             | TNS_CONNECT_TIMEOUT
             | TNS_UNKNOWN_SERVICE => FailureKind::ConnectionLost,
             USER_CANCEL => FailureKind::Timeout,
+            _ if DATA_REJECTED.contains(&code) => FailureKind::DataRejected,
             _ => FailureKind::Other,
         },
         (ErrorKind::DpiError, _, Some(code)) => match code {
@@ -105,8 +117,10 @@ mod tests {
             (3135, FailureKind::ConnectionLost),
             (12541, FailureKind::ConnectionLost),
             (1013, FailureKind::Timeout),
-            (1400, FailureKind::Other), // cannot insert NULL: a bug, not a retry
-            (12899, FailureKind::Other), // value too large: bad input
+            (1400, FailureKind::DataRejected),
+            (12899, FailureKind::DataRejected),
+            (1722, FailureKind::DataRejected),
+            (942, FailureKind::Other), // table or view does not exist: configuration
         ];
         for (code, expected) in cases {
             assert_eq!(

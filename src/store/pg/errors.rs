@@ -42,16 +42,61 @@ mod error_codes {
     /// reports it as `Unknown`, so it arrives as [`FailureKind::Other`](crate::FailureKind::Other),
     /// retryable like `Timeout`.
     pub(super) const QUERY_CANCELED: &str = "57014";
+    /// Class 23, `integrity_constraint_violation`: `not_null_violation` (23502),
+    /// `check_violation` (23514), `restrict_violation` (23001), `exclusion_violation` (23P01)
+    /// → [`FailureKind::DataRejected`](crate::FailureKind::DataRejected) (diesel names each);
+    /// 23505 and 23503 keep their own kinds above, which are not retried either.
+    pub(super) const INTEGRITY_CONSTRAINT_VIOLATION_CLASS: &str = "23";
+    /// Class 22, `data_exception` (22001 string too long, 22003 numeric out of range, 22008
+    /// datetime out of range, 22021 invalid byte sequence, 22P02 invalid text, 22P05
+    /// untranslatable character, …) → [`FailureKind::DataRejected`](crate::FailureKind::DataRejected).
+    /// diesel 2.3 reports the class as `Unknown` and hides the code, so it is recognised by
+    /// the server's primary message ([`DATA_EXCEPTION_MESSAGES`](super::DATA_EXCEPTION_MESSAGES)).
+    pub(super) const DATA_EXCEPTION_CLASS: &str = "22";
+}
+
+/// How PostgreSQL words the data exceptions (class 22) and the program limits a single row
+/// can exceed (54000) — every one of them caused by the values written, never by the server's
+/// condition. Matched against the primary message because diesel 2.3 does not pass the
+/// SQLSTATE on; they are the server's English texts, so a server whose `lc_messages` is not
+/// English reports these as [`FailureKind::Other`] (retried, with the server's own words in
+/// the recorded reason). `docs/pump.md` asks sites for `lc_messages = 'C'` for that reason.
+const DATA_EXCEPTION_MESSAGES: &[&str] = &[
+    "invalid byte sequence for encoding",
+    "has no equivalent in encoding",
+    "value too long for type",
+    "numeric field overflow",
+    "out of range",
+    "invalid input syntax for type",
+    "invalid input value for enum",
+    "incorrect binary data format",
+    "division by zero",
+    "unsupported Unicode escape sequence",
+    "row is too big",
+    "index row size",
+    "index row requires",
+];
+
+/// Whether a statement failed on the values it wrote (see [`DATA_EXCEPTION_MESSAGES`]).
+fn is_data_exception(message: &str) -> bool {
+    DATA_EXCEPTION_MESSAGES
+        .iter()
+        .any(|known| message.contains(known))
 }
 
 /// Classifies a diesel error. The one mapping from PostgreSQL failures to [`FailureKind`].
 pub(super) fn failure_kind(err: &DieselError) -> FailureKind {
     match err {
-        DieselError::DatabaseError(kind, _) => match kind {
+        DieselError::DatabaseError(kind, info) => match kind {
             DatabaseErrorKind::UniqueViolation => FailureKind::Duplicate,
             DatabaseErrorKind::ForeignKeyViolation => FailureKind::MissingParent,
             DatabaseErrorKind::SerializationFailure => FailureKind::Conflict,
             DatabaseErrorKind::ClosedConnection => FailureKind::ConnectionLost,
+            DatabaseErrorKind::NotNullViolation
+            | DatabaseErrorKind::CheckViolation
+            | DatabaseErrorKind::RestrictViolation
+            | DatabaseErrorKind::ExclusionViolation => FailureKind::DataRejected,
+            _ if is_data_exception(info.message()) => FailureKind::DataRejected,
             // Deadlocks (40P01) and cancelled statements (57014) land here too: diesel does
             // not tell them apart (see `error_codes`).
             _ => FailureKind::Other,
@@ -111,7 +156,11 @@ mod tests {
                 DatabaseErrorKind::ClosedConnection,
                 FailureKind::ConnectionLost,
             ),
-            (DatabaseErrorKind::CheckViolation, FailureKind::Other),
+            (DatabaseErrorKind::CheckViolation, FailureKind::DataRejected),
+            (
+                DatabaseErrorKind::NotNullViolation,
+                FailureKind::DataRejected,
+            ),
             (DatabaseErrorKind::Unknown, FailureKind::Other),
         ];
         for (diesel_kind, expected) in cases {
@@ -120,6 +169,35 @@ mod tests {
                 expected,
                 "{diesel_kind:?}"
             );
+        }
+    }
+
+    #[test]
+    fn data_exceptions_are_told_by_the_server_message() {
+        let data = [
+            "invalid byte sequence for encoding \"UTF8\": 0x00",
+            "value too long for type character varying(3)",
+            "numeric field overflow",
+            "date/time field value out of range: \"2026-13-01\"",
+        ];
+        for message in data {
+            let err = DieselError::DatabaseError(
+                DatabaseErrorKind::Unknown,
+                Box::new(message.to_owned()),
+            );
+            assert_eq!(failure_kind(&err), FailureKind::DataRejected, "{message}");
+        }
+        for message in [
+            "deadlock detected",
+            "canceling statement due to statement timeout",
+            "permission denied for table flight_schd",
+            "could not extend file: No space left on device",
+        ] {
+            let err = DieselError::DatabaseError(
+                DatabaseErrorKind::Unknown,
+                Box::new(message.to_owned()),
+            );
+            assert_eq!(failure_kind(&err), FailureKind::Other, "{message}");
         }
     }
 

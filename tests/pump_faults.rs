@@ -1,0 +1,461 @@
+//! Failures found by pushing a day through the pump on real servers while
+//! hostile messages were queued and rows re-sent: each test reproduces one
+//! against real MariaDB (the mailbox) and PostgreSQL (the state database),
+//! in process, and fails without its fix.
+//!
+//! - A character XML does not allow (a raw NUL) is DEAD at the parser, with
+//!   its element path, in an event and inside a large snapshot.
+//! - A value the database refuses every time (a class 22 or 23 error) is
+//!   DEAD with the database's own words, never an endless retry.
+//! - A mailbox row set back to pending after it was written back is written
+//!   back again (a new journaled call), also when the re-sent rows fill the
+//!   head of the queue; a re-sent row with another body is written back
+//!   DEAD and the original's record stands.
+//! - A graceful stop stops after the message in hand.
+//! - A pump waiting for another's lease says whose, and until when.
+#![cfg(feature = "postgres")]
+
+mod common;
+mod pumping;
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::TestDatabase;
+use common::sis::{at, flight, flop, parse_options, sep, snapshot};
+use diesel::RunQueryDsl;
+use diesel::connection::SimpleConnection;
+use flightstate::mailbox::Mailbox;
+use flightstate::pipeline::Settings;
+use flightstate::pump::{Pump, PumpSettings, Step};
+use flightstate::store::pg::PgStore;
+use mysql::prelude::Queryable;
+use pumping::{MailboxDatabase, mailbox_settings, proc_reasons, proc_states, state_dump};
+
+fn pump_settings(holder: &str) -> PumpSettings {
+    PumpSettings {
+        holder: holder.to_owned(),
+        lease_ttl: Duration::from_secs(60),
+        unsupported_threshold: 3,
+        unsupported_retry: Duration::ZERO,
+        backoff_initial: Duration::from_millis(20),
+        backoff_max: Duration::from_millis(200),
+        idle_poll: Duration::from_millis(20),
+        head_batch: 100,
+        effect_batch: 100,
+        group_commit: 50,
+        inline_effects: true,
+    }
+}
+
+fn new_pump(db: &TestDatabase, mb: &MailboxDatabase, settings: PumpSettings) -> Pump<PgStore> {
+    let store = PgStore::connect(db.url(), 4, Duration::from_secs(2)).expect("pool");
+    let mailbox = Arc::new(Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool"));
+    let pipeline = Settings {
+        parse: parse_options(),
+        ..Settings::default()
+    };
+    Pump::new(store, mailbox, pipeline, settings)
+}
+
+/// Steps until idle, sleeping while blocked; panics when the pump never
+/// gets there (a head blocked for ever).
+#[track_caller]
+fn drain(pump: &mut Pump<PgStore>) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let step = pump.step().expect("no failpoint armed");
+        steps.push(step.clone());
+        match step {
+            Step::Idle => return steps,
+            Step::Blocked { until, .. } => {
+                std::thread::sleep(until.saturating_duration_since(Instant::now()))
+            }
+            Step::Standby | Step::LeaseLost => panic!("the pump lost its lease"),
+            Step::Progress { .. } => {}
+        }
+        assert!(
+            steps.len() < 200,
+            "the pump never became idle: {:?}",
+            &steps[steps.len() - 3..]
+        );
+    }
+    panic!(
+        "the pump never became idle: {:?}",
+        &steps[steps.len().saturating_sub(5)..]
+    );
+}
+
+fn day(flids: impl IntoIterator<Item = i64>) -> Vec<u8> {
+    snapshot(
+        sep(9),
+        flids.into_iter().map(|f| flight(f, at(9, 8, 0))).collect(),
+    )
+}
+
+/// Puts a raw byte into `message` just before the first `</RENO>` at or
+/// past `from`.
+fn with_byte_in_reno(mut message: Vec<u8>, from: usize, byte: u8) -> Vec<u8> {
+    let close = b"</RENO>";
+    let at = from
+        + message[from..]
+            .windows(close.len())
+            .position(|w| w == close)
+            .expect("a RENO to spoil");
+    message.insert(at, byte);
+    message
+}
+
+fn mailbox_statuses(mb: &MailboxDatabase) -> Vec<(Option<String>, bool)> {
+    mb.rows().into_iter().map(|r| (r.1, r.2)).collect()
+}
+
+#[test]
+fn a_nul_byte_is_dead_at_the_parser_with_its_path_and_the_queue_moves_on() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("nul");
+    let first = mb.insert(&day(1..=2));
+    let event = mb.insert(&with_byte_in_reno(
+        flop("RENO", &[(1, "<RENO>B1</RENO>")]),
+        0,
+        0,
+    ));
+    let big = day(1..=600);
+    let middle = big.len() / 2;
+    let in_snapshot = mb.insert(&with_byte_in_reno(big, middle, 0));
+    let control = mb.insert(&with_byte_in_reno(
+        flop("RENO", &[(2, "<RENO>B2</RENO>")]),
+        0,
+        0x1b,
+    ));
+    let last = mb.insert(&flop("RENO", &[(2, "<RENO>B22</RENO>")]));
+    let mut pump = new_pump(&db, &mb, pump_settings("a"));
+    drain(&mut pump);
+
+    let mut conn = db.connect();
+    let states = proc_states(&mut conn);
+    let reasons = proc_reasons(&mut conn);
+    assert_eq!(states[0], (first, "SUCCEEDED".into(), None, 1));
+    for (i, id, code, path) in [
+        (1, event, "U+0000", "MSG/FLOP[1]/RENO"),
+        (2, in_snapshot, "U+0000", "MSG/SCHD/FLTR[30"),
+        (3, control, "U+001B", "MSG/FLOP[1]/RENO"),
+    ] {
+        assert_eq!(states[i], (id, "DEAD".into(), Some("BAD_INPUT".into()), 1));
+        let reason = reasons[i].1.clone().unwrap_or_default();
+        assert!(
+            reason.contains(code) && reason.contains(path),
+            "message {id}: the reason names the character and its element: {reason}"
+        );
+    }
+    assert_eq!(states[4], (last, "SUCCEEDED".into(), None, 1));
+    assert_eq!(
+        common::sis::count(&mut conn, "flight_schd", "flid = 2 AND reno = 'B22'"),
+        1,
+        "the message behind the bad ones is applied"
+    );
+    assert_eq!(
+        common::sis::count(&mut conn, "flight_schd", "true"),
+        2,
+        "the spoiled snapshot changed nothing"
+    );
+    let statuses = mailbox_statuses(&mb);
+    assert_eq!(
+        statuses.iter().map(|s| s.0.as_deref()).collect::<Vec<_>>(),
+        [
+            Some("PROCESSED"),
+            Some("DEAD"),
+            Some("DEAD"),
+            Some("DEAD"),
+            Some("PROCESSED")
+        ]
+    );
+    mb.assert_each_written_back_once();
+}
+
+#[test]
+fn a_value_the_database_refuses_is_dead_with_the_database_words() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("refused");
+    let first = mb.insert(&day(1..=3));
+    let mut pump = new_pump(&db, &mb, pump_settings("a"));
+    drain(&mut pump);
+    pump.release();
+    drop(pump);
+    // A site's DBA narrowed a column and added a rule of the site's own
+    // (while no pump ran: a prepared statement does not survive a change of
+    // its result type): values that pass the protocol now fail in the
+    // database, every time.
+    let mut conn = db.connect();
+    conn.batch_execute(
+        "ALTER TABLE flight_schd ALTER COLUMN reno TYPE VARCHAR(5); \
+         ALTER TABLE flight_schd ADD CONSTRAINT site_reno CHECK (reno IS DISTINCT FROM 'B0666')",
+    )
+    .expect("the site's schema change");
+    let too_long = mb.insert(&flop("RENO", &[(1, "<RENO>B-ABCDEF</RENO>")]));
+    let checked = mb.insert(&day([1, 2, 3, 666]));
+    let last = mb.insert(&flop("RENO", &[(3, "<RENO>B33</RENO>")]));
+    let mut pump = new_pump(&db, &mb, pump_settings("a"));
+    drain(&mut pump);
+
+    let states = proc_states(&mut conn);
+    let reasons = proc_reasons(&mut conn);
+    assert_eq!(states[0], (first, "SUCCEEDED".into(), None, 1));
+    for (i, id, words) in [
+        (1, too_long, "value too long for type character varying(5)"),
+        (2, checked, "site_reno"),
+    ] {
+        assert_eq!(
+            states[i],
+            (id, "DEAD".into(), Some("DATA_REJECTED".into()), 1),
+            "refused by the database: DEAD at the first attempt, never retried"
+        );
+        let reason = reasons[i].1.clone().unwrap_or_default();
+        assert!(
+            reason.contains("state database:") && reason.contains(words),
+            "message {id}: the reason carries the database's own words: {reason}"
+        );
+    }
+    assert_eq!(states[3], (last, "SUCCEEDED".into(), None, 1));
+    assert_eq!(
+        common::sis::count(&mut conn, "flight_schd", "flid = 3 AND reno = 'B33'"),
+        1
+    );
+    assert_eq!(
+        common::sis::count(&mut conn, "flight_schd", "flid = 666"),
+        0
+    );
+    mb.assert_each_written_back_once();
+}
+
+/// Sets rows back to pending as AODB or an operator re-sends them (or a
+/// mailbox backup is restored), with a new body when one is given.
+fn resend(mb: &MailboxDatabase, ids: &[i64], body: Option<&[u8]>) {
+    let mut conn = mb.conn();
+    for id in ids {
+        match body {
+            Some(body) => conn.exec_drop(
+                "UPDATE cminmsgs SET CMINMSGS_STATUS = 'VALID', CMINMSGS_DATE_PROCESSED = NULL, \
+                 CMINMSGS_CLOB_MSG = ? WHERE CMINMSGS_ID = ?",
+                (body, id),
+            ),
+            None => conn.exec_drop(
+                "UPDATE cminmsgs SET CMINMSGS_STATUS = 'VALID', CMINMSGS_DATE_PROCESSED = NULL \
+                 WHERE CMINMSGS_ID = ?",
+                (id,),
+            ),
+        }
+        .expect("re-send a row");
+    }
+}
+
+#[derive(diesel::QueryableByName, Debug, PartialEq)]
+struct Call {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    sub_key: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    status: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    payload: String,
+}
+
+fn calls(conn: &mut diesel::PgConnection) -> Vec<(String, String, String)> {
+    diesel::sql_query("SELECT sub_key, status, payload FROM effect_call ORDER BY call_id")
+        .load::<Call>(conn)
+        .expect("read the journal")
+        .into_iter()
+        .map(|c| (c.sub_key, c.status, c.payload))
+        .collect()
+}
+
+#[test]
+fn a_re_sent_row_is_written_back_again_and_never_holds_the_head() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("resent");
+    let mut ids = vec![mb.insert(&day(1..=3))];
+    for flid in 1..=3 {
+        ids.push(mb.insert(&flop("RENO", &[(flid, &format!("<RENO>R{flid}</RENO>"))])));
+    }
+    // More re-sent rows than the pump reads at once.
+    let settings = PumpSettings {
+        head_batch: 3,
+        ..pump_settings("a")
+    };
+    let mut pump = new_pump(&db, &mb, settings);
+    drain(&mut pump);
+    let mut conn = db.connect();
+    let states = proc_states(&mut conn);
+
+    resend(&mb, &ids, None);
+    let new = mb.insert(&flop("RENO", &[(1, "<RENO>NEW</RENO>")]));
+    drain(&mut pump);
+    assert!(
+        mb.rows()
+            .iter()
+            .all(|r| r.2 && r.1.as_deref() == Some("PROCESSED")),
+        "every re-sent row is written back again: {:?}",
+        mb.rows()
+    );
+    let after = proc_states(&mut conn);
+    assert_eq!(&after[..4], &states[..], "nothing is applied twice");
+    assert_eq!(
+        after[4],
+        (new, "SUCCEEDED".into(), None, 1),
+        "the head moved on"
+    );
+    let journal = calls(&mut conn);
+    for id in &ids {
+        for key in [format!("backfill:{id}"), format!("backfill:{id}:resent:1")] {
+            assert!(
+                journal.contains(&(key.clone(), "ACCEPTED".into(), "PROCESSED".into())),
+                "{key} made once: {journal:?}"
+            );
+        }
+    }
+
+    // A second re-send is a second redelivery; a re-sent row with another
+    // body is DEAD for that delivery while the original's record stands.
+    let dump = state_dump(&mut conn);
+    resend(&mb, &ids[1..2], None);
+    resend(
+        &mb,
+        &ids[2..3],
+        Some(&flop("RENO", &[(2, "<RENO>CHANGED</RENO>")])),
+    );
+    drain(&mut pump);
+    let rows = mb.rows();
+    assert_eq!(rows[1].1.as_deref(), Some("PROCESSED"));
+    assert_eq!(
+        rows[2].1.as_deref(),
+        Some("DEAD"),
+        "the changed body is written back DEAD"
+    );
+    assert!(rows.iter().all(|r| r.2), "nothing left pending: {rows:?}");
+    assert_eq!(
+        proc_states(&mut conn),
+        after,
+        "the original outcomes and attempts stand"
+    );
+    assert_eq!(
+        state_dump(&mut conn),
+        dump,
+        "the changed body was not applied"
+    );
+    let journal = calls(&mut conn);
+    assert!(journal.contains(&(
+        format!("backfill:{}:resent:2", ids[1]),
+        "ACCEPTED".into(),
+        "PROCESSED".into()
+    )));
+    assert!(
+        journal.contains(&(
+            format!("backfill:{}:resent:2", ids[2]),
+            "ACCEPTED".into(),
+            "DEAD".into()
+        )),
+        "{journal:?}"
+    );
+}
+
+#[test]
+fn a_graceful_stop_stops_after_the_message_in_hand() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("stop");
+    mb.insert(&day(1..=5));
+    for n in 0..300 {
+        let flid = n % 5 + 1;
+        mb.insert(&flop("RENO", &[(flid, &format!("<RENO>S{n}</RENO>"))]));
+    }
+    // One message per transaction, so that "the message in hand" is one.
+    let settings = PumpSettings {
+        head_batch: 500,
+        group_commit: 1,
+        ..pump_settings("a")
+    };
+    let mut pump = new_pump(&db, &mb, settings);
+    let stop = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let stop = Arc::clone(&stop);
+        let url = db.url().to_owned();
+        std::thread::spawn(move || {
+            let mut conn = <diesel::PgConnection as diesel::Connection>::establish(&url)
+                .expect("watch the state database");
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while Instant::now() < deadline {
+                if common::sis::count(&mut conn, "proc_state", "true") >= 3 {
+                    stop.store(true, Ordering::SeqCst);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    };
+    let step = pump.step_unless(&stop).expect("no failpoint armed");
+    watcher.join().expect("the watcher");
+    assert!(stop.load(Ordering::SeqCst), "the stop was asked for");
+    let mut conn = db.connect();
+    let applied = common::sis::count(&mut conn, "proc_state", "true");
+    assert!(
+        applied < 150,
+        "the pump stopped soon after the stop, not at the end of its 301-message batch: {applied} applied, {step:?}"
+    );
+    assert!(
+        mb.rows().iter().filter(|r| r.2).count() as i64 == applied,
+        "what was applied is written back before the pump returns"
+    );
+}
+
+/// A log writer the test can read back.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("log buffer").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().expect("log buffer")).into_owned()
+    }
+}
+
+#[test]
+fn a_waiting_pump_says_whose_lease_it_waits_for_once() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("waiting");
+    mb.insert(&day(1..=2));
+    let mut active = new_pump(&db, &mb, pump_settings("active-host:1:aaaa"));
+    drain(&mut active);
+    let mut standby = new_pump(&db, &mb, pump_settings("standby-host:2:bbbb"));
+    let log = Captured::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        for _ in 0..3 {
+            assert_eq!(standby.step().expect("no failpoint"), Step::Standby);
+        }
+    });
+    let text = log.text();
+    let said: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("another pump holds the lease"))
+        .collect();
+    assert_eq!(said.len(), 1, "said once, not at every look: {text}");
+    assert!(
+        said[0].contains("active-host:1:aaaa") && said[0].contains("UTC"),
+        "names the holder and the expiry: {}",
+        said[0]
+    );
+}

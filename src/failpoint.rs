@@ -38,6 +38,7 @@ pub struct Injected {
 
 thread_local! {
     static ARMED: RefCell<HashMap<&'static str, (Action, u32)>> = RefCell::new(HashMap::new());
+    static FIRED: RefCell<HashMap<&'static str, u32>> = RefCell::new(HashMap::new());
 }
 
 fn from_environment() -> &'static HashMap<String, Action> {
@@ -66,6 +67,13 @@ pub fn arm(name: &'static str, action: Action, times: u32) {
     ARMED.with(|armed| armed.borrow_mut().insert(name, (action, times)));
 }
 
+/// How often `name` did what it was armed to do on the current thread: a
+/// test that arms a point asserts that it fired, so that it cannot pass
+/// without its fault.
+pub fn fired(name: &'static str) -> u32 {
+    FIRED.with(|fired| fired.borrow().get(name).copied().unwrap_or(0))
+}
+
 /// Disarms every point of the current thread.
 pub fn disarm_all() {
     ARMED.with(|armed| armed.borrow_mut().clear());
@@ -87,6 +95,9 @@ pub fn hit(name: &'static str) -> Result<(), Injected> {
         }
         Some(action)
     });
+    if on_thread.is_some() {
+        FIRED.with(|fired| *fired.borrow_mut().entry(name).or_default() += 1);
+    }
     match on_thread.or_else(|| from_environment().get(name).copied()) {
         None => Ok(()),
         Some(Action::Abort) => {

@@ -13,6 +13,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+mod peer;
 
 use std::path::{Path, PathBuf};
 
@@ -112,11 +113,9 @@ fn run_sample(path: &Path) -> serde_json::Value {
 
 #[test]
 fn every_flop_sample_applies_as_pinned() {
-    let dir = Path::new(SAMPLES);
-    if !dir.is_dir() {
-        println!("skipped: ../shared/samples/peer not found");
+    let Some(dir) = peer::samples_dir() else {
         return;
-    }
+    };
     let files = samples(dir);
     assert!(!files.is_empty(), "no FLOP samples in {}", dir.display());
     let mut settings = insta::Settings::clone_current();

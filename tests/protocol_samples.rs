@@ -6,7 +6,7 @@ use std::path::Path;
 
 use flightstate::protocol::{ParseOptions, parse_slice};
 
-const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/samples/peer");
+mod peer;
 
 fn outcome(bytes: &[u8]) -> String {
     match parse_slice(bytes, &ParseOptions::default()) {
@@ -20,18 +20,16 @@ fn outcome(bytes: &[u8]) -> String {
 
 #[test]
 fn every_sample_has_its_pinned_outcome() {
-    let dir = Path::new(SAMPLES);
-    if !dir.is_dir() {
-        println!("skipped: ../shared/samples/peer not found");
+    let Some(dir) = peer::samples_dir() else {
         return;
-    }
+    };
     let mut files: Vec<_> = fs::read_dir(dir)
         .expect("the samples folder is readable")
         .map(|entry| entry.expect("a sample entry is readable").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
         .collect();
     files.sort();
-    assert!(!files.is_empty(), "no *.xml in {SAMPLES}");
+    assert!(!files.is_empty(), "no *.xml in {}", dir.display());
 
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path("snapshots/protocol_samples");

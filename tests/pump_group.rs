@@ -198,6 +198,11 @@ fn a_group_that_fails_is_rolled_back_and_applied_one_message_at_a_time() {
     arm("event.before_write", Action::Error, 1);
     drain(&mut pump(&db, &mb, 50));
     disarm_all();
+    assert_eq!(
+        flightstate::failpoint::fired("event.before_write"),
+        1,
+        "the fault was injected"
+    );
     mb.assert_each_written_back_once();
     assert_eq!(
         state_dump(&mut db.connect()),

@@ -239,6 +239,11 @@ fn a_database_fault_is_recorded_failed_infra_and_retried() {
     arm("pump.before_commit", Action::Error, 1);
     let step = pump.step().expect("step");
     disarm_all();
+    assert_eq!(
+        flightstate::failpoint::fired("pump.before_commit"),
+        1,
+        "the fault was injected"
+    );
     assert!(
         matches!(step, Step::Blocked { message_id: Some(id), .. } if id == head),
         "{step:?}"

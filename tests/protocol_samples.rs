@@ -2,7 +2,6 @@
 //! why it is rejected) is pinned by a snapshot named after the file.
 
 use std::fs;
-use std::path::Path;
 
 use flightstate::protocol::{ParseOptions, parse_slice};
 

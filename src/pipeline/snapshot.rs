@@ -425,7 +425,10 @@ pub(super) fn finish<T: StateTx + VersionFloorOps>(
         updated,
         unchanged,
     } = written;
-    let deleted = tx.delete_flights_of_day(day, list)?;
+    let mut deleted = tx.delete_flights_of_day(day, list)?;
+    // DELETE … RETURNING gives no order; the tombstones, the notices and the
+    // report list them by FLID, so that the same snapshot always says the same.
+    deleted.sort_unstable();
     let tombstones: Vec<(i64, i64)> = deleted.iter().map(|&(f, v)| (f, v + 1)).collect();
     tx.upsert_version_floors(&tombstones, message.now)?;
     for &(flid, last_version) in &deleted {

@@ -543,7 +543,10 @@ impl<S: Store + Clone> Pump<S> {
             return Ok(Step::Progress { messages: done });
         }
         let unprocessed = heads.iter().any(|m| !self.awaiting.contains(&m.id));
-        Ok(if !unprocessed && effects_idle {
+        // A full read says nothing of the rows behind it: rows awaiting their
+        // write-back can fill the whole head while new rows wait.
+        let more_behind = heads.len() >= self.settings.head_batch;
+        Ok(if !unprocessed && !more_behind && effects_idle {
             Step::Idle
         } else {
             Step::Blocked {

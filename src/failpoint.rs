@@ -24,6 +24,10 @@ pub enum Action {
     /// Ends the process at once, without unwinding or running destructors,
     /// as a power cut would.
     Abort,
+    /// Says so on stderr, then kills the process with SIGKILL, as an
+    /// operator's `kill -9` or the OOM killer would: nothing of the process
+    /// runs after the line.
+    Kill,
 }
 
 /// The error a failure point returns.
@@ -52,6 +56,7 @@ fn from_environment() -> &'static HashMap<String, Action> {
             .filter_map(|(name, action)| {
                 let action = match action.trim() {
                     "abort" => Action::Abort,
+                    "kill" => Action::Kill,
                     "error" => Action::Error,
                     "conflict" => Action::Conflict,
                     _ => return None,
@@ -102,6 +107,13 @@ pub fn hit(name: &'static str) -> Result<(), Injected> {
         None => Ok(()),
         Some(Action::Abort) => {
             eprintln!("flightstate: failpoint `{name}`: aborting");
+            std::process::abort()
+        }
+        Some(Action::Kill) => {
+            eprintln!("flightstate: failpoint `{name}`: killed");
+            // SAFETY: kill(2) on our own pid with a valid signal number.
+            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+            // SIGKILL cannot be caught; it lands before kill(2) returns.
             std::process::abort()
         }
         Some(action) => Err(Injected { name, action }),

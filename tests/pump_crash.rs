@@ -1,52 +1,103 @@
 //! The pump as a child process (`flightstate pump --until-idle`, built with
 //! the features of this test run) against real MariaDB and PostgreSQL:
 //!
-//! - order: a mixed stream (a DNLD, the day's FLOPs and ADFTs, a malformed
-//!   and an unsupported message) is applied in mailbox id order, and the
-//!   final state equals `flightstate apply` of the same files in that order;
-//! - crash recovery: for each named failpoint the pump dies there (abort,
-//!   not unwind) in the middle of the stream, is restarted, and the final
-//!   state equals the run without a crash; every mailbox row is written
-//!   back exactly once; no message is applied twice.
+//! - order: a mixed stream is applied in mailbox id order, and the final
+//!   state equals `flightstate apply` of the same files in that order;
+//! - the crash matrix: for every named failpoint of the pump's side the
+//!   pump is killed there (SIGKILL, proven by the signal and the marker
+//!   line it writes first) in the middle of a stream that covers a streamed
+//!   snapshot (and its parts before commit), a snapshot with deletes, group
+//!   commits, ADFT, SCHD DEL, DEAD and unsupported messages, write-backs
+//!   and re-sent rows; it is restarted, and the final state, `PROC_STATE`,
+//!   the mailbox statuses and the journal equal a run without a crash;
+//!   every mailbox row is written back exactly once per delivery.
 #![cfg(all(feature = "postgres", feature = "failpoints"))]
 
 mod common;
 mod pumping;
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
-use flightstate::protocol::to_xml;
+use common::sis::schedule_message;
+use flightstate::pipeline::STREAM_FROM_BYTES;
+use flightstate::protocol::{Body, Field, ScheduleSubtype, to_xml};
 use flightstate::synth::{DayOptions, airport_day};
+use mysql::prelude::Queryable;
 use pumping::{MailboxDatabase, effect_calls, proc_states, state_dump};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
-/// The stream: the day's snapshot, then its updates, with a malformed and
-/// an unsupported message in the middle.
-fn stream() -> Vec<Vec<u8>> {
-    let day = airport_day(&DayOptions {
-        flights: 6,
-        ..DayOptions::default()
-    });
-    let mut messages = vec![to_xml(&day.snapshot).into_bytes()];
-    let events: Vec<Vec<u8>> = day.events.iter().map(|m| to_xml(m).into_bytes()).collect();
-    let middle = events.len() / 2;
-    messages.extend_from_slice(&events[..middle]);
-    messages.push(b"<MSG><META><TYPE>FLOP</TYPE>".to_vec());
-    messages.push(
+/// The stream, in two halves (the rows of the first are re-sent before the
+/// second is queued): a 600-flight snapshot (over 1 MiB: streamed by
+/// parts), events of the day with its ad-hoc flights, a malformed and an
+/// unsupported message, a SCHD DEL, and the same day again without its last
+/// flights (deletes).
+fn stream() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let day = airport_day(&DayOptions::default());
+    let snapshot = to_xml(&day.snapshot).into_bytes();
+    assert!(
+        snapshot.len() > STREAM_FROM_BYTES,
+        "the snapshot is streamed"
+    );
+    let events: Vec<Vec<u8>> = day
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| (*i < 30 || *i % 97 == 0) && m.meta.styp != "ADFT")
+        .map(|(_, m)| to_xml(m).into_bytes())
+        .collect();
+    let (early, late) = events.split_at(events.len() / 2);
+    // The ad-hoc flights come in the second half, where the pump is killed.
+    let adhoc = day
+        .events
+        .iter()
+        .filter(|m| m.meta.styp == "ADFT")
+        .map(|m| to_xml(m).into_bytes());
+    let Body::Schedule(schedule) = &day.snapshot.body else {
+        panic!("a snapshot");
+    };
+    let deleted = schedule_message(
+        ScheduleSubtype::Del,
+        None,
+        Field::Value(1),
+        vec![schedule.flights[10].clone()],
+    );
+    let mut shorter = day.snapshot.clone();
+    if let Body::Schedule(s) = &mut shorter.body {
+        s.flights.truncate(s.flights.len() - 3);
+        s.recs = Field::Value(u32::try_from(s.flights.len()).expect("a day"));
+    }
+    let mut first = vec![snapshot];
+    first.extend_from_slice(early);
+    first.push(b"<MSG><META><TYPE>FLOP</TYPE>".to_vec());
+    first.push(
         b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN>\
 <DTTM>20250601030000</DTTM><TYPE>AIRL</TYPE><STYP>DNLD</STYP></META><AIRL><X>1</X></AIRL></MSG>"
             .to_vec(),
     );
-    messages.extend_from_slice(&events[middle..]);
-    messages
+    let mut second = vec![deleted];
+    second.extend_from_slice(late);
+    second.extend(adhoc);
+    second.push(to_xml(&shorter).into_bytes());
+    (first, second)
 }
 
-/// Runs `flightstate pump --until-idle` to its end (at most 120 s).
-fn pump(db: &TestDatabase, mb: &MailboxDatabase, failpoint: Option<&str>) -> ExitStatus {
+/// The rows of the first half that are re-sent: the snapshot and an event.
+const RESENT: [i64; 2] = [1, 2];
+
+/// Runs `flightstate pump --until-idle` to its end (at most 180 s); returns
+/// how it ended and what it wrote on stderr.
+fn pump(db: &TestDatabase, mb: &MailboxDatabase, failpoint: Option<&str>) -> (ExitStatus, String) {
+    let log = std::env::temp_dir().join(format!(
+        "fs_pump_{}_{}.log",
+        mb.name,
+        failpoint.unwrap_or("clean")
+    ));
     let mut command = Command::new(BIN);
     command
         .args([
@@ -65,23 +116,82 @@ fn pump(db: &TestDatabase, mb: &MailboxDatabase, failpoint: Option<&str>) -> Exi
         // Small batches, so that a crash falls between batches too.
         .env("FLIGHTSTATE_PUMP_HEAD_BATCH", "7")
         .env("FLIGHTSTATE_PUMP_EFFECT_BATCH", "3")
-        .env("RUST_LOG", "warn")
-        .env_remove("FLIGHTSTATE_FAILPOINTS");
+        .env("FLIGHTSTATE_PUMP_GROUP_COMMIT", "4")
+        .env("RUST_LOG", "info")
+        .env_remove("FLIGHTSTATE_FAILPOINTS")
+        .stderr(std::fs::File::create(&log).expect("a log file"));
     if let Some(point) = failpoint {
-        command.env("FLIGHTSTATE_FAILPOINTS", format!("{point}=abort"));
+        command.env("FLIGHTSTATE_FAILPOINTS", format!("{point}=kill"));
     }
     let mut child = command.spawn().expect("start flightstate pump");
     let start = Instant::now();
-    loop {
+    let status = loop {
         if let Some(status) = child.try_wait().expect("wait for the pump") {
-            return status;
+            break status;
         }
-        if start.elapsed() > Duration::from_secs(120) {
+        if start.elapsed() > Duration::from_secs(180) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("flightstate pump did not finish in 120 s");
+            panic!("flightstate pump did not finish in 180 s");
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    (status, said)
+}
+
+/// Sets rows back to pending, as a re-send by AODB or an operator does.
+fn resend(mb: &MailboxDatabase, ids: &[i64]) {
+    let mut conn = mb.conn();
+    for id in ids {
+        conn.exec_drop(
+            "UPDATE cminmsgs SET CMINMSGS_STATUS = 'VALID', CMINMSGS_DATE_PROCESSED = NULL \
+             WHERE CMINMSGS_ID = ?",
+            (id,),
+        )
+        .expect("re-send a row");
+    }
+}
+
+/// Runs the stream: the first half to its end, its re-sent rows and the
+/// second half with `failpoint` armed (killing the pump there), then a
+/// restarted pump to the end.
+fn run_stream(db: &TestDatabase, mb: &MailboxDatabase, failpoint: Option<&str>) {
+    let (first, second) = stream();
+    for m in &first {
+        mb.insert(m);
+    }
+    let (first_run, said) = pump(db, mb, None);
+    assert!(first_run.success(), "the first half: {said}");
+    let pending: Vec<i64> = mb.rows().iter().filter(|r| !r.2).map(|r| r.0).collect();
+    assert!(
+        pending.is_empty(),
+        "pump --until-idle returned with rows pending: {pending:?}\n{said}"
+    );
+    resend(mb, &RESENT);
+    for m in &second {
+        mb.insert(m);
+    }
+    let (status, said) = pump(db, mb, failpoint);
+    println!("the pump said:\n{said}");
+    match failpoint {
+        None => assert!(status.success(), "the second half: {status}\n{said}"),
+        Some(point) => {
+            assert_eq!(
+                status.signal(),
+                Some(libc::SIGKILL),
+                "killed at `{point}`: {status}\n{said}"
+            );
+            assert!(
+                said.contains(&format!("failpoint `{point}`: killed")),
+                "the pump died at `{point}` and nowhere else: {said}"
+            );
+            let (restarted, said) = pump(db, mb, None);
+            assert!(restarted.success(), "the restarted pump: {said}");
+            // Shown when the test fails.
+            println!("the restarted pump said:\n{said}");
+        }
     }
 }
 
@@ -107,21 +217,32 @@ fn outcome(db: &TestDatabase, mb: &MailboxDatabase) -> Outcome {
     }
 }
 
-fn uninterrupted(tag: &str, messages: &[Vec<u8>]) -> Outcome {
-    let db = TestDatabase::migrated();
-    let mb = MailboxDatabase::create(tag);
-    for m in messages {
-        mb.insert(m);
-    }
-    assert!(pump(&db, &mb, None).success());
-    mb.assert_each_written_back_once();
-    outcome(&db, &mb)
+/// The outcome of the stream without a crash, computed once per process.
+fn uninterrupted() -> &'static Outcome {
+    static EXPECTED: OnceLock<Outcome> = OnceLock::new();
+    EXPECTED.get_or_init(|| {
+        let db = TestDatabase::migrated();
+        let mb = MailboxDatabase::create("crash_ref");
+        run_stream(&db, &mb, None);
+        outcome(&db, &mb)
+    })
 }
 
 #[test]
 fn the_pump_applies_in_id_order_like_flightstate_apply() {
-    let messages = stream();
-    let pumped = uninterrupted("order", &messages);
+    let (first, second) = stream();
+    let messages: Vec<Vec<u8>> = first.into_iter().chain(second).collect();
+    let pumped = {
+        let db = TestDatabase::migrated();
+        let mb = MailboxDatabase::create("order");
+        for m in &messages {
+            mb.insert(m);
+        }
+        let (status, said) = pump(&db, &mb, None);
+        assert!(status.success(), "{said}");
+        mb.assert_each_written_back_once();
+        outcome(&db, &mb)
+    };
 
     let db = TestDatabase::migrated();
     let dir = std::env::temp_dir().join(format!("fs_pump_order_{}", std::process::id()));
@@ -184,68 +305,118 @@ fn the_pump_applies_in_id_order_like_flightstate_apply() {
 }
 
 fn crash_and_restart(point: &str, tag: &str) {
-    let messages = stream();
-    let expected = uninterrupted(&format!("{tag}_ref"), &messages);
-
+    let expected = uninterrupted();
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create(tag);
-    let half = messages.len() / 2;
-    for m in &messages[..half] {
-        mb.insert(m);
-    }
-    assert!(pump(&db, &mb, None).success(), "the first half");
-    for m in &messages[half..] {
-        mb.insert(m);
-    }
-    let crashed = pump(&db, &mb, Some(point));
-    assert!(
-        !crashed.success(),
-        "the pump must die at `{point}`: {crashed:?}"
-    );
-    assert!(pump(&db, &mb, None).success(), "the restarted pump");
+    run_stream(&db, &mb, Some(point));
 
-    mb.assert_each_written_back_once();
     let got = outcome(&db, &mb);
     assert_eq!(got.mailbox.len(), expected.mailbox.len());
-    assert_eq!(
-        got.mailbox.iter().map(|r| r.1.clone()).collect::<Vec<_>>(),
-        expected
-            .mailbox
-            .iter()
-            .map(|r| r.1.clone())
-            .collect::<Vec<_>>(),
-        "each row written back with the same status"
-    );
+    let rows_differing: Vec<_> = got
+        .mailbox
+        .iter()
+        .zip(&expected.mailbox)
+        .filter(|(g, e)| (&g.1, g.2) != (&e.1, e.2))
+        .collect();
+    if let Some(((id, _, _), _)) = rows_differing.first() {
+        let target = format!("cminmsgs:{id}");
+        let calls: Vec<_> = got.calls.iter().filter(|c| c.0 == target).collect();
+        let states = proc_states(&mut db.connect());
+        let state = states.iter().find(|s| s.0 == *id);
+        panic!(
+            "each row written back with the same status after `{point}`: {} rows differ, from {:?}; its calls {calls:?}, its PROC_STATE {state:?}",
+            rows_differing.len(),
+            rows_differing.first()
+        );
+    }
     assert_eq!(
         got.calls, expected.calls,
-        "one settled write-back per message"
+        "one settled write-back per delivery of a row"
     );
     // The dump holds PROC_STATE.ATTEMPTS: equal dumps mean no message was
     // applied (or recorded) twice.
-    assert_eq!(got.state, expected.state, "final state after `{point}`");
+    if let Some(difference) = first_difference(&got.state, &expected.state) {
+        panic!("final state after `{point}` differs from a run without a crash: {difference}");
+    }
 }
 
-#[test]
-fn crash_after_parse() {
-    crash_and_restart("apply.after_parse", "c_parse");
+/// Where two dumps first differ: the table and a stretch around the spot.
+fn first_difference(got: &str, expected: &str) -> Option<String> {
+    for (g, e) in got.lines().zip(expected.lines()) {
+        if g != e {
+            let at = g.bytes().zip(e.bytes()).take_while(|(a, b)| a == b).count();
+            let from = at.saturating_sub(300);
+            let table = g.split(':').next().unwrap_or_default();
+            let cut = |s: &str| s.get(from..(at + 300).min(s.len())).unwrap_or(s).to_owned();
+            return Some(format!("{table}:\n got …{}…\n want …{}…", cut(g), cut(e)));
+        }
+    }
+    (got.lines().count() != expected.lines().count()).then(|| "the tables differ".to_owned())
 }
 
-#[test]
-fn crash_inside_the_state_transaction_before_commit() {
-    crash_and_restart("pump.before_commit", "c_commit");
+/// One test per failpoint of the pump's side; `dispatch.after_produce` is
+/// `tests/dispatch_crash.rs`'s.
+macro_rules! crash_matrix {
+    ($($name:ident => $point:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                crash_and_restart($point, stringify!($name));
+            }
+        )*
+
+        /// Every failpoint in the sources has its case (here or in the
+        /// dispatcher's crash test): a new point cannot go untested.
+        #[test]
+        fn every_failpoint_has_a_crash_case() {
+            let mut covered: Vec<&str> = vec![$($point,)* "dispatch.after_produce"];
+            covered.sort_unstable();
+            assert_eq!(failpoints_in_sources(), covered);
+        }
+    };
 }
 
-#[test]
-fn crash_after_commit_before_the_write_back() {
-    crash_and_restart("pump.after_commit", "c_aftercommit");
+crash_matrix! {
+    c_before_parse => "apply.before_parse",
+    c_after_parse => "apply.after_parse",
+    c_event_before_write => "event.before_write",
+    c_adft_before_write => "adft.before_write",
+    c_snapshot_after_part => "snapshot.after_part",
+    c_snapshot_after_deletes => "snapshot.after_deletes",
+    c_snapshot_before_bump => "snapshot.before_bump",
+    c_snapshot_before_commit => "snapshot.before_commit",
+    c_pump_before_commit => "pump.before_commit",
+    c_pump_after_commit => "pump.after_commit",
+    c_journal_after_dispatch => "journal.after_dispatch",
+    c_journal_after_call => "journal.after_call",
 }
 
-#[test]
-fn crash_after_dispatched_before_the_call() {
-    crash_and_restart("journal.after_dispatch", "c_dispatch");
-}
-
-#[test]
-fn crash_after_the_call_before_the_receipt() {
-    crash_and_restart("journal.after_call", "c_call");
+/// The names of every `failpoint!("…")` and `failpoint::hit("…")` in `src/`.
+fn failpoints_in_sources() -> Vec<String> {
+    fn walk(dir: &Path, names: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("read src") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                walk(&path, names);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("read a source file");
+                for marker in ["failpoint!(\"", "failpoint::hit(\""] {
+                    for (at, _) in text.match_indices(marker) {
+                        let rest = &text[at + marker.len()..];
+                        if let Some(end) = rest.find('"') {
+                            names.push(rest[..end].to_owned());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut names = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut names,
+    );
+    names.sort_unstable();
+    names.dedup();
+    names
 }

@@ -221,6 +221,7 @@ fn write<S: Store>(
             parts_written += 1;
             flids.extend(part.states.iter().map(|s| s.flid));
             write_flights(tx, day, message_id, now, &part, &mut written)?;
+            crate::failpoint!("snapshot.after_part");
             let flights = part.len();
             crate::cores::free(part, flights);
             match parts.recv() {

@@ -91,6 +91,7 @@ macro_rules! flight_tables {
         }
     };
 }
+#[cfg(any(feature = "postgres", feature = "oracle"))]
 pub(crate) use flight_tables;
 
 flight_tables!(columns_struct);

@@ -18,6 +18,7 @@ mod snapshot;
 pub use columns::{ColumnKind, ColumnValues, TableRow, TooLong};
 pub use diff::changed_parts;
 pub use document::{StateDocument, state_document};
+#[cfg(any(feature = "postgres", feature = "oracle"))]
 pub(crate) use flight::flight_tables;
 pub use flight::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, FlightState, Gate, RoutePoint,

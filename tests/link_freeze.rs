@@ -17,6 +17,11 @@
 //! takes a lock the pump's next statement needs, and lets it go once the
 //! link is frozen: the server's answer is what the frozen link swallows.
 //!
+//! Underneath, in process: a statement waiting for its answer on a frozen
+//! PostgreSQL link fails within the timeout with the cause, and the server
+//! ends the session left behind, so that `PIPELINE_LOCK`, which it held, is
+//! free again while the link is still frozen.
+//!
 //! The freeze is a kernel filter (`tests/pumping`, `Proxy::freeze`): it
 //! needs `tc` and CAP_NET_ADMIN.
 #![cfg(feature = "postgres")]
@@ -33,7 +38,10 @@ use common::TestDatabase;
 use diesel::connection::SimpleConnection;
 use diesel::sql_types::BigInt;
 use diesel::{QueryableByName, RunQueryDsl};
+use flightstate::FailureKind;
 use flightstate::protocol::to_xml;
+use flightstate::store::pg::PgStore;
+use flightstate::store::{StateTx, Store, StoreError, Timeouts};
 use flightstate::synth::{DayOptions, airport_day};
 use mysql::prelude::Queryable;
 use pumping::{MailboxDatabase, Proxy, proc_states, state_dump};
@@ -290,6 +298,93 @@ fn assert_logged_in_time(warnings: &[(Duration, String)], pumping: &Pumping) {
     );
 }
 
+/// Whether a backend of database `name` waits for a lock.
+fn waits_for_a_lock(watcher: &mut diesel::PgConnection, name: &str) -> bool {
+    diesel::sql_query(
+        "SELECT COUNT(*) AS n FROM pg_stat_activity \
+         WHERE datname = $1 AND wait_event_type = 'Lock'",
+    )
+    .bind::<diesel::sql_types::Text, _>(name)
+    .get_result::<Count>(watcher)
+    .expect("read pg_stat_activity")
+    .n > 0
+}
+
+#[test]
+fn a_statement_waiting_for_its_answer_on_a_frozen_link_fails_and_its_session_ends() {
+    let db = TestDatabase::migrated();
+    let proxy = Proxy::start("127.0.0.1:5432");
+    let proxied = common::database_url(
+        &format!("postgres://postgres@{}/postgres", proxy.host_port()),
+        db.name(),
+    );
+    let timeouts = Timeouts {
+        connect: Duration::from_secs(2),
+        io: IO_TIMEOUT,
+        statement: Some(Duration::from_secs(60)),
+    };
+    let store = PgStore::connect_with(&proxied, 2, Duration::from_secs(3), &timeouts)
+        .expect("pool through the proxy");
+
+    let mut holder = db.connect();
+    holder
+        .batch_execute("BEGIN; SELECT lock_id FROM pipeline_lock FOR UPDATE;")
+        .expect("take PIPELINE_LOCK");
+    let waiter = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            let outcome = store.transaction(|tx| tx.lock_pipeline().map(|_| ()));
+            (Instant::now(), outcome)
+        })
+    };
+    let mut watcher = db.connect();
+    wait_until(
+        Duration::from_secs(30),
+        "the statement waits for the lock",
+        || waits_for_a_lock(&mut watcher, db.name()),
+    );
+    proxy.freeze();
+    let frozen_at = Instant::now();
+    // The server now grants the lock and answers into the frozen link: the
+    // client has nothing unacknowledged and just waits.
+    holder
+        .batch_execute("COMMIT")
+        .expect("let PIPELINE_LOCK go");
+
+    let limit = IO_TIMEOUT + SLACK;
+    wait_until(limit, "the waiting statement fails", || {
+        waiter.is_finished()
+    });
+    let (failed_at, outcome) = waiter.join().expect("the waiting thread");
+    let error: StoreError = outcome.expect_err("no answer can come through a frozen link");
+    let text = format!("{error:#}");
+    eprintln!(
+        "failed {:?} after the freeze: {text}",
+        failed_at.duration_since(frozen_at)
+    );
+    assert_eq!(error.kind(), FailureKind::ConnectionLost, "{text}");
+    assert!(
+        text.contains("lock_pipeline") && text.contains("timed out"),
+        "the statement and the cause, not the failed rollback after it: {text}"
+    );
+
+    // The server gave up its end too and rolled back: the lock is free while
+    // the link is still frozen.
+    wait_until(limit, "the server ends the abandoned session", || {
+        let mut probe = db.connect();
+        probe
+            .batch_execute("BEGIN; SELECT lock_id FROM pipeline_lock FOR UPDATE NOWAIT; ROLLBACK;")
+            .is_ok()
+    });
+
+    proxy.thaw();
+    // The broken connection left the pool: the next transaction gets a
+    // fresh one.
+    store
+        .transaction(|tx| tx.lock_pipeline().map(|_| ()))
+        .expect("a transaction after the thaw");
+}
+
 #[test]
 fn frozen_postgres_link_is_logged_and_the_pump_recovers() {
     let messages = stream();
@@ -321,20 +416,10 @@ fn frozen_postgres_link_is_logged_and_the_pump_recovers() {
         mb.insert(m);
     }
     let mut watcher = db.connect();
-    let name = db.name().to_owned();
     wait_until(
         Duration::from_secs(30),
         "the pump waits for the lock",
-        || {
-            diesel::sql_query(
-                "SELECT COUNT(*) AS n FROM pg_stat_activity \
-             WHERE datname = $1 AND wait_event_type = 'Lock'",
-            )
-            .bind::<diesel::sql_types::Text, _>(&name)
-            .get_result::<Count>(&mut watcher)
-            .expect("read pg_stat_activity")
-            .n > 0
-        },
+        || waits_for_a_lock(&mut watcher, db.name()),
     );
 
     let warnings = freeze_for_a_while(&proxy, &pumping, || {

@@ -52,6 +52,16 @@ pub struct DatabaseConfig {
     /// How long a thread waits for a pooled connection before it reports the
     /// pool as exhausted.
     pub connection_timeout_secs: u64,
+    /// How long opening one connection may take (TCP, TLS, authentication).
+    pub connect_timeout_secs: u64,
+    /// How long a connection may go without a sign of life from the server
+    /// (TCP keepalive, unacknowledged data) before it is given up: a link
+    /// that went silent is noticed within this time, however long the
+    /// statement in flight is allowed to run.
+    pub io_timeout_secs: u64,
+    /// How long one statement may run on the server; 0 leaves the server's
+    /// own setting.
+    pub statement_timeout_secs: u64,
 }
 
 impl Default for DatabaseConfig {
@@ -60,6 +70,21 @@ impl Default for DatabaseConfig {
             url: None,
             pool_size: 8,
             connection_timeout_secs: 10,
+            connect_timeout_secs: 5,
+            io_timeout_secs: 30,
+            statement_timeout_secs: 60,
+        }
+    }
+}
+
+impl DatabaseConfig {
+    /// The time limits of every state-database connection.
+    pub fn timeouts(&self) -> crate::store::Timeouts {
+        crate::store::Timeouts {
+            connect: std::time::Duration::from_secs(self.connect_timeout_secs),
+            io: std::time::Duration::from_secs(self.io_timeout_secs),
+            statement: (self.statement_timeout_secs > 0)
+                .then(|| std::time::Duration::from_secs(self.statement_timeout_secs)),
         }
     }
 }
@@ -430,6 +455,26 @@ impl Config {
         if let Some(url) = &self.database.url {
             database_dialect(url)?;
         }
+        for (setting, value) in [
+            (
+                "database.connect_timeout_secs",
+                self.database.connect_timeout_secs,
+            ),
+            ("database.io_timeout_secs", self.database.io_timeout_secs),
+            (
+                "mailbox.connect_timeout_secs",
+                self.mailbox.connect_timeout_secs,
+            ),
+            ("mailbox.io_timeout_secs", self.mailbox.io_timeout_secs),
+        ] {
+            if value == 0 {
+                return Err(ConfigError::BadValue {
+                    setting,
+                    value: "0".to_owned(),
+                    reason: "must be at least 1: without it a silent link stalls for ever",
+                });
+            }
+        }
         if self.protocol.max_message_bytes < 1024 {
             return Err(ConfigError::BadValue {
                 setting: "protocol.max_message_bytes",
@@ -690,6 +735,28 @@ mod tests {
             if let Err(e) = result {
                 assert!(e.to_string().contains("kafka.lanes"), "{e}");
             }
+        }
+    }
+
+    #[test]
+    fn timeouts_have_defaults_and_zero_is_refused_where_it_would_stall() {
+        let config = from_toml("").expect("defaults are valid");
+        assert_eq!(
+            config.database.timeouts(),
+            crate::store::Timeouts::default()
+        );
+        let config = from_toml("[database]\nstatement_timeout_secs = 0\nio_timeout_secs = 7\n")
+            .expect("no statement timeout is allowed");
+        assert_eq!(config.database.timeouts().statement, None);
+        assert_eq!(config.database.timeouts().io.as_secs(), 7);
+        for text in [
+            "[database]\nio_timeout_secs = 0\n",
+            "[database]\nconnect_timeout_secs = 0\n",
+            "[mailbox]\nio_timeout_secs = 0\n",
+            "[mailbox]\nconnect_timeout_secs = 0\n",
+        ] {
+            let err = from_toml(text).expect_err(text);
+            assert!(err.to_string().contains("timeout_secs"), "{err}");
         }
     }
 

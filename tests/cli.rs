@@ -1,8 +1,10 @@
 //! The `flightstate` binary as an operator runs it: `--help`, `parse` (JSON
-//! or one rejection line with exit 65) and `migrate` against a real
-//! PostgreSQL database.
+//! or one rejection line with exit 65), `migrate` against a real
+//! PostgreSQL database, and `enqueue` refusing a message the MariaDB
+//! mailbox cannot hold.
 
 mod common;
+mod pumping;
 
 use std::process::{Command, Output};
 
@@ -200,4 +202,46 @@ fn every_state_command_takes_an_oracle_url_to_the_oracle_driver() {
             "{args:?} printed the password: {stderr}"
         );
     }
+}
+
+#[test]
+fn enqueue_refuses_a_message_larger_than_the_mailbox_column() {
+    let mb = pumping::MailboxDatabase::create("cli_big");
+    let dir = std::env::temp_dir().join(format!("fs_enqueue_big_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let small = dir.join("small.xml");
+    std::fs::copy(message("schd_dnld_turnaround.xml"), &small).expect("copy a message");
+    // 17 MiB of well-formed XML: one byte past the column's limit is enough,
+    // a mebibyte more makes it plain.
+    let huge = dir.join("huge.xml");
+    let size = 17 * 1024 * 1024;
+    let (head, tail) = ("<MSG><META><TYPE>FLOP</TYPE></META><X>", "</X></MSG>");
+    let mut body = String::with_capacity(size);
+    body.push_str(head);
+    body.push_str(&"A".repeat(size - head.len() - tail.len()));
+    body.push_str(tail);
+    std::fs::write(&huge, &body).expect("write the large message");
+
+    let out = flightstate(
+        &[
+            "enqueue",
+            &small.display().to_string(),
+            &huge.display().to_string(),
+        ],
+        &[("FLIGHTSTATE_MAILBOX_URL", &mb.url())],
+    );
+    let stderr = text(&out.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(65), "{stderr}");
+    for needle in [
+        huge.display().to_string(),
+        size.to_string(),
+        "16777215".to_owned(),
+    ] {
+        assert!(stderr.contains(&needle), "{needle} missing from: {stderr}");
+    }
+    assert!(
+        mb.rows().is_empty(),
+        "nothing is queued, not even the file before it"
+    );
 }

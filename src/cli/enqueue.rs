@@ -2,13 +2,17 @@
 //! (`CMINMSGS`) as pending rows, in the order given, as AODB would. For
 //! demos, tests and re-injecting a message by hand; `--create-tables` makes
 //! AODB's tables first in a mailbox of one's own.
+//!
+//! A file larger than the mailbox column (`MEDIUMTEXT`, 16,777,215 bytes)
+//! is refused before anything is queued (exit 65): sent anyway, the server
+//! would drop the connection mid-statement.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::mailbox::Mailbox;
+use flightstate::mailbox::{MAX_BODY_BYTES, Mailbox};
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -22,6 +26,24 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    let mut too_large = false;
+    for path in &opts.files {
+        let size = std::fs::metadata(path)
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .len();
+        if size > MAX_BODY_BYTES as u64 {
+            eprintln!(
+                "flightstate: {} is {size} bytes; a mailbox message holds at most \
+                 {MAX_BODY_BYTES} bytes (CMINMSGS_CLOB_MSG is a MEDIUMTEXT): not queued",
+                path.display()
+            );
+            too_large = true;
+        }
+    }
+    if too_large {
+        // Nothing is queued: the files after a refused one would jump it.
+        return Ok(ExitCode::from(super::EXIT_DATA_ERROR));
+    }
     let mailbox = Mailbox::connect(super::pump::mailbox_settings(config)?)
         .context("cannot open the mailbox pool")?;
     if opts.create_tables {

@@ -11,7 +11,7 @@ pub struct Opts {}
 pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let url = config.database_url()?;
     match database_dialect(url)? {
-        Dialect::Postgres => migrate_pg(url),
+        Dialect::Postgres => migrate_pg(url, config),
         Dialect::Oracle => migrate_oracle(url),
     }
 }
@@ -36,9 +36,10 @@ fn migrate_oracle(_url: &str) -> anyhow::Result<ExitCode> {
 }
 
 #[cfg(feature = "postgres")]
-fn migrate_pg(url: &str) -> anyhow::Result<ExitCode> {
-    let applied = flightstate::store::pg::run_pending_migrations(url)
-        .context("cannot migrate the state database")?;
+fn migrate_pg(url: &str, config: &Config) -> anyhow::Result<ExitCode> {
+    let applied =
+        flightstate::store::pg::run_pending_migrations_with(url, &config.database.timeouts())
+            .context("cannot migrate the state database")?;
     if applied.is_empty() {
         tracing::info!("state database is up to date");
     }
@@ -49,6 +50,6 @@ fn migrate_pg(url: &str) -> anyhow::Result<ExitCode> {
 }
 
 #[cfg(not(feature = "postgres"))]
-fn migrate_pg(_url: &str) -> anyhow::Result<ExitCode> {
+fn migrate_pg(_url: &str, _config: &Config) -> anyhow::Result<ExitCode> {
     anyhow::bail!("this build has no PostgreSQL support (feature `postgres`)")
 }

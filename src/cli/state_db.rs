@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use flightstate::config::{Config, Dialect, database_dialect};
-use flightstate::store::Store;
+use flightstate::store::{Store, Timeouts};
 
 /// A subcommand's work over any state database.
 pub trait StoreWork {
@@ -15,18 +15,19 @@ pub trait StoreWork {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode>;
 }
 
-/// Opens the configured state database (a pool of `pool_size`) and runs
-/// `work` with it.
+/// Opens the configured state database (a pool of `pool_size`, every
+/// connection with the `[database]` timeouts) and runs `work` with it.
 pub fn with_store(
     config: &Config,
     pool_size: u32,
     work: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
     let url = config.database_url()?;
-    let timeout = Duration::from_secs(config.database.connection_timeout_secs);
+    let wait = Duration::from_secs(config.database.connection_timeout_secs);
+    let timeouts = config.database.timeouts();
     match database_dialect(url)? {
-        Dialect::Postgres => postgres(url, pool_size, timeout, work),
-        Dialect::Oracle => oracle(url, pool_size, timeout, work),
+        Dialect::Postgres => postgres(url, pool_size, wait, &timeouts, work),
+        Dialect::Oracle => oracle(url, pool_size, wait, &timeouts, work),
     }
 }
 
@@ -34,16 +35,23 @@ pub fn with_store(
 fn postgres(
     url: &str,
     pool_size: u32,
-    timeout: Duration,
+    wait: Duration,
+    timeouts: &Timeouts,
     work: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
-    work.run(flightstate::store::pg::PgStore::connect(
-        url, pool_size, timeout,
+    work.run(flightstate::store::pg::PgStore::connect_with(
+        url, pool_size, wait, timeouts,
     )?)
 }
 
 #[cfg(not(feature = "postgres"))]
-fn postgres(_: &str, _: u32, _: Duration, _: impl StoreWork) -> anyhow::Result<ExitCode> {
+fn postgres(
+    _: &str,
+    _: u32,
+    _: Duration,
+    _: &Timeouts,
+    _: impl StoreWork,
+) -> anyhow::Result<ExitCode> {
     anyhow::bail!("this build has no PostgreSQL support (feature `postgres`)")
 }
 
@@ -51,15 +59,22 @@ fn postgres(_: &str, _: u32, _: Duration, _: impl StoreWork) -> anyhow::Result<E
 fn oracle(
     url: &str,
     pool_size: u32,
-    timeout: Duration,
+    wait: Duration,
+    timeouts: &Timeouts,
     work: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
-    work.run(flightstate::store::oracle::OracleStore::connect(
-        url, pool_size, timeout,
+    work.run(flightstate::store::oracle::OracleStore::connect_with(
+        url, pool_size, wait, timeouts,
     )?)
 }
 
 #[cfg(not(feature = "oracle"))]
-fn oracle(_: &str, _: u32, _: Duration, _: impl StoreWork) -> anyhow::Result<ExitCode> {
+fn oracle(
+    _: &str,
+    _: u32,
+    _: Duration,
+    _: &Timeouts,
+    _: impl StoreWork,
+) -> anyhow::Result<ExitCode> {
     anyhow::bail!("this build has no Oracle support (feature `oracle`)")
 }

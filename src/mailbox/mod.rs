@@ -9,6 +9,9 @@
 
 mod statements;
 
+use std::error::Error as StdError;
+use std::fmt;
+use std::os::fd::{AsRawFd, RawFd};
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
@@ -40,22 +43,36 @@ pub struct MailboxSettings {
     /// How long to wait for a connection (and for a TCP connect).
     pub connect_timeout: Duration,
     /// How long one read or write on a connection may block, so that a
-    /// server that vanished mid-call is noticed.
+    /// server that vanished mid-call is noticed; also how long a connection
+    /// may go without a sign of life (TCP keepalive, unacknowledged data).
     pub io_timeout: Duration,
 }
 
+/// The largest body `CMINMSGS_CLOB_MSG` holds: AODB's column is a
+/// `MEDIUMTEXT` (`sql/mailbox/aodb_mailbox.sql`), at most 2^24 - 1 bytes.
+pub const MAX_BODY_BYTES: usize = 16_777_215;
+
 /// A mailbox operation failed.
 ///
-/// Happens when the server cannot be reached or a statement fails. Decide by
+/// Happens when the server cannot be reached or does not answer in time, a
+/// statement fails, or a message cannot fit the mailbox. Decide by
 /// [`MailboxError::kind`]: the pump retries every kind while blocking the
-/// head, since the mailbox is infrastructure.
-#[derive(Debug, thiserror::Error)]
-#[error("mailbox: {op} failed")]
+/// head, since the mailbox is infrastructure. `{:#}` prints the causes too.
+#[derive(Debug)]
 pub struct MailboxError {
     kind: FailureKind,
     op: &'static str,
+    source: Box<dyn StdError + Send + Sync>,
+}
+
+/// No answer from the mailbox in time: the link or the server went silent.
+#[derive(Debug, thiserror::Error)]
+#[error("timed out: no answer from the mailbox within {limit:?} (`{setting}`)")]
+struct Silent {
+    limit: Duration,
+    setting: &'static str,
     #[source]
-    source: Box<mysql::Error>,
+    source: mysql::Error,
 }
 
 impl MailboxError {
@@ -67,9 +84,107 @@ impl MailboxError {
         }
     }
 
+    /// `source` of an operation on a connection opened with `settings`: a
+    /// connect, read or write that ran out of its time says which limit.
+    fn on_link(op: &'static str, source: mysql::Error, settings: &MailboxSettings) -> MailboxError {
+        let (limit, setting) = match &source {
+            mysql::Error::DriverError(mysql::DriverError::ConnectTimeout) => {
+                (settings.connect_timeout, "mailbox.connect_timeout_secs")
+            }
+            _ => (settings.io_timeout, "mailbox.io_timeout_secs"),
+        };
+        if is_silence(&source) {
+            MailboxError {
+                kind: FailureKind::Timeout,
+                op,
+                source: Box::new(Silent {
+                    limit,
+                    setting,
+                    source,
+                }),
+            }
+        } else {
+            MailboxError::new(op, source)
+        }
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> FailureKind {
         self.kind
+    }
+}
+
+impl fmt::Display for MailboxError {
+    /// `{}` is this error's own line; `{:#}` adds every cause, `: `-separated
+    /// (as anyhow prints a chain), so that a log line says why.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mailbox: {} failed", self.op)?;
+        if f.alternate() {
+            let mut source: Option<&dyn StdError> = Some(&*self.source);
+            while let Some(cause) = source {
+                write!(f, ": {cause}")?;
+                source = cause.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl StdError for MailboxError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// A message larger than the mailbox column.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the message is {size} bytes; the mailbox holds at most {MAX_BODY_BYTES} bytes (MEDIUMTEXT)"
+)]
+struct TooLarge {
+    size: usize,
+}
+
+/// Whether `err` is a read or write that ran out of its socket timeout
+/// (`SO_RCVTIMEO` / `SO_SNDTIMEO` report `EAGAIN`) or a connection the
+/// kernel gave up for silence (keepalive, user timeout: `ETIMEDOUT`).
+fn is_silence(err: &mysql::Error) -> bool {
+    let silent = |e: &std::io::Error| {
+        matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        )
+    };
+    match err {
+        mysql::Error::IoError(e) => silent(e),
+        // A read of a packet fails as the codec's error, wrapping the I/O.
+        mysql::Error::CodecError(e) => e
+            .source()
+            .and_then(|cause| cause.downcast_ref::<std::io::Error>())
+            .is_some_and(silent),
+        mysql::Error::DriverError(mysql::DriverError::ConnectTimeout) => true,
+        _ => false,
+    }
+}
+
+/// Whether the connection that returned `err` may be used again. After a
+/// lost or timed-out read its state on the wire is unknown (a late answer
+/// may still arrive and be taken for the next one's); only an error the
+/// server sent cleanly leaves it usable.
+fn leaves_connection_usable(err: &mysql::Error) -> bool {
+    matches!(err, mysql::Error::MySqlError(_))
+}
+
+/// Makes sure a connection that failed on the wire never serves again: its
+/// socket is shut down, so that the pool's reset on return, and a
+/// transaction's rollback on drop, fail at once instead of waiting out the
+/// read timeout again on a silent link, and the pool drops it.
+fn discard(fd: RawFd) {
+    // SAFETY: `shutdown` only changes the state of the socket behind `fd`,
+    // which the connection that owns it keeps open until it is dropped; it
+    // touches no memory of ours.
+    unsafe {
+        libc::shutdown(fd, libc::SHUT_RDWR);
     }
 }
 
@@ -149,11 +264,44 @@ impl Mailbox {
             .map_err(|e| MailboxError::new("read `mailbox.url`", e.into()))?;
         let constraints =
             PoolConstraints::new(0, settings.pool_size.max(1)).unwrap_or(PoolConstraints::DEFAULT);
+        // Keepalive and user timeout find a dead link under an idle pooled
+        // connection (or unacknowledged writes) within about `io_timeout`;
+        // the read and write timeouts bound every wait for an answer. A
+        // URL's own `tcp_keepalive_*` / `tcp_user_timeout_ms` win.
+        let io = u32::try_from(settings.io_timeout.as_secs())
+            .unwrap_or(u32::MAX)
+            .max(1);
+        let idle = (io / 2).max(1);
+        let interval = (io / 10).max(1);
+        let keepalive_time = opts
+            .get_tcp_keepalive_time_ms()
+            .or(Some(idle.saturating_mul(1000)));
+        let probe_interval = opts
+            .get_tcp_keepalive_probe_interval_secs()
+            .or(Some(interval));
+        let probe_count = opts
+            .get_tcp_keepalive_probe_count()
+            .or(Some(((io - idle) / interval).max(1)));
+        let user_timeout = opts
+            .get_tcp_user_timeout_ms()
+            .or(Some(io.saturating_mul(1000)));
         let opts = OptsBuilder::from_opts(opts)
             .tcp_connect_timeout(Some(settings.connect_timeout))
             .read_timeout(Some(settings.io_timeout))
             .write_timeout(Some(settings.io_timeout))
-            .pool_opts(PoolOpts::default().with_constraints(constraints));
+            .tcp_keepalive_time_ms(keepalive_time)
+            .tcp_keepalive_probe_interval_secs(probe_interval)
+            .tcp_keepalive_probe_count(probe_count)
+            .tcp_user_timeout_ms(user_timeout)
+            // The pool's own check on checkout pings every idle connection
+            // in turn and hides each failure, so a silent link would cost a
+            // full `io_timeout` per pooled connection before anyone heard of
+            // it: `conn` checks instead, and reports.
+            .pool_opts(
+                PoolOpts::default()
+                    .with_constraints(constraints)
+                    .with_check_health(false),
+            );
         let pool = Pool::new(opts).map_err(|e| MailboxError::new("open the mailbox pool", e))?;
         Ok(Mailbox { pool, settings })
     }
@@ -163,15 +311,48 @@ impl Mailbox {
         &self.settings
     }
 
+    /// A live connection: a pooled one that answers a ping, or a new one.
+    ///
+    /// A pooled connection that fails its ping at once (the server closed
+    /// it while it was idle) is dropped and the next one tried; one whose
+    /// ping gets no answer within `io_timeout` means the link is silent:
+    /// that is reported now rather than tried again on every other pooled
+    /// connection.
     fn conn(&self) -> Result<mysql::PooledConn, MailboxError> {
-        self.pool
-            .try_get_conn(self.settings.connect_timeout)
-            .map_err(|e| {
-                MailboxError::new(
-                    "get a mailbox connection (server down, or raise `mailbox.pool_size`)",
-                    e,
-                )
-            })
+        const OP: &str = "get a mailbox connection (server down, or raise `mailbox.pool_size`)";
+        for _ in 0..=self.settings.pool_size {
+            let mut conn = self
+                .pool
+                .try_get_conn(self.settings.connect_timeout)
+                .map_err(|e| MailboxError::on_link(OP, e, &self.settings))?;
+            match conn.as_mut().ping() {
+                Ok(()) => return Ok(conn),
+                Err(e) => {
+                    discard(conn.as_raw_fd());
+                    if is_silence(&e) {
+                        return Err(MailboxError::on_link(
+                            "ping a pooled mailbox connection",
+                            e,
+                            &self.settings,
+                        ));
+                    }
+                    tracing::debug!(error = %e, "a pooled mailbox connection was closed; dropped");
+                }
+            }
+        }
+        Err(MailboxError::new(
+            OP,
+            mysql::Error::DriverError(mysql::DriverError::Timeout),
+        ))
+    }
+
+    /// `err` of `op` on `conn`: a connection that failed on the wire is
+    /// discarded before it goes back to the pool.
+    fn failed(&self, conn: RawFd, op: &'static str, err: mysql::Error) -> MailboxError {
+        if !leaves_connection_usable(&err) {
+            discard(conn);
+        }
+        MailboxError::on_link(op, err, &self.settings)
     }
 
     /// The head of the queue: at most `limit` pending rows, lowest id first.
@@ -182,12 +363,13 @@ impl Mailbox {
     #[tracing::instrument(name = "mailbox.select_pending_messages", skip_all)]
     pub fn read_head(&self, limit: usize) -> Result<Vec<InboundMessage>, MailboxError> {
         let mut conn = self.conn()?;
+        let fd = conn.as_raw_fd();
         let rows: Vec<(i64, Vec<u8>)> = conn
             .exec(
                 statements::SELECT_PENDING_MESSAGES,
                 (&self.settings.pending_status, limit as u64),
             )
-            .map_err(|e| MailboxError::new("select_pending_messages", e))?;
+            .map_err(|e| self.failed(fd, "select_pending_messages", e))?;
         Ok(rows
             .into_iter()
             .map(|(id, body)| InboundMessage { id, body })
@@ -200,19 +382,30 @@ impl Mailbox {
     ///
     /// # Errors
     ///
-    /// A [`MailboxError`] when the row cannot be inserted.
+    /// A [`MailboxError`] of kind `BadInput`, before anything is sent, when
+    /// `body` is larger than [`MAX_BODY_BYTES`] (the server would drop the
+    /// connection, or cut the text); another when the row cannot be
+    /// inserted.
     pub fn enqueue(
         &self,
         body: &str,
         msg_type: Option<&str>,
         subtype: Option<&str>,
     ) -> Result<i64, MailboxError> {
+        if body.len() > MAX_BODY_BYTES {
+            return Err(MailboxError {
+                kind: FailureKind::BadInput,
+                op: "insert_message",
+                source: Box::new(TooLarge { size: body.len() }),
+            });
+        }
         let mut conn = self.conn()?;
+        let fd = conn.as_raw_fd();
         conn.exec_drop(
             statements::INSERT_MESSAGE,
             (body, &self.settings.pending_status, msg_type, subtype),
         )
-        .map_err(|e| MailboxError::new("insert_message", e))?;
+        .map_err(|e| self.failed(fd, "insert_message", e))?;
         // CMINMSGS_ID is a signed BIGINT, so its insert id fits an i64.
         Ok(conn.last_insert_id() as i64)
     }
@@ -225,12 +418,13 @@ impl Mailbox {
     /// A [`MailboxError`] when a statement fails.
     pub fn create_tables(&self) -> Result<(), MailboxError> {
         let mut conn = self.conn()?;
+        let fd = conn.as_raw_fd();
         for statement in statements::AODB_MAILBOX_DDL.split(';').filter(|s| {
             s.lines()
                 .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with("--"))
         }) {
             conn.query_drop(statement)
-                .map_err(|e| MailboxError::new("create the mailbox tables", e))?;
+                .map_err(|e| self.failed(fd, "create the mailbox tables", e))?;
         }
         Ok(())
     }
@@ -242,9 +436,10 @@ impl Mailbox {
     /// A [`MailboxError`] when the mailbox cannot be read.
     pub fn message_state(&self, id: i64) -> Result<Option<RowState>, MailboxError> {
         let mut conn = self.conn()?;
+        let fd = conn.as_raw_fd();
         let row: Option<(Option<String>, i64)> = conn
             .exec_first(statements::SELECT_MESSAGE_STATE, (id,))
-            .map_err(|e| MailboxError::new("select_message_state", e))?;
+            .map_err(|e| self.failed(fd, "select_message_state", e))?;
         Ok(row.map(|(status, processed)| RowState {
             status,
             processed: processed != 0,
@@ -264,10 +459,12 @@ impl Mailbox {
                 return all(CallResult::NotSent);
             }
         };
+        let fd = conn.as_raw_fd();
         let mut tx = match conn.start_transaction(TxOpts::default()) {
             Ok(tx) => tx,
             Err(e) => {
-                tracing::warn!(error = %e, "write-back not sent: cannot begin");
+                let e = self.failed(fd, "begin the write-back", e);
+                tracing::warn!(error = %format!("{e:#}"), "write-back not sent: cannot begin");
                 return all(CallResult::NotSent);
             }
         };
@@ -276,7 +473,8 @@ impl Mailbox {
             if let Err(e) = tx.exec_drop(statements::WRITE_BACK_MESSAGE, (status, id)) {
                 // Dropping the transaction rolls it back; a lost connection
                 // is rolled back by the server: nothing of it can commit.
-                tracing::warn!(error = %e, "write-back not sent: rolled back");
+                let e = self.failed(fd, "write_back_message", e);
+                tracing::warn!(error = %format!("{e:#}"), "write-back not sent: rolled back");
                 return all(CallResult::NotSent);
             }
             results.push(if tx.affected_rows() == 1 {
@@ -287,10 +485,14 @@ impl Mailbox {
                 CallResult::Conflict
             });
         }
+        // A COMMIT whose answer never comes is rolled back by the
+        // transaction's drop inside `commit`, before the connection can be
+        // discarded: that one path waits out `io_timeout` twice.
         match tx.commit() {
             Ok(()) => results,
             Err(e) => {
-                tracing::warn!(error = %e, "write-back commit failed: outcome unknown");
+                let e = self.failed(fd, "commit the write-back", e);
+                tracing::warn!(error = %format!("{e:#}"), "write-back commit failed: outcome unknown");
                 all(CallResult::Unknown)
             }
         }
@@ -418,6 +620,48 @@ mod tests {
         assert_eq!(failure_kind(&err(1146)), FailureKind::Other);
         let io = mysql::Error::IoError(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
         assert_eq!(failure_kind(&io), FailureKind::ConnectionLost);
+    }
+
+    #[test]
+    fn a_read_that_ran_out_of_time_is_a_timeout_naming_its_setting() {
+        let settings = MailboxSettings {
+            url: "mysql://x".into(),
+            pending_status: "VALID".into(),
+            succeeded_status: "PROCESSED".into(),
+            dead_status: "DEAD".into(),
+            pool_size: 1,
+            connect_timeout: Duration::from_secs(5),
+            io_timeout: Duration::from_secs(30),
+        };
+        let silent = mysql::Error::IoError(std::io::Error::from(std::io::ErrorKind::WouldBlock));
+        assert!(is_silence(&silent));
+        let e = MailboxError::on_link("select_pending_messages", silent, &settings);
+        assert_eq!(e.kind(), FailureKind::Timeout);
+        assert_eq!(e.to_string(), "mailbox: select_pending_messages failed");
+        let chain = format!("{e:#}");
+        assert!(
+            chain.starts_with(
+                "mailbox: select_pending_messages failed: timed out: no answer from the mailbox \
+                 within 30s (`mailbox.io_timeout_secs`): "
+            ),
+            "{chain}"
+        );
+        let connect = mysql::Error::DriverError(mysql::DriverError::ConnectTimeout);
+        let chain = format!("{:#}", MailboxError::on_link("connect", connect, &settings));
+        assert!(
+            chain.contains("within 5s (`mailbox.connect_timeout_secs`)"),
+            "{chain}"
+        );
+        let reset =
+            mysql::Error::IoError(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert!(!is_silence(&reset));
+        assert_eq!(
+            MailboxError::on_link("x", reset, &settings).kind(),
+            FailureKind::ConnectionLost
+        );
+        assert!(!leaves_connection_usable(&mysql::Error::IoError(
+            std::io::Error::from(std::io::ErrorKind::WouldBlock)
+        )));
     }
 
     #[test]

@@ -16,7 +16,10 @@ pub mod oracle;
 mod outbox;
 #[cfg(feature = "postgres")]
 pub mod pg;
+#[cfg(any(feature = "postgres", feature = "oracle"))]
+mod pool_log;
 mod repository;
+mod timeouts;
 mod version_floor;
 
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
@@ -28,6 +31,7 @@ pub use repository::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
     ProcRecord, ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,
 };
+pub use timeouts::Timeouts;
 pub use version_floor::{VersionFloorOps, first_version};
 
 /// A state-database operation failed.
@@ -35,13 +39,40 @@ pub use version_floor::{VersionFloorOps, first_version};
 /// Happens whenever a statement, a connection or a migration fails. What to do depends only
 /// on [`StoreError::kind`]: retry when [`FailureKind::retryable`] says so, otherwise treat
 /// the work as failed; the source chain (print it with `{:#}`) is for the operator.
-#[derive(Debug, thiserror::Error)]
-#[error("state database: {op} failed")]
+#[derive(Debug)]
 pub struct StoreError {
     kind: FailureKind,
     op: &'static str,
-    #[source]
     source: Box<dyn StdError + Send + Sync + 'static>,
+}
+
+impl std::fmt::Display for StoreError {
+    /// `{}` is this error's own line; `{:#}` adds every cause, `: `-separated, as anyhow
+    /// prints a chain: a log line written with `{:#}` then says why (a timeout, a refused
+    /// connection), not only what failed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "state database: {} failed", self.op)?;
+        if f.alternate() {
+            let mut printed = String::new();
+            let mut source: Option<&dyn StdError> = Some(&*self.source);
+            while let Some(cause) = source {
+                let line = cause.to_string();
+                // Some drivers repeat their cause's text in their own.
+                if !printed.contains(&line) {
+                    write!(f, ": {line}")?;
+                    printed.push_str(&line);
+                }
+                source = cause.source();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl StdError for StoreError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        Some(&*self.source)
+    }
 }
 
 impl StoreError {

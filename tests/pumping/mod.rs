@@ -1,13 +1,14 @@
 //! Test infrastructure for the pump: a MariaDB mailbox database of the test's
 //! own (with a trigger that logs every effective write-back, so "written
 //! back exactly once" can be counted), a TCP proxy the test can cut to make
-//! a server unreachable on cue (the servers themselves cannot be stopped
-//! from a test), and a normalised dump of the state database for comparing
-//! runs.
+//! a server unreachable on cue, or freeze to make the link silent (the
+//! servers themselves cannot be stopped from a test), and a normalised dump
+//! of the state database for comparing runs.
 #![allow(dead_code)]
 
 use std::io::ErrorKind;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -183,6 +184,7 @@ pub struct Proxy {
     cut: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     sockets: Arc<Mutex<Vec<TcpStream>>>,
+    frozen: Mutex<bool>,
 }
 
 impl Proxy {
@@ -233,6 +235,7 @@ impl Proxy {
             cut,
             stop,
             sockets,
+            frozen: Mutex::new(false),
         }
     }
 
@@ -253,6 +256,100 @@ impl Proxy {
     pub fn restore(&self) {
         self.cut.store(false, Ordering::SeqCst);
     }
+
+    /// Freezes the link, on both of its legs: every packet to or from the
+    /// proxy's port, and on the proxy's connections to the server, is
+    /// dropped by the kernel as it arrives, so the sockets stay open,
+    /// nothing is reset, new connections get no answer, and both the
+    /// clients and the server see a network that lost their packets (their
+    /// retransmissions, keepalive probes and user timeouts run as on a real
+    /// dead link). A proxy that merely stopped copying bytes would not do:
+    /// its kernel would still acknowledge every segment and probe.
+    ///
+    /// Uses a classic-BPF `tc` filter on the ingress of `lo` keyed by the
+    /// proxy's own ports (so parallel tests do not touch each other's
+    /// links); needs `tc` and CAP_NET_ADMIN.
+    pub fn freeze(&self) {
+        let port = self.addr.port();
+        // The listening port (every client connection) and the local port of
+        // each connection to the server; the sockets are kept open, so no
+        // other connection can have those ports meanwhile.
+        let mut ports = vec![port];
+        for socket in self.sockets.lock().expect("proxy sockets").iter() {
+            if let Ok(local) = socket.local_addr()
+                && !ports.contains(&local.port())
+            {
+                ports.push(local.port());
+            }
+        }
+        // A clsact qdisc on `lo` is shared by every frozen proxy and left in
+        // place: it does nothing without filters. "Exclusivity flag on,
+        // cannot modify" / "File exists" mean it is there already.
+        let _ = Command::new("tc")
+            .args(["qdisc", "add", "dev", "lo", "clsact"])
+            .output();
+        let program = drop_ports_program(&ports);
+        let out = Command::new("tc")
+            .args(["filter", "add", "dev", "lo", "ingress", "pref"])
+            .arg(port.to_string())
+            .args(["bpf", "da", "bytecode", &program])
+            .output()
+            .expect("run tc (freezing a link needs iproute2's tc)");
+        assert!(
+            out.status.success(),
+            "freezing a link needs `tc` and CAP_NET_ADMIN: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        *self.frozen.lock().expect("proxy state") = true;
+    }
+
+    /// Lets packets through again; the frozen connections carry on where
+    /// they stopped unless a peer gave up on them meanwhile.
+    pub fn thaw(&self) {
+        let mut frozen = self.frozen.lock().expect("proxy state");
+        if *frozen {
+            let out = Command::new("tc")
+                .args(["filter", "del", "dev", "lo", "ingress", "pref"])
+                .arg(self.addr.port().to_string())
+                .output()
+                .expect("run tc");
+            assert!(
+                out.status.success(),
+                "cannot remove the freezing filter: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            *frozen = false;
+        }
+    }
+}
+
+/// A classic-BPF program for `tc ... bpf da bytecode`: IPv4 over lo's
+/// Ethernet header, TCP (protocol 6) segments whose source or destination
+/// port is one of `ports` are shot (2); for the rest the filter has no
+/// verdict (-1), so that the next filter, of another frozen proxy, still
+/// sees them.
+fn drop_ports_program(ports: &[u16]) -> String {
+    let n = ports.len();
+    // Indices of the two returns: no verdict, then shoot.
+    let (pass, drop) = (7 + 2 * n, 8 + 2 * n);
+    let mut code = vec![
+        "40 0 0 12".to_owned(),            // 0: ethertype
+        format!("21 0 {} 2048", pass - 2), // 1: IPv4?
+        "48 0 0 23".to_owned(),            // 2: IP protocol
+        format!("21 0 {} 6", pass - 4),    // 3: TCP?
+        "177 0 0 14".to_owned(),           // 4: X = IP header length
+        "72 0 0 14".to_owned(),            // 5: source port
+    ];
+    for (i, port) in ports.iter().enumerate() {
+        code.push(format!("21 {} 0 {port}", drop - (6 + i) - 1));
+    }
+    code.push("72 0 0 16".to_owned()); // destination port
+    for (i, port) in ports.iter().enumerate() {
+        code.push(format!("21 {} 0 {port}", drop - (7 + n + i) - 1));
+    }
+    code.push("6 0 0 4294967295".to_owned());
+    code.push("6 0 0 2".to_owned());
+    format!("{},{}", code.len(), code.join(","))
 }
 
 fn pipe(from: &TcpStream, to: &TcpStream) {
@@ -269,6 +366,15 @@ fn pipe(from: &TcpStream, to: &TcpStream) {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        if let Ok(mut frozen) = self.frozen.lock()
+            && *frozen
+        {
+            let _ = Command::new("tc")
+                .args(["filter", "del", "dev", "lo", "ingress", "pref"])
+                .arg(self.addr.port().to_string())
+                .output();
+            *frozen = false;
+        }
         self.cut();
     }
 }

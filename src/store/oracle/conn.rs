@@ -5,12 +5,14 @@
 //! a small [`r2d2::ManageConnection`] is all it takes.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use oracle::{ConnStatus, Connection, Connector};
 
 use super::statements;
 use crate::FailureKind;
-use crate::store::StoreError;
+use crate::store::{StoreError, Timeouts};
 
 /// Where and as whom to connect, parsed from
 /// `oracle://user:password@host[:port]/service_name` (Easy Connect) or
@@ -95,6 +97,9 @@ impl OracleUrl {
 /// Opens sessions for the r2d2 pool, each set up the same way.
 pub(super) struct OracleManager {
     url: OracleUrl,
+    call_timeout: Option<Duration>,
+    /// Whether the client refused a call timeout already (said once).
+    no_call_timeout: AtomicBool,
 }
 
 impl fmt::Debug for OracleManager {
@@ -106,8 +111,18 @@ impl fmt::Debug for OracleManager {
 }
 
 impl OracleManager {
-    pub(super) fn new(url: OracleUrl) -> OracleManager {
-        OracleManager { url }
+    /// A manager whose sessions bound every round trip by the client's call timeout, when
+    /// `timeouts` are given (migrations, whose DDL may run long, give none): the statement
+    /// timeout when one is set (a call may legitimately run that long, and Oracle has no
+    /// per-session statement timeout to lean on), else `io`. A silent link is then noticed
+    /// within that time too.
+    pub(super) fn new(url: OracleUrl, timeouts: Option<&Timeouts>) -> OracleManager {
+        let call_timeout = timeouts.map(|t| t.statement.map_or(t.io, |s| s.max(t.io)));
+        OracleManager {
+            url,
+            call_timeout,
+            no_call_timeout: AtomicBool::new(false),
+        }
     }
 
     /// Opens one session: autocommit off (the crate's default; the transaction guard commits),
@@ -122,6 +137,16 @@ impl OracleManager {
         .connect()?;
         conn.set_stmt_cache_size(u32::try_from(statements::ALL.len()).unwrap_or(64) + 8)?;
         conn.set_module("flightstate")?;
+        // Call timeouts need Oracle Client 18 or later; an older client works without one.
+        if let Some(limit) = self.call_timeout
+            && let Err(e) = conn.set_call_timeout(Some(limit))
+            && !self.no_call_timeout.swap(true, Ordering::Relaxed)
+        {
+            tracing::warn!(
+                error = %e,
+                "the Oracle client cannot bound calls (Instant Client 18 or later can): a silent link may stall a session"
+            );
+        }
         Ok(conn)
     }
 }

@@ -152,7 +152,7 @@ struct Applied {
 /// a statement fails (the history row keeps which statement and why, and the next run resumes
 /// there), when a half-applied script was changed since, or when the lock cannot be taken.
 pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreError> {
-    let manager = OracleManager::new(OracleUrl::parse(database_url)?);
+    let manager = OracleManager::new(OracleUrl::parse(database_url)?, None);
     let conn = manager
         .open()
         .map_err(|e| query("connect to the Oracle state database", e))?;

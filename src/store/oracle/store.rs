@@ -8,7 +8,8 @@ use r2d2::{Pool, PooledConnection};
 use super::conn::{OracleManager, OracleUrl};
 use super::tx::OracleTx;
 use crate::FailureKind;
-use crate::store::{Store, StoreError};
+use crate::store::pool_log::PoolErrorLog;
+use crate::store::{Store, StoreError, Timeouts};
 
 /// The Oracle 11g state database.
 #[derive(Clone)]
@@ -38,8 +39,28 @@ impl OracleStore {
         pool_size: u32,
         connection_timeout: Duration,
     ) -> Result<OracleStore, StoreError> {
+        Self::connect_with(
+            database_url,
+            pool_size,
+            connection_timeout,
+            &Timeouts::default(),
+        )
+    }
+
+    /// [`OracleStore::connect`] with `timeouts`: every round trip of a session is bounded by
+    /// the client's call timeout (see [`OracleManager::new`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`OracleStore::connect`].
+    pub fn connect_with(
+        database_url: &str,
+        pool_size: u32,
+        connection_timeout: Duration,
+        timeouts: &Timeouts,
+    ) -> Result<OracleStore, StoreError> {
         let url = OracleUrl::parse(database_url)?;
-        let manager = OracleManager::new(url);
+        let manager = OracleManager::new(url, Some(timeouts));
         // Open one session first: r2d2 would only say "timed out" for a wrong password or a
         // missing client library; the driver's own error says which.
         let probe = manager
@@ -51,6 +72,7 @@ impl OracleStore {
             .min_idle(Some(0))
             .connection_timeout(connection_timeout)
             .test_on_check_out(true)
+            .error_handler(Box::new(PoolErrorLog::new("state database")))
             .build(manager)
             .map_err(|e| {
                 StoreError::new(FailureKind::ConnectionLost, "open the connection pool", e)

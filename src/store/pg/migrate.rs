@@ -9,8 +9,9 @@ use diesel::sql_types::BigInt;
 use diesel::{Connection, PgConnection, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
+use super::store::with_timeouts;
 use super::{errors, statements};
-use crate::store::StoreError;
+use crate::store::{StoreError, Timeouts};
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations_pg");
 
@@ -32,6 +33,27 @@ const MIGRATION_LOCK_KEY: i64 = 0x0066_6c69_6768_7401;
 /// of the failing statement; a migration that fails is rolled back and later ones are not
 /// tried.
 pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreError> {
+    migrate(database_url)
+}
+
+/// [`run_pending_migrations`] over a connection opened with `timeouts`' connect and
+/// silent-link limits; never a statement timeout, since a migration's DDL may run long.
+///
+/// # Errors
+///
+/// As [`run_pending_migrations`].
+pub fn run_pending_migrations_with(
+    database_url: &str,
+    timeouts: &Timeouts,
+) -> Result<Vec<String>, StoreError> {
+    let timeouts = Timeouts {
+        statement: None,
+        ..*timeouts
+    };
+    migrate(&with_timeouts(database_url, &timeouts))
+}
+
+fn migrate(database_url: &str) -> Result<Vec<String>, StoreError> {
     let mut conn = PgConnection::establish(database_url)
         .map_err(|e| errors::connect("connect to the state database", e))?;
     lock(

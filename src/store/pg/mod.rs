@@ -20,7 +20,7 @@ mod store;
 mod tx;
 mod version_floor;
 
-pub use migrate::run_pending_migrations;
+pub use migrate::{run_pending_migrations, run_pending_migrations_with};
 pub use store::PgStore;
 pub use tx::PgTx;
 

@@ -8,9 +8,13 @@
 
 mod common;
 mod dispatching;
+mod pumping;
 
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
@@ -23,6 +27,9 @@ use flightstate::store::pg::PgStore;
 use flightstate::store::{
     ChangeNotice, EventKind, Lane, OutboxOps, StateEvent, StateTx, Store, StoreError,
 };
+use pumping::MailboxDatabase;
+
+const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
 /// A FLOP that gives flight `flid` registration `B{n}`: a new version.
 fn flop(flid: i64, n: usize) -> Vec<u8> {
@@ -210,4 +217,128 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
     }
     assert_eq!(last.len(), 4, "{last:?}");
     assert!(last.values().all(|v| *v == 200), "{last:?}");
+}
+
+/// `flightstate run` as a child, its stderr collected line by line; killed
+/// with the guard.
+struct RunProcess {
+    child: Child,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl RunProcess {
+    #[track_caller]
+    fn start(db: &TestDatabase, mailbox: &MailboxDatabase, topics: &(String, String)) -> Self {
+        let mut child = Command::new(BIN)
+            .args(["--config", "/nonexistent/flightstate.toml", "run"])
+            .env("FLIGHTSTATE_DATABASE_URL", db.url())
+            .env("FLIGHTSTATE_MAILBOX_URL", mailbox.url())
+            .env("FLIGHTSTATE_KAFKA_BROKERS", tansu())
+            .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
+            .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
+            .env("FLIGHTSTATE_KAFKA_LINGER_MS", "1")
+            .env("FLIGHTSTATE_KAFKA_LANES", "2")
+            .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "20")
+            .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")
+            .env("FLIGHTSTATE_KAFKA_BACKOFF_MAX_MS", "1000")
+            .env("FLIGHTSTATE_PUMP_LEASE_SECS", "3")
+            .env("FLIGHTSTATE_PUMP_IDLE_POLL_MS", "50")
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .env_remove("FLIGHTSTATE_FAILPOINTS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start flightstate run");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        if let Some(stderr) = child.stderr.take() {
+            let lines = Arc::clone(&log);
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    lines.lock().expect("log lines").push(line);
+                }
+            });
+        }
+        RunProcess { child, log }
+    }
+
+    fn lines_with(&self, text: &str) -> usize {
+        self.log
+            .lock()
+            .expect("log lines")
+            .iter()
+            .filter(|l| l.contains(text))
+            .count()
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().expect("log lines").join("\n")
+    }
+}
+
+impl Drop for RunProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Two `flightstate run` processes on one state database, mailbox and
+/// broker, as a site runs an active and a standby: only the process whose
+/// pump holds the lease dispatches; the other says once why it waits. On
+/// the state topic each flight's versions never go down.
+#[test]
+fn of_two_run_processes_only_the_lease_holder_dispatches() {
+    let db = TestDatabase::migrated();
+    let mailbox = MailboxDatabase::create("two_runs");
+    let topics = topics("two-runs");
+    let first = RunProcess::start(&db, &mailbox, &topics);
+    let second = RunProcess::start(&db, &mailbox, &topics);
+    for n in 1..=300 {
+        let flid = i64::try_from(n % 3).expect("small") + 1;
+        mailbox.insert(&flop(flid, n));
+    }
+    let mut conn = db.connect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let applied = mailbox.rows().iter().all(|(_, _, processed)| *processed);
+        let outbox = pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg");
+        if applied && outbox == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not done in 120 s; first:\n{}\nsecond:\n{}",
+            first.log(),
+            second.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let dispatched = |p: &RunProcess| p.lines_with("state events dispatched");
+    let (active, standby) = if dispatched(&first) > 0 {
+        (&first, &second)
+    } else {
+        (&second, &first)
+    };
+    assert!(dispatched(active) > 0, "{}", active.log());
+    assert_eq!(
+        dispatched(standby),
+        0,
+        "the standby dispatched too:\n{}",
+        standby.log()
+    );
+    assert_eq!(
+        standby.lines_with("the dispatcher waits"),
+        1,
+        "{}",
+        standby.log()
+    );
+    assert!(
+        standby.log().contains("does not hold the lease"),
+        "{}",
+        standby.log()
+    );
+    let records = read_all(&tansu(), &topics.0);
+    let wrong = out_of_order(&records);
+    assert!(wrong.is_empty(), "{wrong:?}");
 }

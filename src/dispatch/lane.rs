@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
+use super::gate::{Gate, GateLog};
 use super::producer::{Failure, Outgoing, Producer};
 use super::{
     DispatchReport, DispatchSettings, EVENT_ID_HEADER, EVENT_KIND_HEADER, OutboxError, PassReport,
@@ -47,17 +48,26 @@ impl Lane {
         Ok(DispatchReport { state, change })
     }
 
-    /// Passes until one of `stop` is set or, with `until_idle`, until a pass
-    /// finds nothing due; database faults are logged and retried.
+    /// Passes while `gate` is open, until one of `stop` is set or, with
+    /// `until_idle`, until a pass finds nothing due (or the gate is
+    /// closed); database faults are logged and retried.
     pub(super) fn run<S: Store>(
         &mut self,
         store: &S,
         settings: &DispatchSettings,
         stop: &[&AtomicBool],
         until_idle: bool,
+        (gate, gate_log): (&dyn Gate, &GateLog),
     ) -> Result<DispatchReport, OutboxError> {
         let mut total = DispatchReport::default();
         while !stopped(stop) {
+            if !gate_log.open(gate) {
+                if until_idle {
+                    break;
+                }
+                sleep_unless(stop, settings.idle_poll);
+                continue;
+            }
             match self.dispatch_once(store, settings) {
                 Ok(report) if report.idle() => {
                     if until_idle {

@@ -25,6 +25,7 @@
 //! This module owns no SQL (the store's [`OutboxOps`] does) and never reads
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 
+mod gate;
 mod lane;
 mod payload;
 mod producer;
@@ -38,6 +39,8 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
+use gate::GateLog;
+pub use gate::{Always, Gate};
 use lane::Lane;
 pub use payload::{notice_value, tombstone_value};
 use producer::Producer;
@@ -384,6 +387,22 @@ impl<S: Store> Dispatcher<S> {
         stop: &AtomicBool,
         until_idle: bool,
     ) -> Result<DispatchReport, OutboxError> {
+        self.run_while(stop, until_idle, &Always)
+    }
+
+    /// [`Dispatcher::run`], starting passes only while `gate` is open (the
+    /// closing and the opening are logged once each, with why); with
+    /// `until_idle` a closed gate ends the run.
+    ///
+    /// # Errors
+    ///
+    /// As [`Dispatcher::run`].
+    pub fn run_while(
+        &mut self,
+        stop: &AtomicBool,
+        until_idle: bool,
+        gate: &dyn Gate,
+    ) -> Result<DispatchReport, OutboxError> {
         loop {
             if stop.load(Ordering::SeqCst) {
                 return Ok(DispatchReport::default());
@@ -405,11 +424,13 @@ impl<S: Store> Dispatcher<S> {
         } = self;
         // A lane that fails for good stops the others.
         let halt = AtomicBool::new(false);
+        let gate_log = GateLog::default();
         let outcomes: Vec<Result<DispatchReport, OutboxError>> = std::thread::scope(|scope| {
             let workers: Vec<_> = lanes
                 .iter_mut()
                 .map(|lane| {
                     let halt = &halt;
+                    let gate = (gate, &gate_log);
                     let store = &*store;
                     let settings = &*settings;
                     let number = lane.share.number;
@@ -417,7 +438,8 @@ impl<S: Store> Dispatcher<S> {
                     std::thread::Builder::new()
                         .name(format!("dispatch-lane-{number}"))
                         .spawn_scoped(scope, move || {
-                            let outcome = lane.run(store, settings, &[stop, halt], until_idle);
+                            let outcome =
+                                lane.run(store, settings, &[stop, halt], until_idle, gate);
                             if outcome.is_err() {
                                 halt.store(true, Ordering::SeqCst);
                             }

@@ -27,9 +27,11 @@
 
 mod gate;
 mod lane;
+mod link;
 mod payload;
 mod producer;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -42,6 +44,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use gate::GateLog;
 pub use gate::{Always, Gate};
 use lane::Lane;
+use link::Link;
 pub use payload::{notice_value, tombstone_value};
 use producer::Producer;
 
@@ -274,6 +277,7 @@ impl<S: Store> Dispatcher<S> {
         // normally arrives before the pass gives up on it.
         let wait = kafka.delivery_timeout + kafka.linger + Duration::from_secs(5);
         let count = settings.lanes.max(1);
+        let link = Arc::new(Link::default());
         let lanes = (0..count)
             .map(|number| {
                 Ok(Lane {
@@ -281,7 +285,7 @@ impl<S: Store> Dispatcher<S> {
                         number: i64::from(number),
                         count: i64::from(count),
                     },
-                    producer: Producer::create(kafka.producer_config(), wait)
+                    producer: Producer::create(kafka.producer_config(), wait, Arc::clone(&link))
                         .map_err(OutboxError::Producer)?,
                 })
             })

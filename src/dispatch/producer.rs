@@ -187,10 +187,15 @@ impl ClientContext for DeliveryContext {
     }
 
     /// Client errors: broker connections going down (every reconnect
-    /// attempt), fatal errors. The first fault while the link is good is
-    /// logged at `warn`; the rest of the outage at `debug`.
+    /// attempt), all of them down, fatal errors. The first fault while the
+    /// link is good is logged at `warn`; the rest of the outage at `debug`.
+    /// One connection closing is not a fault by itself (brokers close idle
+    /// connections, and librdkafka reconnects): an outage shows as all
+    /// brokers down or as failed deliveries.
     fn error(&self, error: KafkaError, reason: &str) {
-        if self.link.failed(reason, Instant::now()) {
+        if error.rdkafka_error_code() == Some(RDKafkaErrorCode::BrokerTransportFailure) {
+            tracing::debug!(error = %error, reason, "kafka connection closed");
+        } else if self.link.failed(reason, Instant::now()) {
             tracing::warn!(error = %error, reason, "kafka unreachable or failing; rows wait in the outbox");
         } else {
             tracing::debug!(error = %error, reason, "kafka client error");

@@ -22,6 +22,12 @@
 //! its own thread, connection and producer; a flight always belongs to the
 //! same lane, so its messages keep their order.
 //!
+//! A producer the broker no longer accepts (fenced after an outage, or
+//! failed fatally) is replaced before its lane's next pass, with every other
+//! lane's (`producer.rs`); an outage is logged once, whichever of librdkafka's
+//! reports and lanes hears of it first (`link.rs`). `flightstate run` starts
+//! passes only while its pump holds the lease (a [`Gate`], `gate.rs`).
+//!
 //! This module owns no SQL (the store's [`OutboxOps`] does) and never reads
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 

@@ -283,3 +283,84 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
         Some("B77")
     );
 }
+
+/// A FLOP that gives flight `flid` registration `reno`.
+fn flop(flid: i64, reno: &str) -> Vec<u8> {
+    format!(
+        "<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260909080000</DTTM>\
+         <TYPE>FLOP</TYPE><STYP>RENO</STYP></META>\
+         <FLOP><FLID>{flid}</FLID><RENO>{reno}</RENO></FLOP></MSG>"
+    )
+    .into_bytes()
+}
+
+/// The broker refuses the producer itself (the answers a broker gives an
+/// idempotent producer whose id, epoch or sequence it no longer accepts)
+/// for a pass. librdkafka makes none of these fatal when they answer a
+/// Produce request, so a check of `fatal_error()` never replaced the
+/// producer. The mock stands in for the broker because a real one cannot
+/// be made to give each answer on cue; unlike a broker that fenced the
+/// producer, the mock accepts the same producer again once its injected
+/// errors are used up, so the wedge itself (every later message refused) is
+/// shown against tansu (`dispatch_outage.rs`). Here: each refusal gets the
+/// producer replaced, said once in the log, and the rows go out.
+/// (`UnknownProducerId` is in the set too, but librdkafka answers it itself
+/// with a new producer id and sends again within the pass: it reaches no
+/// delivery report here.)
+#[test]
+fn a_producer_the_broker_refuses_is_replaced_and_the_pending_rows_go_out() {
+    for (n, code) in [
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_PRODUCER_FENCED,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH,
+        RDKafkaRespErr::RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let db = TestDatabase::migrated();
+        let store = PgStore::from_pool(db.pool());
+        let topics = topics(&format!("refused-producer-{n}"));
+        let mock = mock_with(&topics);
+        let mut dispatcher =
+            Dispatcher::new(store.clone(), kafka(&mock), dispatching::settings(&topics))
+                .expect("dispatcher");
+        apply(&store, 1, &day_of(&[1, 2, 3]));
+        let report = drain(&mut dispatcher);
+        assert_eq!(report.state.sent, 3, "{code:?}: {report:?}");
+
+        let log = Captured::default();
+        let writer = log.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let mut conn = db.connect();
+        tracing::subscriber::with_default(subscriber, || {
+            // The Produce requests of the next pass are refused so.
+            mock.request_errors(RDKafkaApiKey::Produce, &[code; 8]);
+            apply(&store, 2, &flop(1, "B77"));
+            let report = dispatcher.dispatch_once().expect("a pass");
+            assert_eq!(report.state.sent, 0, "{code:?}: {report:?}");
+            mock.clear_request_errors(RDKafkaApiKey::Produce);
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg") > 0 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{code:?}: rows still pending: {:?}",
+                    state_rows(&mut conn)
+                );
+                after_backoff();
+                dispatcher.dispatch_once().expect("a pass");
+            }
+        });
+        let text = String::from_utf8(log.0.lock().expect("log").clone()).expect("utf-8");
+        let replaced = text.lines().filter(|l| l.contains("replaced it")).count();
+        assert_eq!(replaced, 1, "{code:?}:\n{text}");
+        let records = read_all(&mock.bootstrap_servers(), &topics.0);
+        assert_eq!(
+            rebuild(&records)[&1].state.fields.reno.as_deref(),
+            Some("B77"),
+            "{code:?}"
+        );
+    }
+}

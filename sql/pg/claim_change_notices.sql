@@ -9,12 +9,22 @@
 -- sake, as in claim_state_events.
 -- binds: $1 timestamp  now (UTC), $2 bigint  the most rows to claim,
 --        $3 bigint  lanes (1: the whole outbox), $4 bigint  this lane, 0..$3-1
+-- One dispatcher at a time per flight: earlier_pending is how many pending
+-- notices of the same flight come before the row (in the claim's snapshot);
+-- the repository keeps a flight's notices only from the first on whose
+-- earlier ones are all in this claim, so a notice never overtakes an earlier
+-- one of its flight that another dispatcher's pass holds.
 -- returns: event_id, flid, change_kind, payload, message_id, created_at,
---          attempts of each claimed row, by event_id
+--          attempts of each claimed row, and earlier_pending, by event_id
 -- The flights in back-off are listed once per claim from
 -- KAFKA_MSG_BACKOFF_IX, which holds the notices in back-off only.
 -- locks: the claimed KAFKA_MSG rows (FOR UPDATE SKIP LOCKED), until commit
-SELECT m.event_id, m.flid, m.change_kind, m.payload, m.message_id, m.created_at, m.attempts
+SELECT m.event_id, m.flid, m.change_kind, m.payload, m.message_id, m.created_at, m.attempts,
+       (SELECT count(*)
+        FROM kafka_msg e
+        WHERE e.flid = m.flid
+          AND e.sent_at IS NULL
+          AND e.event_id < m.event_id) AS earlier_pending
 FROM kafka_msg m
 WHERE m.sent_at IS NULL
   AND (m.next_attempt_at IS NULL OR m.next_attempt_at <= $1)

@@ -7,6 +7,12 @@
 -- Rows locked by another dispatcher are skipped, never waited for. The
 -- second step starts from the head's flights (index KAFKA_SCHD_FLID_PENDING_IX),
 -- so a claim costs the same however many rows are pending.
+-- One dispatcher at a time per flight: flight_pending is how many pending
+-- rows the flight has in the claim's snapshot; a flight of which this claim
+-- locked fewer rows has rows in another dispatcher's pass, and the
+-- repository drops it from the claim (its rows are left alone), so a newer
+-- row of a flight never goes out while an older one is still in flight
+-- elsewhere.
 -- Lanes: a dispatcher with several lanes claims on each lane only the
 -- flights whose FLID modulo $3 is $4, so every row of a flight goes through
 -- one lane (one producer, in order); lanes never contend for rows, and a
@@ -20,7 +26,8 @@
 -- binds: $1 timestamp  now (UTC), $2 bigint  the most due rows to start from,
 --        $3 bigint  lanes (1: the whole outbox), $4 bigint  this lane, 0..$3-1
 -- returns: event_id, flid, state_version, event_kind, created_at, attempts
---          of each claimed row, by flid then event_id
+--          of each claimed row, and flight_pending (the pending rows of its
+--          flight), by flid then event_id
 -- The flights in back-off are listed once per claim from
 -- KAFKA_SCHD_BACKOFF_IX, which holds the rows in back-off only.
 -- locks: the claimed KAFKA_SCHD rows (FOR UPDATE SKIP LOCKED), until commit
@@ -39,8 +46,14 @@ WITH head AS (
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )
-SELECT k.event_id, k.flid, k.state_version, k.event_kind, k.created_at, k.attempts
-FROM (SELECT DISTINCT flid FROM head) AS f
+SELECT k.event_id, k.flid, k.state_version, k.event_kind, k.created_at, k.attempts,
+       f.flight_pending
+FROM (SELECT h.flid,
+             (SELECT count(*)
+              FROM kafka_schd p
+              WHERE p.flid = h.flid
+                AND p.sent_at IS NULL) AS flight_pending
+      FROM (SELECT DISTINCT flid FROM head) AS h) AS f
 JOIN kafka_schd k ON k.flid = f.flid AND k.sent_at IS NULL
 ORDER BY k.flid, k.event_id
 FOR UPDATE OF k SKIP LOCKED

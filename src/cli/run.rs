@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use flightstate::config::Config;
-use flightstate::pump::{Pump, run_effect_worker};
+use flightstate::dispatch::Gate;
+use flightstate::pump::{Pump, SharedLease, run_effect_worker};
 use flightstate::store::Store;
 use std::sync::atomic::AtomicBool;
 
@@ -50,6 +51,7 @@ fn run_everything<S: Store + Clone>(
     let worker_settings = parts.pump.clone();
     let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
     let lease = pump.shared_lease();
+    let dispatch_gate = LeaseHeld(pump.shared_lease());
     let pump_stop = Arc::clone(&stop);
     let worker_stop = Arc::clone(&stop);
     let dispatch_stop = Arc::clone(&stop);
@@ -79,7 +81,7 @@ fn run_everything<S: Store + Clone>(
         .spawn(move || {
             let span = tracing::info_span!("worker", worker.name = "dispatch");
             let _enter = span.enter();
-            let outcome = dispatcher.run(&dispatch_stop, false);
+            let outcome = dispatcher.run_while(&dispatch_stop, false, &dispatch_gate);
             if outcome.is_err() {
                 // Only a fault retrying cannot fix ends the dispatcher:
                 // stop the whole process rather than pile up the outbox.
@@ -100,4 +102,24 @@ fn run_everything<S: Store + Clone>(
     let summary = pumped?;
     tracing::info!(messages = summary.messages, "stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The dispatcher's gate in `run`: open while this process's pump holds the
+/// lease. Two `run` processes (active and standby) then never dispatch at
+/// the same time, and a flight's versions leave from one process.
+struct LeaseHeld(SharedLease);
+
+impl Gate for LeaseHeld {
+    fn is_open(&self) -> bool {
+        match self.0.lock() {
+            Ok(lease) => lease.is_some(),
+            // Plain data: a panic elsewhere leaves it whole.
+            Err(poisoned) => poisoned.into_inner().is_some(),
+        }
+    }
+
+    fn why_closed(&self) -> &str {
+        "this process's pump does not hold the lease; the dispatcher of the process that \
+         holds it sends the outbox"
+    }
 }

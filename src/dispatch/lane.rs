@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
+use super::gate::{Gate, GateLog};
 use super::producer::{Failure, Outgoing, Producer};
 use super::{
     DispatchReport, DispatchSettings, EVENT_ID_HEADER, EVENT_KIND_HEADER, OutboxError, PassReport,
@@ -40,24 +41,33 @@ impl Lane {
         settings: &DispatchSettings,
     ) -> Result<DispatchReport, OutboxError> {
         self.producer
-            .recreate_if_fatal()
+            .replace_if_unusable()
             .map_err(OutboxError::Producer)?;
         let state = self.state_pass(store, settings)?;
         let change = self.change_pass(store, settings)?;
         Ok(DispatchReport { state, change })
     }
 
-    /// Passes until one of `stop` is set or, with `until_idle`, until a pass
-    /// finds nothing due; database faults are logged and retried.
+    /// Passes while `gate` is open, until one of `stop` is set or, with
+    /// `until_idle`, until a pass finds nothing due (or the gate is
+    /// closed); database faults are logged and retried.
     pub(super) fn run<S: Store>(
         &mut self,
         store: &S,
         settings: &DispatchSettings,
         stop: &[&AtomicBool],
         until_idle: bool,
+        (gate, gate_log): (&dyn Gate, &GateLog),
     ) -> Result<DispatchReport, OutboxError> {
         let mut total = DispatchReport::default();
         while !stopped(stop) {
+            if !gate_log.open(gate) {
+                if until_idle {
+                    break;
+                }
+                sleep_unless(stop, settings.idle_poll);
+                continue;
+            }
             match self.dispatch_once(store, settings) {
                 Ok(report) if report.idle() => {
                     if until_idle {
@@ -120,11 +130,13 @@ impl Lane {
             }
             let mut sent = Vec::with_capacity(rows.len());
             let mut failed = Vec::new();
+            let mut retried = Retried::default();
             for (index, (flid, group)) in flights.iter().enumerate() {
                 match failure.get(&index) {
                     None => sent.extend(group.iter().map(|r| r.event_id)),
                     Some(f) => {
                         log_failure(*flid, group.iter().map(|r| r.event_id), f);
+                        retried.note(*flid, f);
                         failed.extend(group.iter().map(|r| FailedRow {
                             event_id: r.event_id,
                             error: f.text.clone(),
@@ -132,6 +144,7 @@ impl Lane {
                     }
                 }
             }
+            retried.log(producer, "state deliveries");
             tx.delete_sent_state_events(&sent)?;
             tx.retry_state_events(&failed, now(), backoff)?;
             Ok(logged(
@@ -167,6 +180,7 @@ impl Lane {
             // kept back too (even if delivered: they are sent again, and
             // consumers dedupe on the event id), so that they never overtake it.
             let mut blocked: HashMap<Option<i64>, String> = HashMap::new();
+            let mut retried = Retried::default();
             for (row, outcome) in rows.iter().zip(outcomes) {
                 let earlier = row.flid.and_then(|_| blocked.get(&row.flid).cloned());
                 match (earlier, outcome) {
@@ -177,6 +191,7 @@ impl Lane {
                     }),
                     (None, Err(f)) => {
                         log_notice_failure(row, &f);
+                        retried.note(row.flid.unwrap_or_default(), &f);
                         blocked.insert(row.flid, f.text.clone());
                         failed.push(FailedRow {
                             event_id: row.event_id,
@@ -185,6 +200,7 @@ impl Lane {
                     }
                 }
             }
+            retried.log(producer, "notice deliveries");
             tx.delete_sent_change_notices(&sent)?;
             tx.retry_change_notices(&failed, now(), backoff)?;
             Ok(logged(
@@ -319,10 +335,54 @@ fn notice_message(topic: &str, row: &ClaimedNotice) -> Outgoing {
     }
 }
 
+/// The retriable failures of a pass, logged as one line: they are the
+/// same fault (the link, the broker) for every flight of the pass.
+#[derive(Default)]
+struct Retried {
+    flights: usize,
+    first: Option<(i64, String)>,
+}
+
+impl Retried {
+    fn note(&mut self, flid: i64, failure: &Failure) {
+        if failure.retriable() {
+            self.flights += 1;
+            self.first
+                .get_or_insert_with(|| (flid, failure.text.clone()));
+        }
+    }
+
+    /// At `warn` when the fault is news to the producer's link (deliveries
+    /// succeeded until the batch was sent), else at `debug`: an outage is
+    /// logged once, not per pass.
+    fn log(self, producer: &Producer, what: &'static str) {
+        let Some((flid, error)) = self.first else {
+            return;
+        };
+        if producer.link().failed(&error, producer.batch_sent()) {
+            tracing::warn!(
+                flights = self.flights,
+                first_flid = flid,
+                error,
+                "{what} failed; kept pending, will retry"
+            );
+        } else {
+            tracing::debug!(
+                flights = self.flights,
+                first_flid = flid,
+                error,
+                "{what} failed again; kept pending, will retry"
+            );
+        }
+    }
+}
+
+/// One flight's failure: at `debug` when it will be retried (the pass's
+/// line says so), at `error` when someone must fix its cause.
 fn log_failure(flid: i64, event_ids: impl Iterator<Item = i64>, failure: &Failure) {
     let events = id_range(event_ids);
     if failure.retriable() {
-        tracing::warn!(
+        tracing::debug!(
             flid,
             event.id = %events,
             error = %failure.text,
@@ -340,7 +400,7 @@ fn log_failure(flid: i64, event_ids: impl Iterator<Item = i64>, failure: &Failur
 
 fn log_notice_failure(row: &ClaimedNotice, failure: &Failure) {
     if failure.retriable() {
-        tracing::warn!(
+        tracing::debug!(
             flid = row.flid,
             event.id = row.event_id,
             error = %failure.text,

@@ -22,13 +22,22 @@
 //! its own thread, connection and producer; a flight always belongs to the
 //! same lane, so its messages keep their order.
 //!
+//! A producer the broker no longer accepts (fenced after an outage, or
+//! failed fatally) is replaced before its lane's next pass, with every other
+//! lane's (`producer.rs`); an outage is logged once, whichever of librdkafka's
+//! reports and lanes hears of it first (`link.rs`). `flightstate run` starts
+//! passes only while its pump holds the lease (a [`Gate`], `gate.rs`).
+//!
 //! This module owns no SQL (the store's [`OutboxOps`] does) and never reads
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 
+mod gate;
 mod lane;
+mod link;
 mod payload;
 mod producer;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -38,7 +47,10 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 
+use gate::GateLog;
+pub use gate::{Always, Gate};
 use lane::Lane;
+use link::Link;
 pub use payload::{notice_value, tombstone_value};
 use producer::Producer;
 
@@ -271,6 +283,7 @@ impl<S: Store> Dispatcher<S> {
         // normally arrives before the pass gives up on it.
         let wait = kafka.delivery_timeout + kafka.linger + Duration::from_secs(5);
         let count = settings.lanes.max(1);
+        let link = Arc::new(Link::default());
         let lanes = (0..count)
             .map(|number| {
                 Ok(Lane {
@@ -278,7 +291,7 @@ impl<S: Store> Dispatcher<S> {
                         number: i64::from(number),
                         count: i64::from(count),
                     },
-                    producer: Producer::create(kafka.producer_config(), wait)
+                    producer: Producer::create(kafka.producer_config(), wait, Arc::clone(&link))
                         .map_err(OutboxError::Producer)?,
                 })
             })
@@ -384,6 +397,22 @@ impl<S: Store> Dispatcher<S> {
         stop: &AtomicBool,
         until_idle: bool,
     ) -> Result<DispatchReport, OutboxError> {
+        self.run_while(stop, until_idle, &Always)
+    }
+
+    /// [`Dispatcher::run`], starting passes only while `gate` is open (the
+    /// closing and the opening are logged once each, with why); with
+    /// `until_idle` a closed gate ends the run.
+    ///
+    /// # Errors
+    ///
+    /// As [`Dispatcher::run`].
+    pub fn run_while(
+        &mut self,
+        stop: &AtomicBool,
+        until_idle: bool,
+        gate: &dyn Gate,
+    ) -> Result<DispatchReport, OutboxError> {
         loop {
             if stop.load(Ordering::SeqCst) {
                 return Ok(DispatchReport::default());
@@ -405,11 +434,13 @@ impl<S: Store> Dispatcher<S> {
         } = self;
         // A lane that fails for good stops the others.
         let halt = AtomicBool::new(false);
+        let gate_log = GateLog::default();
         let outcomes: Vec<Result<DispatchReport, OutboxError>> = std::thread::scope(|scope| {
             let workers: Vec<_> = lanes
                 .iter_mut()
                 .map(|lane| {
                     let halt = &halt;
+                    let gate = (gate, &gate_log);
                     let store = &*store;
                     let settings = &*settings;
                     let number = lane.share.number;
@@ -417,7 +448,8 @@ impl<S: Store> Dispatcher<S> {
                     std::thread::Builder::new()
                         .name(format!("dispatch-lane-{number}"))
                         .spawn_scoped(scope, move || {
-                            let outcome = lane.run(store, settings, &[stop, halt], until_idle);
+                            let outcome =
+                                lane.run(store, settings, &[stop, halt], until_idle, gate);
                             if outcome.is_err() {
                                 halt.store(true, Ordering::SeqCst);
                             }

@@ -10,10 +10,13 @@
 //! itself meant short `poll` slices, and rdkafka's `poll` spins through the
 //! last millisecond of each slice: waiting lanes burned a core that
 //! PostgreSQL needed.
+//!
+//! A producer the broker no longer accepts (fenced, or a fatal error) is
+//! replaced before the next pass ([`Producer::replace_if_unusable`]).
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rdkafka::ClientConfig;
@@ -24,6 +27,8 @@ use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{
     BaseRecord, DeliveryResult, Producer as _, ProducerContext, ThreadedProducer,
 };
+
+use super::link::Link;
 
 /// One message to produce.
 #[derive(Clone, Debug)]
@@ -74,7 +79,34 @@ impl Failure {
                     | RDKafkaErrorCode::ClusterAuthorizationFailed
                     | RDKafkaErrorCode::UnsupportedVersion
                     | RDKafkaErrorCode::InvalidArgument
+            )
+        )
+    }
+
+    /// Whether the failure means the broker no longer accepts this
+    /// producer, whatever the message: its producer id, epoch or sequence
+    /// numbers are refused (`ProducerFenced`, `InvalidProducerEpoch`,
+    /// `UnknownProducerId`, `InvalidProducerIdMapping`,
+    /// `OutOfOrderSequenceNumber`; the broker's words), or librdkafka gave it
+    /// up (`Fatal`, `Fenced`; its own). Every one of them fails each later
+    /// message of the same producer too: a broker outage longer than
+    /// `message.timeout.ms` leaves an idempotent producer with messages
+    /// whose sequence numbers the broker never saw, and after the link
+    /// returns the broker refuses the producer's next ones. Only a new
+    /// producer (a new producer id, sequences from 0) sends again. Other
+    /// errors are about one message or the link, and the same producer
+    /// recovers from them.
+    pub(crate) fn fences_producer(&self) -> bool {
+        matches!(
+            self.code,
+            Some(
+                RDKafkaErrorCode::ProducerFenced
+                    | RDKafkaErrorCode::InvalidProducerEpoch
+                    | RDKafkaErrorCode::UnknownProducerId
+                    | RDKafkaErrorCode::InvalidProducerIdMapping
+                    | RDKafkaErrorCode::OutOfOrderSequenceNumber
                     | RDKafkaErrorCode::Fatal
+                    | RDKafkaErrorCode::Fenced
             )
         )
     }
@@ -82,11 +114,12 @@ impl Failure {
 
 /// Collects the delivery report of each message by its opaque number, and
 /// routes librdkafka's own logs to `tracing`.
-#[derive(Default)]
 pub(crate) struct DeliveryContext {
     reports: Mutex<Reports>,
     /// Signalled when the batch has every report it waits for.
     arrived: Condvar,
+    /// The link state every lane's producer shares (logging an outage once).
+    link: Arc<Link>,
 }
 
 /// The reports of the batch being delivered.
@@ -105,6 +138,14 @@ struct Reports {
 }
 
 impl DeliveryContext {
+    fn new(link: Arc<Link>) -> DeliveryContext {
+        DeliveryContext {
+            reports: Mutex::default(),
+            arrived: Condvar::new(),
+            link,
+        }
+    }
+
     fn reports(&self) -> MutexGuard<'_, Reports> {
         // The map holds plain data; a panic elsewhere cannot leave it half
         // updated in a way that matters.
@@ -125,26 +166,40 @@ impl DeliveryContext {
 }
 
 impl ClientContext for DeliveryContext {
+    /// librdkafka's own log. Its errors and warnings are the same faults
+    /// the error callback (below) and the delivery reports carry, each
+    /// repeated per broker connection attempt: at `debug` here, logged once
+    /// with their cause there. Only what librdkafka rates worse than an
+    /// error stays loud.
     fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
         match level {
-            RDKafkaLogLevel::Emerg
-            | RDKafkaLogLevel::Alert
-            | RDKafkaLogLevel::Critical
-            | RDKafkaLogLevel::Error => {
+            RDKafkaLogLevel::Emerg | RDKafkaLogLevel::Alert | RDKafkaLogLevel::Critical => {
                 tracing::error!(facility = fac, "librdkafka: {log_message}")
             }
-            RDKafkaLogLevel::Warning => tracing::warn!(facility = fac, "librdkafka: {log_message}"),
-            RDKafkaLogLevel::Notice | RDKafkaLogLevel::Info => {
-                tracing::info!(facility = fac, "librdkafka: {log_message}");
+            RDKafkaLogLevel::Error
+            | RDKafkaLogLevel::Warning
+            | RDKafkaLogLevel::Notice
+            | RDKafkaLogLevel::Info
+            | RDKafkaLogLevel::Debug => {
+                tracing::debug!(facility = fac, "librdkafka: {log_message}")
             }
-            RDKafkaLogLevel::Debug => tracing::debug!(facility = fac, "librdkafka: {log_message}"),
         }
     }
 
+    /// Client errors: broker connections going down (every reconnect
+    /// attempt), all of them down, fatal errors. The first fault while the
+    /// link is good is logged at `warn`; the rest of the outage at `debug`.
+    /// One connection closing is not a fault by itself (brokers close idle
+    /// connections, and librdkafka reconnects): an outage shows as all
+    /// brokers down or as failed deliveries.
     fn error(&self, error: KafkaError, reason: &str) {
-        // Broker connections going down and coming back are reported here;
-        // the delivery reports say what it meant for our messages.
-        tracing::warn!(error = %error, reason, "kafka client error");
+        if error.rdkafka_error_code() == Some(RDKafkaErrorCode::BrokerTransportFailure) {
+            tracing::debug!(error = %error, reason, "kafka connection closed");
+        } else if self.link.failed(reason, Instant::now()) {
+            tracing::warn!(error = %error, reason, "kafka unreachable or failing; rows wait in the outbox");
+        } else {
+            tracing::debug!(error = %error, reason, "kafka client error");
+        }
     }
 }
 
@@ -153,7 +208,10 @@ impl ProducerContext for DeliveryContext {
 
     fn delivery(&self, result: &DeliveryResult<'_>, opaque: usize) {
         let outcome = match result {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                self.link.delivered();
+                Ok(())
+            }
             Err((error, _)) => Err(Failure::from_kafka(error)),
         };
         let mut reports = self.reports();
@@ -173,34 +231,83 @@ pub(crate) struct Producer {
     /// The longest wait for a batch's reports.
     wait: Duration,
     next_opaque: usize,
+    /// Why the broker no longer accepts this producer, once a message
+    /// failed so ([`Failure::fences_producer`]), and when that message's
+    /// batch was sent.
+    fenced: Option<(Failure, Instant)>,
+    /// When the last batch was sent.
+    batch_sent: Instant,
+    link: Arc<Link>,
+    /// The link's [`Link::generation`] when this producer was created.
+    generation: u64,
 }
 
 impl Producer {
-    /// Creates the producer from its full client configuration.
-    pub(crate) fn create(config: ClientConfig, wait: Duration) -> Result<Producer, KafkaError> {
-        let inner = config.create_with_context(DeliveryContext::default())?;
+    /// Creates the producer from its full client configuration; `link` is
+    /// shared by the dispatcher's producers.
+    pub(crate) fn create(
+        config: ClientConfig,
+        wait: Duration,
+        link: Arc<Link>,
+    ) -> Result<Producer, KafkaError> {
+        let inner = config.create_with_context(DeliveryContext::new(Arc::clone(&link)))?;
         Ok(Producer {
             inner,
             config,
             wait,
             next_opaque: 0,
+            fenced: None,
+            batch_sent: Instant::now(),
+            generation: link.generation(),
+            link,
         })
     }
 
-    /// Replaces a producer that hit a fatal error (an idempotent producer
-    /// can, e.g. after a sequence gap): a fatal producer never delivers
-    /// again, and the rows it failed are pending anyway.
-    pub(crate) fn recreate_if_fatal(&mut self) -> Result<(), KafkaError> {
-        if let Some((code, reason)) = self.inner.client().fatal_error() {
-            tracing::error!(
-                ?code,
-                reason,
-                "the kafka producer hit a fatal error; recreating it"
-            );
-            self.inner = self
-                .config
-                .create_with_context(DeliveryContext::default())?;
+    /// The link state the producer reports to.
+    pub(crate) fn link(&self) -> &Link {
+        &self.link
+    }
+
+    /// When the last batch was sent: its failures are news only if the link
+    /// did not recover since.
+    pub(crate) fn batch_sent(&self) -> Instant {
+        self.batch_sent
+    }
+
+    /// Replaces a producer the broker no longer accepts: one that hit a
+    /// fatal error (librdkafka's `fatal_error`), or whose messages failed
+    /// with a fencing error ([`Failure::fences_producer`]; librdkafka does
+    /// not make those fatal when they answer a Produce request, and the
+    /// same producer then fails every message for good). A producer created
+    /// before another lane's was refused is replaced too: the same outage
+    /// left it in the same state. The rows the old producer failed are
+    /// pending anyway and go out through the new one.
+    pub(crate) fn replace_if_unusable(&mut self) -> Result<(), KafkaError> {
+        let refused = match self.inner.client().fatal_error() {
+            Some((code, reason)) => {
+                Some((format!("fatal error {code:?}: {reason}"), self.batch_sent))
+            }
+            None => self
+                .fenced
+                .take()
+                .map(|(failure, sent)| (failure.text, sent)),
+        };
+        if refused.is_none() && self.generation == self.link.generation() {
+            return Ok(());
         }
+        self.inner = self
+            .config
+            .create_with_context(DeliveryContext::new(Arc::clone(&self.link)))?;
+        match refused {
+            Some((cause, sent)) if self.link.replaced(&cause, sent) => tracing::warn!(
+                cause,
+                "the kafka producer was fenced or failed fatally; replaced it with a new one, \
+                 the pending rows go out through it"
+            ),
+            Some((cause, _)) => tracing::debug!(cause, "kafka producer replaced"),
+            None => tracing::debug!("kafka producer replaced, as another lane's was refused"),
+        }
+        self.generation = self.link.generation();
         Ok(())
     }
 
@@ -216,7 +323,8 @@ impl Producer {
             reports.batch = first..first.wrapping_add(messages.len());
             reports.wanted = usize::MAX;
         }
-        let deadline = Instant::now() + self.wait;
+        self.batch_sent = Instant::now();
+        let deadline = self.batch_sent + self.wait;
         let mut outcomes: Vec<Option<Result<(), Failure>>> = vec![None; messages.len()];
         let mut expected = Vec::with_capacity(messages.len());
         for (i, message) in messages.iter().enumerate() {
@@ -252,7 +360,7 @@ impl Producer {
         reports.outcomes.clear();
         reports.batch = 0..0;
         drop(reports);
-        outcomes
+        let outcomes: Vec<Result<(), Failure>> = outcomes
             .into_iter()
             .map(|o| {
                 o.unwrap_or_else(|| {
@@ -262,7 +370,15 @@ impl Producer {
                     })
                 })
             })
-            .collect()
+            .collect();
+        if self.fenced.is_none() {
+            self.fenced = outcomes
+                .iter()
+                .filter_map(|o| o.as_ref().err())
+                .find(|f| f.fences_producer())
+                .map(|f| (f.clone(), self.batch_sent));
+        }
+        outcomes
     }
 
     /// Enqueues one message, waiting while the local queue is full.

@@ -50,6 +50,79 @@ pub struct ClaimedNotice {
     pub attempts: i32,
 }
 
+/// The claimed state events of the flights whose every pending row the claim
+/// locked; `rows` are `(row, the pending rows of its flight)` as the claim
+/// returns them (by FLID, then event id).
+///
+/// Why: a flight some of whose pending rows another dispatcher holds is in
+/// that dispatcher's pass. Sending its newer rows now could put a higher
+/// `STATE_VERSION` on the topic before the other pass's lower one, and on a
+/// compacted topic the last message wins, not the highest. The dropped
+/// flight's rows stay pending, locked by this transaction until it ends, and
+/// go out in a later pass once the other one is done.
+pub(crate) fn whole_flights(rows: Vec<(ClaimedStateEvent, i64)>) -> Vec<ClaimedStateEvent> {
+    let mut claimed: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+    for (row, _) in &rows {
+        *claimed.entry(row.flid).or_default() += 1;
+    }
+    let mut held_elsewhere = Vec::new();
+    let kept: Vec<ClaimedStateEvent> = rows
+        .into_iter()
+        .filter_map(|(row, flight_pending)| {
+            if claimed.get(&row.flid).copied().unwrap_or_default() < flight_pending {
+                if held_elsewhere.last() != Some(&row.flid) {
+                    held_elsewhere.push(row.flid);
+                }
+                None
+            } else {
+                Some(row)
+            }
+        })
+        .collect();
+    if !held_elsewhere.is_empty() {
+        tracing::debug!(
+            flids = ?held_elsewhere,
+            "flights with rows in another dispatcher's pass left for later"
+        );
+    }
+    kept
+}
+
+/// The claimed change notices that may go out now: a flight's notice only
+/// when every earlier pending notice of the flight is claimed and kept too.
+/// `rows` are `(notice, the pending notices of its flight before it)` by
+/// event id. Why: as for [`whole_flights`], an earlier notice in another
+/// dispatcher's pass must not be overtaken.
+pub(crate) fn notices_in_order(rows: Vec<(ClaimedNotice, i64)>) -> Vec<ClaimedNotice> {
+    let mut kept_before: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
+    let mut held_elsewhere = Vec::new();
+    let kept: Vec<ClaimedNotice> = rows
+        .into_iter()
+        .filter_map(|(row, earlier_pending)| {
+            let Some(flid) = row.flid else {
+                return Some(row);
+            };
+            let kept = kept_before.entry(flid).or_default();
+            if *kept < earlier_pending {
+                if !held_elsewhere.contains(&flid) {
+                    held_elsewhere.push(flid);
+                }
+                None
+            } else {
+                *kept += 1;
+                Some(row)
+            }
+        })
+        .collect();
+    if !held_elsewhere.is_empty() {
+        tracing::debug!(
+            flids = ?held_elsewhere,
+            "notices of flights with earlier ones in another dispatcher's pass left for later"
+        );
+    }
+    kept
+}
+
 /// A claimed row whose delivery failed or is uncertain.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedRow {

@@ -13,6 +13,7 @@ use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
 use crate::FailureKind;
+use crate::store::outbox::{notices_in_order, whole_flights};
 use crate::store::{
     Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, Lane, OutboxOps,
     PendingCounts, StoreError,
@@ -30,30 +31,38 @@ fn event_kind(code: &str, op: &'static str) -> Result<EventKind, StoreError> {
     }
 }
 
-fn state_event(row: &Row, op: &'static str) -> Result<ClaimedStateEvent, StoreError> {
+/// A claimed state event and the pending rows of its flight.
+fn state_event(row: &Row, op: &'static str) -> Result<(ClaimedStateEvent, i64), StoreError> {
     let kind: String = row.get("event_kind").map_err(at(op))?;
     let created: Timestamp = row.get("created_at").map_err(at(op))?;
-    Ok(ClaimedStateEvent {
-        event_id: row.get("event_id").map_err(at(op))?,
-        flid: row.get("flid").map_err(at(op))?,
-        state_version: row.get("state_version").map_err(at(op))?,
-        kind: event_kind(&kind, op)?,
-        created_at: required_time(created, op)?,
-        attempts: row.get("attempts").map_err(at(op))?,
-    })
+    Ok((
+        ClaimedStateEvent {
+            event_id: row.get("event_id").map_err(at(op))?,
+            flid: row.get("flid").map_err(at(op))?,
+            state_version: row.get("state_version").map_err(at(op))?,
+            kind: event_kind(&kind, op)?,
+            created_at: required_time(created, op)?,
+            attempts: row.get("attempts").map_err(at(op))?,
+        },
+        row.get("flight_pending").map_err(at(op))?,
+    ))
 }
 
-fn notice(row: &Row, op: &'static str) -> Result<ClaimedNotice, StoreError> {
+/// A claimed notice and the pending notices of its flight before it.
+fn notice(row: &Row, op: &'static str) -> Result<(ClaimedNotice, i64), StoreError> {
     let created: Timestamp = row.get("created_at").map_err(at(op))?;
-    Ok(ClaimedNotice {
-        event_id: row.get("event_id").map_err(at(op))?,
-        flid: row.get("flid").map_err(at(op))?,
-        change_kind: row.get("change_kind").map_err(at(op))?,
-        payload: row.get("payload").map_err(at(op))?,
-        message_id: row.get("message_id").map_err(at(op))?,
-        created_at: required_time(created, op)?,
-        attempts: row.get("attempts").map_err(at(op))?,
-    })
+    Ok((
+        ClaimedNotice {
+            event_id: row.get("event_id").map_err(at(op))?,
+            flid: row.get("flid").map_err(at(op))?,
+            change_kind: row.get("change_kind").map_err(at(op))?,
+            payload: row.get("payload").map_err(at(op))?,
+            message_id: row.get("message_id").map_err(at(op))?,
+            created_at: required_time(created, op)?,
+            attempts: row.get("attempts").map_err(at(op))?,
+        },
+        row.get("earlier_pending").map_err(at(op))?,
+    ))
 }
 
 impl OracleTx<'_> {
@@ -133,8 +142,10 @@ impl OutboxOps for OracleTx<'_> {
                 ],
             )
             .map_err(at(op))?;
-        rows.map(|row| state_event(&row.map_err(at(op))?, op))
-            .collect()
+        let rows = rows
+            .map(|row| state_event(&row.map_err(at(op))?, op))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(whole_flights(rows))
     }
 
     fn claim_change_notices(
@@ -156,7 +167,10 @@ impl OutboxOps for OracleTx<'_> {
                 ],
             )
             .map_err(at(op))?;
-        rows.map(|row| notice(&row.map_err(at(op))?, op)).collect()
+        let rows = rows
+            .map(|row| notice(&row.map_err(at(op))?, op))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(notices_in_order(rows))
     }
 
     fn delete_sent_state_events(&mut self, event_ids: &[i64]) -> Result<(), StoreError> {

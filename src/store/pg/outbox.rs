@@ -10,6 +10,7 @@ use super::prepared::Prepare;
 use super::statements as sql;
 use super::tx::PgTx;
 use crate::FailureKind;
+use crate::store::outbox::{notices_in_order, whole_flights};
 use crate::store::{
     Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, Lane, OutboxOps,
     PendingCounts, StoreError,
@@ -29,6 +30,8 @@ struct StateEventRow {
     created_at: NaiveDateTime,
     #[diesel(sql_type = Integer)]
     attempts: i32,
+    #[diesel(sql_type = BigInt)]
+    flight_pending: i64,
 }
 
 #[derive(QueryableByName)]
@@ -47,6 +50,8 @@ struct NoticeRow {
     created_at: NaiveDateTime,
     #[diesel(sql_type = Integer)]
     attempts: i32,
+    #[diesel(sql_type = BigInt)]
+    earlier_pending: i64,
 }
 
 #[derive(QueryableByName)]
@@ -135,18 +140,23 @@ impl OutboxOps for PgTx<'_> {
             .prepared()
             .load(self.conn())
             .map_err(|e| query("claim_state_events", e))?;
-        rows.into_iter()
+        let rows = rows
+            .into_iter()
             .map(|r| {
-                Ok(ClaimedStateEvent {
-                    event_id: r.event_id,
-                    flid: r.flid,
-                    state_version: r.state_version,
-                    kind: event_kind(&r.event_kind)?,
-                    created_at: r.created_at,
-                    attempts: r.attempts,
-                })
+                Ok((
+                    ClaimedStateEvent {
+                        event_id: r.event_id,
+                        flid: r.flid,
+                        state_version: r.state_version,
+                        kind: event_kind(&r.event_kind)?,
+                        created_at: r.created_at,
+                        attempts: r.attempts,
+                    },
+                    r.flight_pending,
+                ))
             })
-            .collect()
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(whole_flights(rows))
     }
 
     #[tracing::instrument(name = "store.claim_change_notices", skip_all)]
@@ -164,18 +174,24 @@ impl OutboxOps for PgTx<'_> {
             .prepared()
             .load(self.conn())
             .map_err(|e| query("claim_change_notices", e))?;
-        Ok(rows
-            .into_iter()
-            .map(|r| ClaimedNotice {
-                event_id: r.event_id,
-                flid: r.flid,
-                change_kind: r.change_kind,
-                payload: r.payload,
-                message_id: r.message_id,
-                created_at: r.created_at,
-                attempts: r.attempts,
-            })
-            .collect())
+        Ok(notices_in_order(
+            rows.into_iter()
+                .map(|r| {
+                    (
+                        ClaimedNotice {
+                            event_id: r.event_id,
+                            flid: r.flid,
+                            change_kind: r.change_kind,
+                            payload: r.payload,
+                            message_id: r.message_id,
+                            created_at: r.created_at,
+                            attempts: r.attempts,
+                        },
+                        r.earlier_pending,
+                    )
+                })
+                .collect(),
+        ))
     }
 
     #[tracing::instrument(name = "store.delete_sent_state_events", skip_all)]

@@ -1,0 +1,271 @@
+//! A broker outage longer than `kafka.delivery_timeout_ms`, against a real
+//! tansu broker of the test's own behind a TCP proxy the test cuts, with
+//! `flightstate dispatch` as a child process (its log is its stderr, every
+//! thread's and librdkafka's lines included):
+//!
+//! - after the link returns, every pending row reaches the topic without a
+//!   restart of the dispatcher (a producer the broker no longer accepts is
+//!   replaced, and the log says so once);
+//! - the outage is logged once at `warn` with its cause, not once per
+//!   reconnect attempt, lane, pass or flight.
+//!
+//! The broker advertises the proxy's address: a client that learnt the
+//! broker's own address from the metadata would bypass the proxy.
+#![cfg(feature = "postgres")]
+
+mod common;
+mod dispatching;
+mod pumping;
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::TestDatabase;
+use common::sis::{at, flight, parse_options, sep, snapshot};
+use dispatching::{pending, read_all, topics};
+use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::store::pg::PgStore;
+use pumping::Proxy;
+
+const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
+
+/// The tansu binary: `FLIGHTSTATE_TEST_TANSU` or `tansu` on the `PATH`
+/// (`scripts/services` installs it in `~/.cargo/bin`).
+fn tansu_bin() -> String {
+    std::env::var("FLIGHTSTATE_TEST_TANSU").unwrap_or_else(|_| "tansu".to_owned())
+}
+
+/// A tansu broker of the test's own (in-memory storage), reached through a
+/// proxy the test can cut; stopped with the guard.
+struct OwnBroker {
+    child: Child,
+    proxy: Proxy,
+}
+
+impl OwnBroker {
+    #[track_caller]
+    fn start() -> OwnBroker {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let listener = format!("127.0.0.1:{port}");
+        let proxy = Proxy::start(&listener);
+        let child = Command::new(tansu_bin())
+            .args(["broker", "--listener-url"])
+            .arg(format!("tcp://{listener}"))
+            .arg("--advertised-listener-url")
+            .arg(format!("tcp://{}", proxy.host_port()))
+            .args(["--storage-engine", "memory://tansu/"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start tansu (scripts/services installs it)");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(&listener).is_err() {
+            assert!(Instant::now() < deadline, "tansu did not listen in 30 s");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        OwnBroker { child, proxy }
+    }
+
+    fn brokers(&self) -> String {
+        self.proxy.host_port()
+    }
+}
+
+impl Drop for OwnBroker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `flightstate dispatch` as a child, its stderr collected line by line.
+struct DispatchProcess {
+    child: Child,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl DispatchProcess {
+    #[track_caller]
+    fn start(db: &TestDatabase, brokers: &str, topics: &(String, String), timeout_ms: u64) -> Self {
+        let mut child = Command::new(BIN)
+            .args(["--config", "/nonexistent/flightstate.toml", "dispatch"])
+            .env("FLIGHTSTATE_DATABASE_URL", db.url())
+            .env("FLIGHTSTATE_KAFKA_BROKERS", brokers)
+            .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
+            .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
+            .env(
+                "FLIGHTSTATE_KAFKA_DELIVERY_TIMEOUT_MS",
+                timeout_ms.to_string(),
+            )
+            .env("FLIGHTSTATE_KAFKA_LINGER_MS", "1")
+            .env("FLIGHTSTATE_KAFKA_LANES", "2")
+            .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")
+            .env("FLIGHTSTATE_KAFKA_BACKOFF_MAX_MS", "1000")
+            .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "50")
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start flightstate dispatch");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        if let Some(stderr) = child.stderr.take() {
+            let lines = Arc::clone(&log);
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    lines.lock().expect("log lines").push(line);
+                }
+            });
+        }
+        DispatchProcess { child, log }
+    }
+
+    /// The lines logged so far.
+    fn log(&self) -> Vec<String> {
+        self.log.lock().expect("log lines").clone()
+    }
+
+    /// The lines logged so far from line `from` on.
+    fn log_since(&self, from: usize) -> Vec<String> {
+        self.log().into_iter().skip(from).collect()
+    }
+}
+
+impl Drop for DispatchProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
+    let settings = Settings {
+        parse: parse_options(),
+        ..Settings::default()
+    };
+    let applied = apply_message(store, &settings, message_id, body, at(9, 12, 0)).expect("applied");
+    assert!(
+        matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
+        "{applied:?}"
+    );
+}
+
+/// A FLOP that gives flight `flid` registration `reno`.
+fn flop(flid: i64, reno: &str) -> Vec<u8> {
+    format!(
+        "<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260909080000</DTTM>\
+         <TYPE>FLOP</TYPE><STYP>RENO</STYP></META>\
+         <FLOP><FLID>{flid}</FLID><RENO>{reno}</RENO></FLOP></MSG>"
+    )
+    .into_bytes()
+}
+
+/// Waits (at most `limit`) until both outboxes are empty; `false` if not.
+fn drained(db: &TestDatabase, limit: Duration) -> bool {
+    let mut conn = db.connect();
+    let deadline = Instant::now() + limit;
+    loop {
+        if pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg") == 0 {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Lines at `WARN` or `ERROR`.
+fn loud(lines: &[String]) -> Vec<&String> {
+    lines
+        .iter()
+        .filter(|l| l.contains(" WARN ") || l.contains(" ERROR "))
+        .collect()
+}
+
+const FLIGHTS: [i64; 5] = [1, 2, 3, 4, 5];
+/// `kafka.delivery_timeout_ms` of the dispatcher under test.
+const DELIVERY_TIMEOUT_MS: u64 = 2_000;
+
+#[test]
+fn after_an_outage_longer_than_the_delivery_timeout_the_pending_rows_go_out_without_a_restart() {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let broker = OwnBroker::start();
+    let topics = topics("outage-long");
+    let dispatcher = DispatchProcess::start(&db, &broker.brokers(), &topics, DELIVERY_TIMEOUT_MS);
+
+    // The producer is in use (a producer id, sequence numbers) before the cut.
+    apply(
+        &store,
+        1,
+        &snapshot(
+            sep(9),
+            FLIGHTS.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
+        ),
+    );
+    assert!(
+        drained(&db, Duration::from_secs(60)),
+        "the snapshot was not sent before the outage:\n{}",
+        dispatcher.log().join("\n")
+    );
+    let before = dispatcher.log().len();
+
+    // Rows become pending while the broker is unreachable, for three times
+    // the delivery timeout: their messages time out in the producer.
+    broker.proxy.cut();
+    for (i, flid) in FLIGHTS.iter().enumerate() {
+        let id = i64::try_from(i).expect("small") + 2;
+        apply(&store, id, &flop(*flid, &format!("B{flid}")));
+    }
+    std::thread::sleep(Duration::from_millis(3 * DELIVERY_TIMEOUT_MS));
+    broker.proxy.restore();
+
+    let sent = drained(&db, Duration::from_secs(60));
+    let log = dispatcher.log_since(before);
+    assert!(
+        sent,
+        "rows still pending 60 s after the link returned; the dispatcher's log:\n{}",
+        log.join("\n")
+    );
+    // Every flight's latest state is on the topic, sent by the same
+    // dispatcher process.
+    let records = read_all(&broker.brokers(), &topics.0);
+    for flid in FLIGHTS {
+        let key = flid.to_string();
+        let last = records
+            .iter()
+            .rev()
+            .find(|r| r.key.as_deref() == Some(key.as_str()))
+            .unwrap_or_else(|| panic!("flight {flid} not on the topic"));
+        assert_eq!(
+            last.json()["RENO"].as_str(),
+            Some(format!("B{flid}").as_str()),
+            "{last:?}"
+        );
+    }
+    eprintln!("the dispatcher's log from the cut on:\n{}", log.join("\n"));
+    let replaced: Vec<&String> = log.iter().filter(|l| l.contains("replaced it")).collect();
+    assert_eq!(replaced.len(), 1, "{replaced:#?}");
+    // The outage itself: one line at warn, with its cause; nothing else of
+    // it above debug (librdkafka's lines, reconnect attempts, each pass's
+    // and each flight's failures).
+    let loud = loud(&log);
+    let outage: Vec<&&String> = loud.iter().filter(|l| !l.contains("replaced it")).collect();
+    assert_eq!(outage.len(), 1, "{loud:#?}");
+    assert!(outage[0].contains(" WARN "), "{outage:?}");
+    assert!(outage[0].contains("error="), "no cause: {outage:?}");
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.contains("kafka deliveries succeed again"))
+            .count(),
+        1,
+        "{log:#?}"
+    );
+}

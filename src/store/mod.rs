@@ -16,6 +16,7 @@ pub mod oracle;
 mod outbox;
 #[cfg(feature = "postgres")]
 pub mod pg;
+mod read;
 mod repository;
 mod version_floor;
 
@@ -23,6 +24,9 @@ pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;
 pub use outbox::{
     Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts,
+};
+pub use read::{
+    OutboxBacklog, ProcCount, ProcEntry, ReadOps, Selection, SnapshotDay, read_flights, read_states,
 };
 pub use repository::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,

@@ -96,7 +96,11 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &st
     let chunked = headers.iter().any(|(n, v)| {
         n.eq_ignore_ascii_case("Transfer-Encoding") && v.eq_ignore_ascii_case("chunked")
     });
-    let body = if chunked { dechunk(rest) } else { rest.to_vec() };
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_vec()
+    };
     Answer {
         status,
         headers,

@@ -29,6 +29,11 @@ fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map_or_else(|| "–".to_owned(), |v| escape(&v.to_string()))
 }
 
+/// A UTC time to the second.
+fn time(t: chrono::NaiveDateTime) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;padding:0.5rem;\
 max-width:60rem;line-height:1.4}h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.2rem}\
 table{border-collapse:collapse;width:100%;font-size:0.9rem}td,th{border-bottom:1px solid #ccc;\
@@ -46,7 +51,7 @@ pub fn render(status: &Status) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>flightstate status</title><style>{STYLE}</style></head><body>\
          <h1>flightstate</h1><p>Status at <time id=\"taken-at\">{} UTC</time></p>",
-        escape(&status.taken_at.to_string())
+        time(status.taken_at)
     );
     out.push_str("<h2>Mailbox</h2><dl>");
     match &status.mailbox {
@@ -91,7 +96,7 @@ pub fn render(status: &Status) -> String {
         if lease.held { "ok" } else { "bad" },
         if lease.held { "held" } else { "not held" },
         lease.epoch,
-        opt(lease.expires_at),
+        opt(lease.expires_at.map(time)),
     );
     let _ = write!(
         out,
@@ -153,7 +158,7 @@ pub fn render(status: &Status) -> String {
             escape(&kind),
             opt(dead.error_kind.as_deref()),
             opt(dead.error_text.as_deref()),
-            dead.updated_at
+            time(dead.updated_at)
         );
     }
     out.push_str("</table></div></body></html>\n");

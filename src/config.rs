@@ -764,6 +764,39 @@ mod tests {
     }
 
     #[test]
+    fn api_settings_are_checked_and_the_token_never_printed() {
+        let api = Config::default().api;
+        assert_eq!(
+            (api.bind.as_str(), api.page_size),
+            ("127.0.0.1:8080", 1_000)
+        );
+        for (text, ok) in [
+            ("[api]\nbind = \"\"\n", true),
+            ("[api]\npage_size = 0\n", false),
+            ("[api]\npage_size = 5001\n", false),
+            ("[api]\nthreads = 0\n", false),
+            ("[api]\ntoken = \"\"\n", false),
+            ("[api]\ndatabase_url = \"mysql://x\"\n", false),
+            (
+                "[api]\ndatabase_url = \"postgres://ro:pw@replica/fs\"\n",
+                true,
+            ),
+        ] {
+            let result = from_toml(text);
+            assert_eq!(result.is_ok(), ok, "{text}: {result:?}");
+        }
+        let config = from_toml(
+            "[api]\ntoken = \"t0ken-secret\"\ndatabase_url = \"postgres://ro:pw@replica/fs\"\n",
+        )
+        .expect("valid");
+        let printed = format!("{config:?}");
+        assert!(
+            !printed.contains("t0ken-secret") && !printed.contains(":pw@"),
+            "{printed}"
+        );
+    }
+
+    #[test]
     fn lanes_are_bounded_and_leave_the_pool_a_connection() {
         assert_eq!(Config::default().kafka.lanes, 3);
         for (text, ok) in [

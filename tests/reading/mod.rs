@@ -146,9 +146,7 @@ pub fn parse_prometheus(text: &str) -> Result<Vec<Sample>, String> {
             }
             continue;
         }
-        let name_end = line
-            .find(|c: char| c == '{' || c == ' ')
-            .ok_or_else(|| at("no value"))?;
+        let name_end = line.find(['{', ' ']).ok_or_else(|| at("no value"))?;
         let name = &line[..name_end];
         if name.is_empty()
             || !name

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -122,7 +122,8 @@ fn serve_blocking(
 
 /// The API thread of `flightstate run`: none when `api.bind` is empty. It
 /// shares `store` (the pipeline's pool) unless `api.database_url` names a
-/// database of its own. A failure to serve stops the whole process.
+/// database of its own. A failure to serve (the port is taken) is logged
+/// and leaves the pipeline running: the pump matters more than its window.
 pub(super) fn spawn<S: Store + Clone>(
     config: &Config,
     store: &S,
@@ -144,8 +145,11 @@ pub(super) fn spawn<S: Store + Clone>(
                 serve_on(&config, store, &bind, Arc::clone(&stop))
             };
             if let Err(e) = outcome {
-                tracing::error!(error = format!("{e:#}"), "the read API stopped");
-                stop.store(true, Ordering::SeqCst);
+                // The pipeline matters more than its window: it goes on.
+                tracing::error!(
+                    error = format!("{e:#}"),
+                    "the read API stopped; the pipeline runs on without it"
+                );
             }
         })?;
     Ok(Some(thread))

@@ -202,7 +202,7 @@ impl Status {
             if lease.held { "held," } else { "not held," },
             or_dash(lease.holder.as_deref()),
             lease.epoch,
-            or_dash(lease.expires_at),
+            or_dash(lease.expires_at.map(|t| t.format("%Y-%m-%d %H:%M:%S"))),
             or_dash(lease.expires_in_secs)
         );
         let _ = writeln!(

@@ -38,6 +38,8 @@ pub struct Config {
     pub merge: MergeConfig,
     /// The main pump: lease, failure policy, batches.
     pub pump: PumpConfig,
+    /// The read API and status page (`flightstate serve`, a thread of `run`).
+    pub api: ApiConfig,
 }
 
 /// The state database.
@@ -361,6 +363,68 @@ impl Default for PumpConfig {
     }
 }
 
+/// The read API and status page; see `docs/api.md`.
+#[derive(Clone, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ApiConfig {
+    /// `host:port` to listen on; empty: `run` starts no API thread.
+    pub bind: String,
+    /// A separate state-database URL for the API's reads (a read-only
+    /// replica or a read-only user); default: `database.url`.
+    pub database_url: Option<String>,
+    /// Bearer token every request must carry; none: no authentication.
+    /// Secret: set it through `FLIGHTSTATE_API_TOKEN`, not the file.
+    pub token: Option<String>,
+    /// Threads answering requests (each may hold a database connection).
+    pub threads: u32,
+    /// Flights read per page of a full read (one statement per table per
+    /// page); at most 5,000.
+    pub page_size: u32,
+    /// How long `/healthz` waits for each of the three servers.
+    pub check_timeout_ms: u64,
+    /// DEAD messages the status page lists.
+    pub dead_letters: u32,
+    /// Operation days the status page and the metrics list.
+    pub days: u32,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            bind: "127.0.0.1:8080".to_owned(),
+            database_url: None,
+            token: None,
+            threads: 4,
+            page_size: 1_000,
+            check_timeout_ms: 2_000,
+            dead_letters: 20,
+            days: 14,
+        }
+    }
+}
+
+impl std::fmt::Debug for ApiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The token and a URL's password stay out of logs.
+        f.debug_struct("ApiConfig")
+            .field("bind", &self.bind)
+            .field(
+                "database_url",
+                &self.database_url.as_deref().map(redact_url),
+            )
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .field("threads", &self.threads)
+            .field("page_size", &self.page_size)
+            .field("check_timeout_ms", &self.check_timeout_ms)
+            .field("dead_letters", &self.dead_letters)
+            .field("days", &self.days)
+            .finish()
+    }
+}
+
+/// The largest `api.page_size`: the batch the state reads bind at most.
+pub const MAX_API_PAGE: u32 = 5_000;
+
 /// Why a configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -395,7 +459,7 @@ pub enum ConfigError {
 const MAX_LANES: u32 = 16;
 
 const SECTIONS: &[&str] = &[
-    "database", "mailbox", "kafka", "protocol", "station", "log", "merge", "pump",
+    "database", "mailbox", "kafka", "protocol", "station", "log", "merge", "pump", "api",
 ];
 
 impl Config {
@@ -509,6 +573,30 @@ impl Config {
                 setting: "kafka.lanes",
                 value: self.kafka.lanes.to_string(),
                 reason: "each lane holds a connection during its pass: keep it below database.pool_size, which the pump shares",
+            });
+        }
+        if let Some(url) = &self.api.database_url {
+            database_dialect(url)?;
+        }
+        if self.api.threads == 0 {
+            return Err(ConfigError::BadValue {
+                setting: "api.threads",
+                value: "0".to_owned(),
+                reason: "the API needs at least one thread",
+            });
+        }
+        if !(1..=MAX_API_PAGE).contains(&self.api.page_size) {
+            return Err(ConfigError::BadValue {
+                setting: "api.page_size",
+                value: self.api.page_size.to_string(),
+                reason: "must be between 1 and 5000",
+            });
+        }
+        if self.api.token.as_deref() == Some("") {
+            return Err(ConfigError::BadValue {
+                setting: "api.token",
+                value: String::new(),
+                reason: "an empty token would let anyone in; leave it unset for no authentication",
             });
         }
         if self.pump.head_batch == 0 || self.pump.effect_batch == 0 || self.pump.group_commit == 0 {
@@ -718,6 +806,39 @@ mod tests {
             assert_eq!(config.merge.dely, Semantics::Replace);
             Ok(())
         });
+    }
+
+    #[test]
+    fn api_settings_are_checked_and_the_token_never_printed() {
+        let api = Config::default().api;
+        assert_eq!(
+            (api.bind.as_str(), api.page_size),
+            ("127.0.0.1:8080", 1_000)
+        );
+        for (text, ok) in [
+            ("[api]\nbind = \"\"\n", true),
+            ("[api]\npage_size = 0\n", false),
+            ("[api]\npage_size = 5001\n", false),
+            ("[api]\nthreads = 0\n", false),
+            ("[api]\ntoken = \"\"\n", false),
+            ("[api]\ndatabase_url = \"mysql://x\"\n", false),
+            (
+                "[api]\ndatabase_url = \"postgres://ro:pw@replica/fs\"\n",
+                true,
+            ),
+        ] {
+            let result = from_toml(text);
+            assert_eq!(result.is_ok(), ok, "{text}: {result:?}");
+        }
+        let config = from_toml(
+            "[api]\ntoken = \"t0ken-secret\"\ndatabase_url = \"postgres://ro:pw@replica/fs\"\n",
+        )
+        .expect("valid");
+        let printed = format!("{config:?}");
+        assert!(
+            !printed.contains("t0ken-secret") && !printed.contains(":pw@"),
+            "{printed}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod config;
 mod cores;
 pub mod digest;

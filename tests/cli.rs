@@ -36,7 +36,7 @@ fn help_lists_the_subcommands() {
     let out = flightstate(&["--help"], &[]);
     assert!(out.status.success());
     let help = text(&out.stdout);
-    for subcommand in ["apply", "migrate", "parse", "sql"] {
+    for subcommand in ["apply", "migrate", "parse", "serve", "sql", "status"] {
         assert!(
             help.contains(subcommand),
             "{subcommand} missing from:\n{help}"
@@ -244,4 +244,39 @@ fn enqueue_refuses_a_message_larger_than_the_mailbox_column() {
         mb.rows().is_empty(),
         "nothing is queued, not even the file before it"
     );
+}
+
+#[test]
+fn status_prints_the_facts_of_the_status_page() {
+    let db = TestDatabase::migrated();
+    let out = flightstate(
+        &["status", "--json"],
+        &[("FLIGHTSTATE_DATABASE_URL", db.url())],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(json["state"]["lease"]["epoch"], 0);
+    assert_eq!(json["state"]["lease"]["held"], false);
+    assert_eq!(json["state"]["outbox"]["state_events"], 0);
+    assert_eq!(json["mailbox_configured"], false);
+
+    let out = flightstate(&["status"], &[("FLIGHTSTATE_DATABASE_URL", db.url())]);
+    assert_eq!(out.status.code(), Some(0));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("lease: not held,"), "{printed}");
+    assert!(printed.contains("outbox: 0 state events"), "{printed}");
+
+    // A state database that cannot be read: printed, and exit 1.
+    let out = flightstate(
+        &["status"],
+        &[
+            (
+                "FLIGHTSTATE_DATABASE_URL",
+                "postgres://postgres@127.0.0.1:1/none",
+            ),
+            ("FLIGHTSTATE_DATABASE_CONNECTION_TIMEOUT_SECS", "1"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("state database: unavailable"));
 }

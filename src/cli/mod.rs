@@ -11,8 +11,10 @@ mod migrate;
 mod parse;
 mod pump;
 mod run;
+mod serve;
 mod sql;
 mod state_db;
+mod status;
 mod topics;
 
 use std::path::PathBuf;
@@ -50,10 +52,15 @@ enum Command {
     Parse(parse::Opts),
     /// Drain the mailbox into the state database (the main pump alone).
     Pump(pump::Opts),
-    /// Run the whole pipeline: pump and effect worker threads.
+    /// Run the whole pipeline: pump, effect worker, dispatcher and read API
+    /// threads.
     Run(run::Opts),
+    /// Serve the read API and status page alone.
+    Serve(serve::Opts),
     /// Print every SQL statement of a dialect, for DBA review.
     Sql(sql::Opts),
+    /// Print the pipeline's status: backlog, lease, outbox, dead letters, days.
+    Status(status::Opts),
     /// Read the state and change topics and count what they hold.
     Topics(topics::Opts),
 }
@@ -74,6 +81,8 @@ pub fn main() -> ExitCode {
         Command::Parse(opts) => parse::run(opts, &config),
         Command::Pump(opts) => pump::run(opts, &config),
         Command::Run(opts) => run::run(opts, &config),
+        Command::Serve(opts) => serve::run(opts, &config),
+        Command::Status(opts) => status::run(opts, &config),
         Command::Apply(opts) => apply::run(opts, &config),
         Command::Enqueue(opts) => enqueue::run(opts, &config),
         Command::Generate(opts) => generate::run(opts, &config),

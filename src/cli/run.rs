@@ -1,6 +1,7 @@
 //! `flightstate run`: the whole pipeline in one process, each part on its
 //! own thread sharing the pools — the pump, the effect worker (mailbox
-//! write-backs) and the Kafka dispatcher; the read API joins later.
+//! write-backs), the Kafka dispatcher and the read API (unless `api.bind`
+//! is empty).
 //! SIGTERM or Ctrl-C stops every thread after its unit of work; the pump
 //! releases its lease.
 
@@ -44,6 +45,7 @@ fn run_everything<S: Store + Clone>(
     stop: Arc<AtomicBool>,
     store: S,
 ) -> anyhow::Result<ExitCode> {
+    let api_thread = super::serve::spawn(config, &store, &stop)?;
     let parts = Parts::open(config, store, false)?;
     let worker_store = parts.store.clone();
     let mut dispatcher = super::dispatch::open(config, parts.store.clone())?;
@@ -99,6 +101,10 @@ fn run_everything<S: Store + Clone>(
         .join()
         .map_err(|_| anyhow::anyhow!("the dispatcher thread panicked"))?
         .map_err(|e| anyhow::anyhow!("the dispatcher stopped: {e:#}"))?;
+    if let Some(api) = api_thread {
+        api.join()
+            .map_err(|_| anyhow::anyhow!("the read API thread panicked"))?;
+    }
     let summary = pumped?;
     tracing::info!(messages = summary.messages, "stopped");
     Ok(ExitCode::SUCCESS)

@@ -22,7 +22,17 @@ pub fn with_store(
     pool_size: u32,
     work: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
-    let url = config.database_url()?;
+    with_store_at(config.database_url()?, config, pool_size, work)
+}
+
+/// Like [`with_store`], on the state database at `url` (the read API's
+/// own, read-only URL).
+pub fn with_store_at(
+    url: &str,
+    config: &Config,
+    pool_size: u32,
+    work: impl StoreWork,
+) -> anyhow::Result<ExitCode> {
     let wait = Duration::from_secs(config.database.connection_timeout_secs);
     let timeouts = config.database.timeouts();
     match database_dialect(url)? {

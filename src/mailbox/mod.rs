@@ -239,6 +239,18 @@ pub struct RowState {
     pub processed: bool,
 }
 
+/// How far behind the pump is (`select_backlog`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Backlog {
+    /// Rows still pending.
+    pub pending: i64,
+    /// The id at the head of the queue, if any row is pending.
+    pub head_id: Option<i64>,
+    /// How long the oldest pending row has waited, in seconds, by the
+    /// mailbox server's clock.
+    pub oldest_age_secs: Option<i64>,
+}
+
 /// The mailbox behind its own pool.
 pub struct Mailbox {
     pool: Pool,
@@ -444,6 +456,29 @@ impl Mailbox {
             status,
             processed: processed != 0,
         }))
+    }
+
+    /// The pending rows of the inbound queue: how many, the head, and how
+    /// long the oldest has waited. A read for people; never picks work.
+    ///
+    /// # Errors
+    ///
+    /// A [`MailboxError`] when the mailbox cannot be read.
+    #[tracing::instrument(name = "mailbox.select_backlog", skip_all)]
+    pub fn backlog(&self) -> Result<Backlog, MailboxError> {
+        let mut conn = self.conn()?;
+        let row: Option<(i64, Option<i64>, Option<i64>)> = conn
+            .exec_first(statements::SELECT_BACKLOG, (&self.settings.pending_status,))
+            .map_err(|e| MailboxError::new("select_backlog", e))?;
+        Ok(
+            row.map_or_else(Backlog::default, |(pending, head_id, oldest_age_secs)| {
+                Backlog {
+                    pending,
+                    head_id,
+                    oldest_age_secs,
+                }
+            }),
+        )
     }
 
     /// Writes back `(id, status)` pairs in one mailbox transaction, returning

@@ -16,12 +16,14 @@ macro_rules! sql {
 /// tests. (`aodb_mailbox.sql` is AODB's DDL for tests, not a statement.)
 pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_message", INSERT_MESSAGE),
+    ("select_backlog", SELECT_BACKLOG),
     ("select_message_state", SELECT_MESSAGE_STATE),
     ("select_pending_messages", SELECT_PENDING_MESSAGES),
     ("write_back_message", WRITE_BACK_MESSAGE),
 ];
 
 pub(crate) const INSERT_MESSAGE: &str = sql!("insert_message");
+pub(crate) const SELECT_BACKLOG: &str = sql!("select_backlog");
 pub(crate) const SELECT_MESSAGE_STATE: &str = sql!("select_message_state");
 pub(crate) const SELECT_PENDING_MESSAGES: &str = sql!("select_pending_messages");
 pub(crate) const WRITE_BACK_MESSAGE: &str = sql!("write_back_message");

@@ -18,6 +18,7 @@ mod outbox;
 pub mod pg;
 #[cfg(any(feature = "postgres", feature = "oracle"))]
 mod pool_log;
+mod read;
 mod repository;
 mod timeouts;
 mod version_floor;
@@ -26,6 +27,9 @@ pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;
 pub use outbox::{
     Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts,
+};
+pub use read::{
+    OutboxBacklog, ProcCount, ProcEntry, ReadOps, Selection, SnapshotDay, read_flights, read_states,
 };
 pub use repository::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,

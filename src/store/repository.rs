@@ -11,13 +11,14 @@ use super::StoreError;
 use super::journal::JournalOps;
 use super::lease::LeaseOps;
 use super::outbox::OutboxOps;
+use super::read::ReadOps;
 use super::version_floor::VersionFloorOps;
 use crate::state::{FlightState, StateDocument, StoredFlight};
 
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
     /// A transaction in progress.
-    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + VersionFloorOps
+    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + VersionFloorOps + ReadOps
     where
         Self: 'c;
 

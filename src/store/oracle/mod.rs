@@ -14,6 +14,7 @@ mod journal;
 mod lease;
 mod migrate;
 mod outbox;
+mod read;
 pub(crate) mod statements;
 mod store;
 mod tx;

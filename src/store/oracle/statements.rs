@@ -71,18 +71,26 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_counters", SELECT_COUNTERS),
     ("select_delays", SELECT_DELAYS),
     ("select_effect_call", SELECT_EFFECT_CALL),
+    ("select_flids_after", SELECT_FLIDS_AFTER),
+    ("select_flids_of_day_after", SELECT_FLIDS_OF_DAY_AFTER),
     ("select_flight_digests", SELECT_FLIGHT_DIGESTS),
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
+    ("select_latest_by_status", SELECT_LATEST_BY_STATUS),
     ("select_migration_table", SELECT_MIGRATION_TABLE),
     ("select_migrations", SELECT_MIGRATIONS),
     ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
+    ("select_outbox_backlog", SELECT_OUTBOX_BACKLOG),
+    ("select_pipeline_lease", SELECT_PIPELINE_LEASE),
+    ("select_proc_counts", SELECT_PROC_COUNTS),
     ("select_proc_states", SELECT_PROC_STATES),
     ("select_route_points", SELECT_ROUTE_POINTS),
+    ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stands", SELECT_STANDS),
     ("select_version_floors", SELECT_VERSION_FLOORS),
+    ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
     ("upsert_flights", UPSERT_FLIGHTS),
@@ -170,3 +178,11 @@ pub(crate) const SET_REPEATABLE_READ: &str = sql!("set_repeatable_read");
 pub(crate) const TAKE_MIGRATION_LOCK: &str = sql!("take_migration_lock");
 pub(crate) const UPSERT_FLIGHTS: &str = sql!("upsert_flights");
 pub(crate) const UPSERT_VERSION_FLOORS: &str = sql!("upsert_version_floors");
+pub(crate) const SET_READ_ONLY_SNAPSHOT: &str = sql!("set_read_only_snapshot");
+pub(crate) const SELECT_FLIDS_AFTER: &str = sql!("select_flids_after");
+pub(crate) const SELECT_FLIDS_OF_DAY_AFTER: &str = sql!("select_flids_of_day_after");
+pub(crate) const SELECT_PIPELINE_LEASE: &str = sql!("select_pipeline_lease");
+pub(crate) const SELECT_PROC_COUNTS: &str = sql!("select_proc_counts");
+pub(crate) const SELECT_LATEST_BY_STATUS: &str = sql!("select_latest_by_status");
+pub(crate) const SELECT_OUTBOX_BACKLOG: &str = sql!("select_outbox_backlog");
+pub(crate) const SELECT_SNAPSHOT_DAYS: &str = sql!("select_snapshot_days");

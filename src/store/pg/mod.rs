@@ -12,6 +12,7 @@ mod lease;
 mod migrate;
 mod outbox;
 mod prepared;
+mod read;
 mod rows;
 #[allow(dead_code)] // the repository reads through handwritten statements so far
 mod schema;

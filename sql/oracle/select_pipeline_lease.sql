@@ -1,0 +1,10 @@
+-- name: select_pipeline_lease
+-- Who holds the pump lease, its fencing epoch and when it runs out, for the
+-- status page, the metrics and `flightstate status`. Unlike lock_pipeline it
+-- takes no lock: a reader never waits for, nor holds up, a state transaction.
+-- binds: none
+-- returns: lease_holder, lease_epoch, lease_expires_at (UTC)
+-- locks: none
+SELECT LEASE_HOLDER, LEASE_EPOCH, LEASE_EXPIRES_AT
+FROM PIPELINE_LOCK
+WHERE LOCK_ID = 1

@@ -1,0 +1,18 @@
+-- name: select_proc_counts
+-- How many messages PROC_STATE records, by status, error kind and message
+-- kind (META TYPE / STYP): the applied messages by kind, the DEAD and the
+-- UNSUPPORTED counts of the metrics and the status page. Counts the whole
+-- table (one row per message ever tried): its cost grows with PROC_STATE
+-- until lifecycle clean-up trims it.
+-- binds: none
+-- returns: status, error_kind, msg_type, msg_subtype (each may be NULL but
+--          status), messages
+-- locks: none
+SELECT STATUS,
+       ERROR_KIND,
+       MSG_TYPE,
+       MSG_SUBTYPE,
+       COUNT(*) AS MESSAGES
+FROM PROC_STATE
+GROUP BY STATUS, ERROR_KIND, MSG_TYPE, MSG_SUBTYPE
+ORDER BY STATUS, ERROR_KIND, MSG_TYPE, MSG_SUBTYPE

@@ -1,0 +1,14 @@
+-- name: set_read_only_snapshot
+-- Makes the current transaction a read-only snapshot: every query after this
+-- statement reads the database as of the moment it ran (transaction-level read
+-- consistency), and none may write. The read API reads a flight's main row and
+-- each of its detail tables with separate statements (one per table per batch
+-- of FLIDs); without one snapshot, a state transaction committing between two
+-- of them could mix a main row of one version with detail rows of another.
+-- Must be the transaction's first statement. A read that runs longer than the
+-- undo retention fails with ORA-01555 (snapshot too old), reported as an
+-- error: size UNDO_RETENTION above the longest full read.
+-- binds: none
+-- returns: nothing
+-- locks: none
+SET TRANSACTION READ ONLY

@@ -1,0 +1,12 @@
+-- name: set_read_only_snapshot
+-- Makes the current transaction a read-only snapshot: every statement after
+-- this one reads the database as it was when the first of them began, and
+-- none may write. The read API reads a flight's main row and each of its
+-- detail tables with separate statements (one per table per batch of FLIDs);
+-- without one snapshot, a state transaction committing between two of them
+-- could mix a main row of one version with detail rows of another. Must be
+-- the transaction's first statement.
+-- binds: none
+-- returns: nothing
+-- locks: none (a snapshot takes no row locks and waits for no writer)
+SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY

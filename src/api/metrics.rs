@@ -1,0 +1,247 @@
+//! `GET /metrics`: the status in Prometheus' text exposition format
+//! (version 0.0.4). Every value is read from the databases at scrape time,
+//! so a scrape of any process — `serve` or `run`, a replica or the primary
+//! — tells the same story; nothing is counted in process memory.
+
+use std::fmt::Write as _;
+
+use super::status::{Status, age_secs};
+use crate::store::ProcStatus;
+
+/// The topics' names, for the outbox series' `topic` label.
+#[derive(Clone, Debug)]
+pub struct Topics {
+    /// The state topic (`KAFKA_SCHD`).
+    pub state: String,
+    /// The change topic (`KAFKA_MSG`).
+    pub change: String,
+}
+
+/// A label value as the format wants it: backslash, double quote and line
+/// feed escaped.
+pub fn label(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+struct Exposition(String);
+
+impl Exposition {
+    fn family(&mut self, name: &str, kind: &str, help: &str) {
+        let _ = writeln!(self.0, "# HELP {name} {help}");
+        let _ = writeln!(self.0, "# TYPE {name} {kind}");
+    }
+
+    fn sample(&mut self, name: &str, labels: &[(&str, &str)], value: f64) {
+        self.0.push_str(name);
+        if !labels.is_empty() {
+            self.0.push('{');
+            for (i, (key, val)) in labels.iter().enumerate() {
+                if i > 0 {
+                    self.0.push(',');
+                }
+                let _ = write!(self.0, "{key}=\"{}\"", label(val));
+            }
+            self.0.push('}');
+        }
+        let _ = writeln!(self.0, " {value}");
+    }
+
+    fn gauge(&mut self, name: &str, help: &str, value: f64) {
+        self.family(name, "gauge", help);
+        self.sample(name, &[], value);
+    }
+}
+
+fn seconds(value: Option<i64>) -> f64 {
+    // Nothing waiting: age 0, so that alerts on age stay quiet.
+    value.unwrap_or(0) as f64
+}
+
+/// The status as a Prometheus text exposition.
+pub fn render(status: &Status, topics: &Topics) -> String {
+    let mut out = Exposition(String::new());
+    out.family(
+        "flightstate_up",
+        "gauge",
+        "Whether the part answered this scrape (1) or not (0)",
+    );
+    out.sample(
+        "flightstate_up",
+        &[("part", "state_db")],
+        f64::from(u8::from(status.state.is_some())),
+    );
+    if status.mailbox_configured {
+        out.sample(
+            "flightstate_up",
+            &[("part", "mailbox")],
+            f64::from(u8::from(status.mailbox.is_some())),
+        );
+    }
+    if let Some(backlog) = &status.mailbox {
+        out.gauge(
+            "flightstate_mailbox_pending",
+            "Inbound mailbox rows waiting for the pump",
+            backlog.pending as f64,
+        );
+        out.gauge(
+            "flightstate_mailbox_oldest_pending_age_seconds",
+            "How long the oldest pending mailbox row has waited (0 when none)",
+            seconds(backlog.oldest_age_secs),
+        );
+    }
+    let Some(state) = &status.state else {
+        return out.0;
+    };
+    out.family(
+        "flightstate_messages",
+        "gauge",
+        "Messages recorded in PROC_STATE by status, error kind and message kind",
+    );
+    for count in &state.messages {
+        out.sample(
+            "flightstate_messages",
+            &[
+                ("status", count.status.code()),
+                ("error_kind", count.error_kind.as_deref().unwrap_or("")),
+                ("type", count.msg_type.as_deref().unwrap_or("")),
+                ("subtype", count.msg_subtype.as_deref().unwrap_or("")),
+            ],
+            count.messages as f64,
+        );
+    }
+    out.family(
+        "flightstate_messages_applied",
+        "gauge",
+        "Messages applied (PROC_STATE SUCCEEDED) by message kind",
+    );
+    let mut applied: Vec<(&str, &str, i64)> = Vec::new();
+    for count in state
+        .messages
+        .iter()
+        .filter(|c| c.status == ProcStatus::Succeeded)
+    {
+        let key = (
+            count.msg_type.as_deref().unwrap_or(""),
+            count.msg_subtype.as_deref().unwrap_or(""),
+        );
+        match applied.iter_mut().find(|(t, s, _)| (*t, *s) == key) {
+            Some(entry) => entry.2 += count.messages,
+            None => applied.push((key.0, key.1, count.messages)),
+        }
+    }
+    for (msg_type, subtype, messages) in applied {
+        out.sample(
+            "flightstate_messages_applied",
+            &[("type", msg_type), ("subtype", subtype)],
+            messages as f64,
+        );
+    }
+    out.gauge(
+        "flightstate_messages_dead",
+        "Messages given up (DEAD); each needs an operator",
+        state.count_of(ProcStatus::Dead) as f64,
+    );
+    out.gauge(
+        "flightstate_messages_unsupported",
+        "Messages whose latest failure is UNSUPPORTED (FAILED or DEAD)",
+        state.count_of_kind("UNSUPPORTED") as f64,
+    );
+    let outbox = &state.outbox;
+    out.family(
+        "flightstate_outbox_pending",
+        "gauge",
+        "Outbox rows still to send, per topic",
+    );
+    out.sample(
+        "flightstate_outbox_pending",
+        &[("topic", &topics.state)],
+        outbox.state_events as f64,
+    );
+    out.sample(
+        "flightstate_outbox_pending",
+        &[("topic", &topics.change)],
+        outbox.change_notices as f64,
+    );
+    out.family(
+        "flightstate_outbox_oldest_age_seconds",
+        "gauge",
+        "How long the oldest outbox row still to send has waited, per topic (0 when none)",
+    );
+    out.sample(
+        "flightstate_outbox_oldest_age_seconds",
+        &[("topic", &topics.state)],
+        seconds(age_secs(outbox.state_oldest, status.taken_at)),
+    );
+    out.sample(
+        "flightstate_outbox_oldest_age_seconds",
+        &[("topic", &topics.change)],
+        seconds(age_secs(outbox.change_oldest, status.taken_at)),
+    );
+    let lease = &state.lease;
+    out.family(
+        "flightstate_lease_holder",
+        "gauge",
+        "The pump lease: 1 for the holder while held, 0 once it ran out",
+    );
+    if let Some(holder) = &lease.holder {
+        out.sample(
+            "flightstate_lease_holder",
+            &[("holder", holder)],
+            f64::from(u8::from(lease.held)),
+        );
+    }
+    out.gauge(
+        "flightstate_lease_epoch",
+        "The fencing epoch of the pump lease (bumped by every takeover)",
+        lease.epoch as f64,
+    );
+    out.gauge(
+        "flightstate_lease_expires_in_seconds",
+        "Seconds until the pump lease runs out (negative: ran out that long ago)",
+        seconds(lease.expires_in_secs),
+    );
+    out.family(
+        "flightstate_snapshot_version",
+        "gauge",
+        "Snapshot version (SCHD_GEN.VERSION) of each recent operation day",
+    );
+    for day in &state.days {
+        out.sample(
+            "flightstate_snapshot_version",
+            &[("operation_day", &day.operation_day.to_string())],
+            day.version as f64,
+        );
+    }
+    out.family(
+        "flightstate_day_flights",
+        "gauge",
+        "Flights stored with each recent operation day",
+    );
+    for day in &state.days {
+        out.sample(
+            "flightstate_day_flights",
+            &[("operation_day", &day.operation_day.to_string())],
+            day.flights as f64,
+        );
+    }
+    out.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}

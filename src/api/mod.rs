@@ -1,0 +1,63 @@
+//! The read API and status page (DESIGN §9): whole flight states over HTTP,
+//! health, metrics and one status page, served by blocking threads.
+//!
+//! Read-only by construction: every read runs in a read-only transaction
+//! (the database refuses a write), only `GET` is answered, and every value
+//! taken from a request is bound, never spliced into SQL. Owns no SQL of
+//! its own: it reads through [`crate::store::ReadOps`] and the mailbox.
+
+mod flights;
+mod health;
+mod metrics;
+mod page;
+mod routes;
+mod server;
+mod status;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use health::{Check, Health};
+pub use metrics::Topics;
+pub use page::escape;
+pub use routes::token_matches;
+pub use server::{Running, start};
+pub use status::{Lease, StateFacts, Status, StatusLimits, collect};
+
+use crate::mailbox::Mailbox;
+
+/// How the API answers.
+#[derive(Clone)]
+pub struct ApiSettings {
+    /// The bearer token requests must carry, if any.
+    pub token: Option<String>,
+    /// Flights per page of a full read.
+    pub page_size: usize,
+    /// How long `/healthz` waits for each server.
+    pub check_timeout: Duration,
+    /// How much the status lists.
+    pub limits: StatusLimits,
+    /// The topics, for the metrics' labels.
+    pub topics: Topics,
+    /// The Kafka brokers `/healthz` asks, if the process uses Kafka.
+    pub brokers: Option<String>,
+}
+
+impl std::fmt::Debug for ApiSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiSettings")
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .field("page_size", &self.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the API reads from.
+pub struct Api<S> {
+    /// The state database (read-only transactions only).
+    pub store: S,
+    /// The mailbox, if configured.
+    pub mailbox: Option<Arc<Mailbox>>,
+    /// How it answers.
+    pub settings: ApiSettings,
+}

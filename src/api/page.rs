@@ -1,0 +1,179 @@
+//! `GET /`: the status as one HTML page, rendered here, with its style
+//! inline and no script: it works behind any proxy, offline, and on a
+//! phone. Every value that comes from data (holder names, error texts,
+//! message kinds) is HTML-escaped.
+
+use std::fmt::Write as _;
+
+use super::status::{Status, age_secs};
+use crate::store::ProcStatus;
+
+/// `text` with `& < > " '` replaced by entities: safe in element content
+/// and in quoted attributes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "–".to_owned(), |v| escape(&v.to_string()))
+}
+
+/// A UTC time to the second.
+fn time(t: chrono::NaiveDateTime) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;padding:0.5rem;\
+max-width:60rem;line-height:1.4}h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.2rem}\
+table{border-collapse:collapse;width:100%;font-size:0.9rem}td,th{border-bottom:1px solid #ccc;\
+padding:0.25rem;text-align:left;vertical-align:top}.wrap{overflow-x:auto}\
+.bad{color:#a00;font-weight:bold}.ok{color:#070}dl{display:grid;\
+grid-template-columns:max-content 1fr;gap:0.2rem 1rem}dt{font-weight:bold}dd{margin:0}\
+td.reason{word-break:break-word}";
+
+/// The status page.
+pub fn render(status: &Status) -> String {
+    let mut out = String::with_capacity(8 * 1024);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>flightstate status</title><style>{STYLE}</style></head><body>\
+         <h1>flightstate</h1><p>Status at <time id=\"taken-at\">{} UTC</time></p>",
+        time(status.taken_at)
+    );
+    out.push_str("<h2>Mailbox</h2><dl>");
+    match &status.mailbox {
+        Some(b) => {
+            let _ = write!(
+                out,
+                "<dt>Backlog</dt><dd id=\"backlog\">{}</dd>\
+                 <dt>Head message</dt><dd id=\"head\">{}</dd>\
+                 <dt>Oldest pending</dt><dd id=\"oldest-pending\">{}</dd>",
+                b.pending,
+                opt(b.head_id),
+                b.oldest_age_secs
+                    .map_or_else(|| "–".to_owned(), |s| format!("{s} s"))
+            );
+        }
+        None => {
+            let _ = write!(
+                out,
+                "<dt>Backlog</dt><dd id=\"backlog\" class=\"bad\">unavailable: {}</dd>",
+                opt(status.mailbox_error.as_deref())
+            );
+        }
+    }
+    out.push_str("</dl>");
+    let Some(state) = &status.state else {
+        let _ = write!(
+            out,
+            "<h2>State database</h2><p id=\"state-error\" class=\"bad\">unavailable: {}</p>\
+             </body></html>",
+            opt(status.state_error.as_deref())
+        );
+        return out;
+    };
+    let lease = &state.lease;
+    let _ = write!(
+        out,
+        "<h2>Pump lease</h2><dl><dt>Holder</dt><dd id=\"lease-holder\">{}</dd>\
+         <dt>State</dt><dd id=\"lease-state\" class=\"{}\">{}</dd>\
+         <dt>Epoch</dt><dd id=\"lease-epoch\">{}</dd>\
+         <dt>Expires</dt><dd id=\"lease-expires\">{}</dd></dl>",
+        opt(lease.holder.as_deref()),
+        if lease.held { "ok" } else { "bad" },
+        if lease.held { "held" } else { "not held" },
+        lease.epoch,
+        opt(lease.expires_at.map(time)),
+    );
+    let _ = write!(
+        out,
+        "<h2>Messages</h2><dl><dt>Applied</dt><dd id=\"applied\">{}</dd>\
+         <dt>Failed (retrying)</dt><dd id=\"failed\">{}</dd>\
+         <dt>Dead</dt><dd id=\"dead-count\" class=\"{}\">{}</dd>\
+         <dt>Unsupported</dt><dd id=\"unsupported\">{}</dd></dl>",
+        state.count_of(ProcStatus::Succeeded),
+        state.count_of(ProcStatus::Failed),
+        if state.count_of(ProcStatus::Dead) > 0 {
+            "bad"
+        } else {
+            "ok"
+        },
+        state.count_of(ProcStatus::Dead),
+        state.count_of_kind("UNSUPPORTED"),
+    );
+    let o = &state.outbox;
+    let _ = write!(
+        out,
+        "<h2>Outbox</h2><div class=\"wrap\"><table id=\"outbox\"><tr><th>Outbox</th>\
+         <th>Pending</th><th>Oldest</th></tr>\
+         <tr><td>KAFKA_SCHD (state)</td><td id=\"outbox-state\">{}</td><td>{}</td></tr>\
+         <tr><td>KAFKA_MSG (change)</td><td id=\"outbox-change\">{}</td><td>{}</td></tr>\
+         </table></div>",
+        o.state_events,
+        age_secs(o.state_oldest, status.taken_at)
+            .map_or_else(|| "–".to_owned(), |s| format!("{s} s")),
+        o.change_notices,
+        age_secs(o.change_oldest, status.taken_at)
+            .map_or_else(|| "–".to_owned(), |s| format!("{s} s")),
+    );
+    out.push_str(
+        "<h2>Operation days</h2><div class=\"wrap\"><table id=\"days\"><tr><th>Day</th>\
+         <th>Snapshot version</th><th>Flights</th><th>Listed</th><th>Message</th></tr>",
+    );
+    for day in &state.days {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            day.operation_day, day.version, day.flights, day.listed, day.last_message_id
+        );
+    }
+    out.push_str("</table></div>");
+    out.push_str(
+        "<h2>Latest dead messages</h2><div class=\"wrap\"><table id=\"dead\"><tr>\
+         <th>Message</th><th>Kind</th><th>Error</th><th>Reason</th><th>When (UTC)</th></tr>",
+    );
+    for dead in &state.dead {
+        let kind = match (&dead.msg_type, &dead.msg_subtype) {
+            (Some(t), Some(s)) => format!("{t} {s}"),
+            (Some(t), None) => t.clone(),
+            _ => String::new(),
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"reason\">{}</td><td>{}</td></tr>",
+            dead.message_id,
+            escape(&kind),
+            opt(dead.error_kind.as_deref()),
+            opt(dead.error_text.as_deref()),
+            time(dead.updated_at)
+        );
+    }
+    out.push_str("</table></div></body></html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markup_in_data_is_escaped() {
+        assert_eq!(
+            escape("<script>alert('x') & \"y\"</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"
+        );
+    }
+}

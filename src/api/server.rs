@@ -1,0 +1,169 @@
+//! The HTTP server: `tiny_http` (blocking, no async runtime) with a fixed
+//! number of threads taking requests from one listener. Only `GET` is
+//! answered: nothing here can change the state.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
+
+use super::Api;
+use super::routes::{self, Reply};
+use crate::store::Store;
+
+/// How often an idle thread looks at the stop flag.
+const STOP_POLL: Duration = Duration::from_millis(200);
+
+/// A running server.
+pub struct Running {
+    addr: SocketAddr,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Running {
+    /// Where it listens (the port the system chose, for `:0`).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Waits for every thread to end (after the stop flag is set).
+    pub fn join(self) {
+        for thread in self.threads {
+            if thread.join().is_err() {
+                tracing::error!("an API thread panicked");
+            }
+        }
+    }
+}
+
+fn header(name: &str, value: &str) -> Option<Header> {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
+}
+
+fn respond(request: Request, reply: Reply) {
+    let outcome = match reply {
+        Reply::Full {
+            status,
+            content_type,
+            body,
+        } => {
+            let mut response = Response::from_data(body).with_status_code(StatusCode(status));
+            if let Some(h) = header("Content-Type", content_type) {
+                response.add_header(h);
+            }
+            if let Some(h) = header("Cache-Control", "no-store") {
+                response.add_header(h);
+            }
+            request.respond(response)
+        }
+        Reply::Stream(body) => {
+            let headers = [
+                header("Content-Type", "application/json"),
+                header("Cache-Control", "no-store"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            // No length: tiny_http sends the body chunked.
+            request.respond(Response::new(StatusCode(200), headers, body, None, None))
+        }
+    };
+    if let Err(e) = outcome {
+        tracing::debug!(error = %e, "response not sent whole");
+    }
+}
+
+fn answer<S: Store + Clone>(api: &Api<S>, request: Request) {
+    let url = request.url().to_owned();
+    let span = tracing::debug_span!("api.request", url = %url);
+    let _enter = span.enter();
+    let authorization = request
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("Authorization"))
+        .map(|h| h.value.as_str().to_owned());
+    let reply = if !routes::authorised(api.settings.token.as_deref(), authorization.as_deref()) {
+        routes::error(401, "a bearer token is needed (Authorization: Bearer …)")
+    } else if *request.method() != Method::Get {
+        routes::error(405, "only GET is answered")
+    } else {
+        routes::get(api, &url)
+    };
+    let reply = match reply {
+        Reply::Full { status: 401, .. } => {
+            let mut response = Response::from_string(
+                serde_json::json!({ "error": "a bearer token is needed" }).to_string(),
+            )
+            .with_status_code(StatusCode(401));
+            for h in [
+                header("WWW-Authenticate", "Bearer"),
+                header("Content-Type", "application/json"),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                response.add_header(h);
+            }
+            if let Err(e) = request.respond(response) {
+                tracing::debug!(error = %e, "response not sent");
+            }
+            return;
+        }
+        reply => reply,
+    };
+    respond(request, reply);
+}
+
+/// Listens on `bind` and answers with `threads` threads until `stop` is
+/// set.
+///
+/// # Errors
+///
+/// An I/O error when the address cannot be bound.
+pub fn start<S: Store + Clone>(
+    api: Api<S>,
+    bind: &str,
+    threads: usize,
+    stop: Arc<AtomicBool>,
+) -> io::Result<Running> {
+    let server = Server::http(bind).map_err(|e| io::Error::other(format!("bind {bind}: {e}")))?;
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| io::Error::other(format!("{bind} is not an IP address")))?;
+    let server = Arc::new(server);
+    let api = Arc::new(api);
+    let mut handles = Vec::with_capacity(threads);
+    for n in 0..threads.max(1) {
+        let server = Arc::clone(&server);
+        let api = Arc::clone(&api);
+        let stop = Arc::clone(&stop);
+        handles.push(
+            std::thread::Builder::new()
+                .name(format!("api-{n}"))
+                .spawn(move || {
+                    let span = tracing::info_span!("worker", worker.name = "api");
+                    let _enter = span.enter();
+                    while !stop.load(Ordering::SeqCst) {
+                        match server.recv_timeout(STOP_POLL) {
+                            Ok(Some(request)) => answer(&api, request),
+                            Ok(None) => {}
+                            Err(e) => {
+                                tracing::warn!(error = %e, "the API listener failed");
+                                std::thread::sleep(STOP_POLL);
+                            }
+                        }
+                    }
+                })?,
+        );
+    }
+    tracing::info!(%addr, threads, "read API listening");
+    Ok(Running {
+        addr,
+        threads: handles,
+    })
+}

@@ -1,0 +1,247 @@
+//! The pipeline's facts at one moment — mailbox backlog, lease, processing
+//! outcomes, dead letters, outbox, snapshot days — gathered once and shown
+//! three ways: the status page, the metrics and `flightstate status`. The
+//! state database's facts come from one read-only snapshot, so they agree
+//! with each other; the mailbox is read on its own.
+
+use std::fmt::Write as _;
+
+use chrono::{NaiveDateTime, Timelike, Utc};
+use serde::Serialize;
+
+use crate::mailbox::{Backlog, Mailbox};
+use crate::store::{
+    OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay, Store,
+    StoreError,
+};
+
+/// How much the status lists.
+#[derive(Clone, Copy, Debug)]
+pub struct StatusLimits {
+    /// DEAD messages listed (the latest).
+    pub dead_letters: u32,
+    /// Operation days listed (the latest).
+    pub days: u32,
+}
+
+/// Everything the status shows.
+#[derive(Clone, Debug, Serialize)]
+pub struct Status {
+    /// When the facts were read (UTC).
+    pub taken_at: NaiveDateTime,
+    /// The inbound queue; `None` when it could not be read.
+    pub mailbox: Option<Backlog>,
+    /// Why the mailbox could not be read (or that none is configured).
+    pub mailbox_error: Option<String>,
+    /// Whether the process has a mailbox to read.
+    pub mailbox_configured: bool,
+    /// The state database's facts; `None` when it could not be read.
+    pub state: Option<StateFacts>,
+    /// Why the state database could not be read.
+    pub state_error: Option<String>,
+}
+
+/// The state database's part of the status, from one snapshot.
+#[derive(Clone, Debug, Serialize)]
+pub struct StateFacts {
+    /// The pump lease.
+    pub lease: Lease,
+    /// Messages by status, error kind and message kind.
+    pub messages: Vec<ProcCount>,
+    /// The latest DEAD messages, newest first.
+    pub dead: Vec<ProcEntry>,
+    /// The outbox rows still to send.
+    pub outbox: OutboxBacklog,
+    /// The latest operation days with a snapshot, newest first.
+    pub days: Vec<SnapshotDay>,
+}
+
+/// The pump lease as people read it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Lease {
+    /// Who holds (or last held) it.
+    pub holder: Option<String>,
+    /// The fencing epoch.
+    pub epoch: i64,
+    /// When it runs out (UTC).
+    pub expires_at: Option<NaiveDateTime>,
+    /// Seconds until it runs out (negative: ran out that long ago).
+    pub expires_in_secs: Option<i64>,
+    /// Whether a pump holds it now.
+    pub held: bool,
+}
+
+impl Lease {
+    fn of(lease: PipelineLease, now: NaiveDateTime) -> Lease {
+        let expires_in_secs = lease.expires_at.map(|t| (t - now).num_seconds());
+        Lease {
+            held: lease.holder.is_some() && expires_in_secs.is_some_and(|s| s > 0),
+            holder: lease.holder,
+            epoch: lease.epoch,
+            expires_at: lease.expires_at,
+            expires_in_secs,
+        }
+    }
+}
+
+impl StateFacts {
+    /// Messages of `status` (any kind).
+    pub fn count_of(&self, status: ProcStatus) -> i64 {
+        self.messages
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| c.messages)
+            .sum()
+    }
+
+    /// Messages whose latest failure is of kind `error_kind` (FAILED or
+    /// DEAD).
+    pub fn count_of_kind(&self, error_kind: &str) -> i64 {
+        self.messages
+            .iter()
+            .filter(|c| c.status != ProcStatus::Succeeded)
+            .filter(|c| c.error_kind.as_deref() == Some(error_kind))
+            .map(|c| c.messages)
+            .sum()
+    }
+}
+
+/// Now, UTC, to the second (as the database keeps times).
+pub fn now() -> NaiveDateTime {
+    let now = Utc::now().naive_utc();
+    now.with_nanosecond(0).unwrap_or(now)
+}
+
+/// Age in seconds of `since` at `now` (never negative).
+pub fn age_secs(since: Option<NaiveDateTime>, now: NaiveDateTime) -> Option<i64> {
+    since.map(|t| (now - t).num_seconds().max(0))
+}
+
+/// Reads the state database's facts in one read-only snapshot.
+///
+/// # Errors
+///
+/// A [`StoreError`] of the read.
+pub fn state_facts<S: Store>(
+    store: &S,
+    limits: StatusLimits,
+    now: NaiveDateTime,
+) -> Result<StateFacts, StoreError> {
+    store.transaction(|tx| {
+        tx.set_read_only_snapshot()?;
+        Ok(StateFacts {
+            lease: Lease::of(tx.pipeline_lease()?, now),
+            messages: tx.proc_counts()?,
+            dead: tx.latest_by_status(ProcStatus::Dead, i64::from(limits.dead_letters))?,
+            outbox: tx.outbox_backlog()?,
+            days: tx.snapshot_days(i64::from(limits.days))?,
+        })
+    })
+}
+
+/// Gathers the status: the state database's facts and the mailbox's
+/// backlog (`mailbox` is `None` where none is configured). A part that
+/// cannot be read is reported, not fatal.
+pub fn collect<S: Store>(store: &S, mailbox: Option<&Mailbox>, limits: StatusLimits) -> Status {
+    let taken_at = now();
+    let (state, state_error) = match state_facts(store, limits, taken_at) {
+        Ok(facts) => (Some(facts), None),
+        Err(e) => (None, Some(format!("{e:#}"))),
+    };
+    let configured = mailbox.is_some();
+    let (mailbox, mailbox_error) = match mailbox.map(Mailbox::backlog) {
+        Some(Ok(backlog)) => (Some(backlog), None),
+        Some(Err(e)) => (None, Some(format!("{e:#}"))),
+        None => (None, Some("not configured (`mailbox.url`)".to_owned())),
+    };
+    Status {
+        taken_at,
+        mailbox,
+        mailbox_error,
+        mailbox_configured: configured,
+        state,
+        state_error,
+    }
+}
+
+fn or_dash<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+impl Status {
+    /// The status as plain text for a terminal (`flightstate status`).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "status at {} UTC", self.taken_at);
+        match (&self.mailbox, &self.mailbox_error) {
+            (Some(b), _) => {
+                let _ = writeln!(
+                    out,
+                    "mailbox: {} pending, head {}, oldest waiting {} s",
+                    b.pending,
+                    or_dash(b.head_id),
+                    or_dash(b.oldest_age_secs)
+                );
+            }
+            (None, error) => {
+                let _ = writeln!(out, "mailbox: unavailable: {}", or_dash(error.as_deref()));
+            }
+        }
+        let Some(state) = &self.state else {
+            let _ = writeln!(
+                out,
+                "state database: unavailable: {}",
+                or_dash(self.state_error.as_deref())
+            );
+            return out;
+        };
+        let lease = &state.lease;
+        let _ = writeln!(
+            out,
+            "lease: {} holder {}, epoch {}, expires {} ({} s)",
+            if lease.held { "held," } else { "not held," },
+            or_dash(lease.holder.as_deref()),
+            lease.epoch,
+            or_dash(lease.expires_at.map(|t| t.format("%Y-%m-%d %H:%M:%S"))),
+            or_dash(lease.expires_in_secs)
+        );
+        let _ = writeln!(
+            out,
+            "messages: {} succeeded, {} failed, {} dead, {} unsupported",
+            state.count_of(ProcStatus::Succeeded),
+            state.count_of(ProcStatus::Failed),
+            state.count_of(ProcStatus::Dead),
+            state.count_of_kind("UNSUPPORTED")
+        );
+        let o = &state.outbox;
+        let _ = writeln!(
+            out,
+            "outbox: {} state events (oldest {} s), {} change notices (oldest {} s)",
+            o.state_events,
+            or_dash(age_secs(o.state_oldest, self.taken_at)),
+            o.change_notices,
+            or_dash(age_secs(o.change_oldest, self.taken_at))
+        );
+        let _ = writeln!(out, "days:");
+        for day in &state.days {
+            let _ = writeln!(
+                out,
+                "  {}  snapshot version {}  {} flights ({} listed)  message {}",
+                day.operation_day, day.version, day.flights, day.listed, day.last_message_id
+            );
+        }
+        let _ = writeln!(out, "latest dead messages:");
+        for dead in &state.dead {
+            let _ = writeln!(
+                out,
+                "  {}  {} {}  {}: {}",
+                dead.message_id,
+                or_dash(dead.msg_type.as_deref()),
+                or_dash(dead.msg_subtype.as_deref()),
+                or_dash(dead.error_kind.as_deref()),
+                or_dash(dead.error_text.as_deref())
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,156 @@
+//! `flightstate serve`: the read API and status page alone, and the API
+//! thread that `flightstate run` starts (unless `api.bind` is empty).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::Context;
+use flightstate::api::{self, Api, ApiSettings, StatusLimits, Topics};
+use flightstate::config::Config;
+use flightstate::mailbox::Mailbox;
+use flightstate::store::Store;
+
+use super::pump::{mailbox_settings, stop_on_signals};
+
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Listen on this `host:port` instead of `api.bind`.
+    #[arg(long)]
+    bind: Option<String>,
+}
+
+pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    let stop = stop_on_signals()?;
+    let bind = opts.bind.unwrap_or_else(|| config.api.bind.clone());
+    if bind.is_empty() {
+        anyhow::bail!("`api.bind` is empty: nothing to listen on; set it or pass --bind");
+    }
+    serve_blocking(config, bind, stop)
+}
+
+/// The API's pool: a connection per thread and one for `/healthz`.
+fn pool_size(config: &Config) -> u32 {
+    config.api.threads + 1
+}
+
+/// The URL the API reads: `api.database_url`, else `database.url`.
+pub(super) fn database_url(config: &Config) -> anyhow::Result<&str> {
+    match &config.api.database_url {
+        Some(url) => Ok(url),
+        None => Ok(config.database_url()?),
+    }
+}
+
+/// The mailbox, when `mailbox.url` is set: the API reports its backlog.
+pub(super) fn optional_mailbox(config: &Config) -> anyhow::Result<Option<Arc<Mailbox>>> {
+    if config.mailbox.url.is_none() {
+        return Ok(None);
+    }
+    let mailbox =
+        Mailbox::connect(mailbox_settings(config)?).context("cannot open the mailbox pool")?;
+    Ok(Some(Arc::new(mailbox)))
+}
+
+/// How much the status lists.
+pub(super) fn limits(config: &Config) -> StatusLimits {
+    StatusLimits {
+        dead_letters: config.api.dead_letters,
+        days: config.api.days,
+    }
+}
+
+fn api_for<S: Store + Clone>(config: &Config, store: S) -> anyhow::Result<Api<S>> {
+    Ok(Api {
+        store,
+        mailbox: optional_mailbox(config)?,
+        settings: ApiSettings {
+            token: config.api.token.clone(),
+            page_size: config.api.page_size as usize,
+            check_timeout: Duration::from_millis(config.api.check_timeout_ms),
+            limits: limits(config),
+            topics: Topics {
+                state: config.kafka.state_topic.clone(),
+                change: config.kafka.change_topic.clone(),
+            },
+            brokers: config.kafka.brokers.clone(),
+        },
+    })
+}
+
+/// Serves on `store` until `stop` is set.
+fn serve_on<S: Store + Clone>(
+    config: &Config,
+    store: S,
+    bind: &str,
+    stop: Arc<AtomicBool>,
+) -> anyhow::Result<ExitCode> {
+    let api = api_for(config, store)?;
+    let running = api::start(api, bind, config.api.threads as usize, stop)
+        .with_context(|| format!("cannot start the read API on {bind}"))?;
+    running.join();
+    Ok(ExitCode::SUCCESS)
+}
+
+struct Serve<'a> {
+    config: &'a Config,
+    bind: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl super::state_db::StoreWork for Serve<'_> {
+    fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
+        serve_on(self.config, store, &self.bind, self.stop)
+    }
+}
+
+/// Opens the API's own pool and serves until `stop` is set.
+fn serve_blocking(
+    config: &Config,
+    bind: String,
+    stop: Arc<AtomicBool>,
+) -> anyhow::Result<ExitCode> {
+    super::state_db::with_store_at(
+        database_url(config)?,
+        config,
+        pool_size(config),
+        Serve { config, bind, stop },
+    )
+}
+
+/// The API thread of `flightstate run`: none when `api.bind` is empty. It
+/// shares `store` (the pipeline's pool) unless `api.database_url` names a
+/// database of its own. A failure to serve (the port is taken) is logged
+/// and leaves the pipeline running: the pump matters more than its window.
+pub(super) fn spawn<S: Store + Clone>(
+    config: &Config,
+    store: &S,
+    stop: &Arc<AtomicBool>,
+) -> anyhow::Result<Option<JoinHandle<()>>> {
+    if config.api.bind.is_empty() {
+        return Ok(None);
+    }
+    let config = config.clone();
+    let store = store.clone();
+    let stop = Arc::clone(stop);
+    let thread = std::thread::Builder::new()
+        .name("api".to_owned())
+        .spawn(move || {
+            let bind = config.api.bind.clone();
+            let outcome = if config.api.database_url.is_some() {
+                serve_blocking(&config, bind, Arc::clone(&stop))
+            } else {
+                serve_on(&config, store, &bind, Arc::clone(&stop))
+            };
+            if let Err(e) = outcome {
+                // The pipeline matters more than its window: it goes on.
+                tracing::error!(
+                    error = format!("{e:#}"),
+                    "the read API stopped; the pipeline runs on without it"
+                );
+            }
+        })?;
+    Ok(Some(thread))
+}

@@ -1,0 +1,52 @@
+//! `flightstate status [--json]`: the facts of the status page — backlog,
+//! lease, outbox, dead letters, days — printed once, from the same code.
+//! Exit 0 when every part could be read, 1 when one could not.
+
+use std::process::ExitCode;
+
+use flightstate::api;
+use flightstate::config::Config;
+use flightstate::store::Store;
+
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    super::state_db::with_store_at(
+        super::serve::database_url(config)?,
+        config,
+        1,
+        Print { config, opts },
+    )
+}
+
+struct Print<'a> {
+    config: &'a Config,
+    opts: Opts,
+}
+
+impl super::state_db::StoreWork for Print<'_> {
+    fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
+        let mailbox = super::serve::optional_mailbox(self.config)?;
+        let status = api::collect(
+            &store,
+            mailbox.as_deref(),
+            super::serve::limits(self.config),
+        );
+        if self.opts.json {
+            println!("{}", serde_json::to_string_pretty(&status)?);
+        } else {
+            print!("{}", status.to_text());
+        }
+        let whole = status.state.is_some() && (status.mailbox.is_some() || mailbox.is_none());
+        Ok(if whole {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    }
+}

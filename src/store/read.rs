@@ -1,0 +1,187 @@
+//! Reads for people and other programs: whole flight states in one
+//! read-only snapshot, a page of FLIDs at a time, and the facts about the
+//! pipeline itself (lease, processing outcomes, outbox, snapshot days) that
+//! the status page, the metrics and `flightstate status` show.
+//!
+//! Nothing here writes: a read transaction starts with
+//! [`ReadOps::set_read_only_snapshot`], which the database enforces.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use serde::Serialize;
+
+use super::{PipelineLease, ProcStatus, StateTx, Store, StoreError};
+use crate::state::StoredFlight;
+
+/// The read-only operations of a transaction. Method names are the names of
+/// the SQL files that run them.
+pub trait ReadOps {
+    /// Makes the transaction one read-only snapshot (PostgreSQL
+    /// `REPEATABLE READ, READ ONLY`; Oracle `READ ONLY`). Must come first.
+    fn set_read_only_snapshot(&mut self) -> Result<(), StoreError>;
+
+    /// At most `limit` stored FLIDs above `after`, ascending; of operation
+    /// day `day` only when it is given.
+    fn flid_page(
+        &mut self,
+        day: Option<NaiveDate>,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<i64>, StoreError>;
+
+    /// The pump lease, read without taking `PIPELINE_LOCK`.
+    fn pipeline_lease(&mut self) -> Result<PipelineLease, StoreError>;
+
+    /// How many messages `PROC_STATE` holds per status, error kind and
+    /// message kind.
+    fn proc_counts(&mut self) -> Result<Vec<ProcCount>, StoreError>;
+
+    /// The latest `limit` messages of `status`, newest first.
+    fn latest_by_status(
+        &mut self,
+        status: ProcStatus,
+        limit: i64,
+    ) -> Result<Vec<ProcEntry>, StoreError>;
+
+    /// What the dispatcher has still to send.
+    fn outbox_backlog(&mut self) -> Result<OutboxBacklog, StoreError>;
+
+    /// The latest `limit` operation days with a snapshot, newest first.
+    fn snapshot_days(&mut self, limit: i64) -> Result<Vec<SnapshotDay>, StoreError>;
+}
+
+/// One group of [`ReadOps::proc_counts`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProcCount {
+    /// The status.
+    pub status: ProcStatus,
+    /// Why it failed, by kind (`UNSUPPORTED`, `INFRA`, …).
+    pub error_kind: Option<String>,
+    /// META TYPE, when the message could be read that far.
+    pub msg_type: Option<String>,
+    /// META STYP, likewise.
+    pub msg_subtype: Option<String>,
+    /// How many messages.
+    pub messages: i64,
+}
+
+/// One message of [`ReadOps::latest_by_status`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProcEntry {
+    /// The message id (`CMINMSGS_ID`).
+    pub message_id: i64,
+    /// Why it failed, by kind.
+    pub error_kind: Option<String>,
+    /// Why it failed, for people.
+    pub error_text: Option<String>,
+    /// META TYPE.
+    pub msg_type: Option<String>,
+    /// META STYP.
+    pub msg_subtype: Option<String>,
+    /// Attempts so far.
+    pub attempts: i32,
+    /// When the outcome was recorded (UTC).
+    pub updated_at: NaiveDateTime,
+}
+
+/// The outbox rows still to send.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OutboxBacklog {
+    /// `KAFKA_SCHD` rows (state topic).
+    pub state_events: i64,
+    /// When the oldest of them was registered (UTC).
+    pub state_oldest: Option<NaiveDateTime>,
+    /// `KAFKA_MSG` rows (change topic).
+    pub change_notices: i64,
+    /// When the oldest of them was registered (UTC).
+    pub change_oldest: Option<NaiveDateTime>,
+}
+
+/// One operation day of [`ReadOps::snapshot_days`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SnapshotDay {
+    /// The operation day.
+    pub operation_day: NaiveDate,
+    /// Its snapshot version (`SCHD_GEN.VERSION`).
+    pub version: i64,
+    /// The message of its latest snapshot.
+    pub last_message_id: i64,
+    /// When that snapshot was applied (UTC).
+    pub updated_at: NaiveDateTime,
+    /// Flights its current snapshot list names.
+    pub listed: i64,
+    /// Flights stored with this operation day now.
+    pub flights: i64,
+}
+
+/// Which flights a full read covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// Every stored flight.
+    All,
+    /// The flights of one operation day.
+    Day(NaiveDate),
+}
+
+/// Reads the full state of every flight of `selection` in one read-only
+/// snapshot, `page_size` flights at a time in FLID order, and hands each
+/// page to `sink` before reading the next: memory holds one page whatever
+/// the number of flights. A page costs one statement for its FLIDs and one
+/// per table ([`StateTx::load_flights`], the read the dispatcher builds
+/// unstored documents with), never one per flight.
+///
+/// # Errors
+///
+/// A [`StoreError`] of the read, or the error `sink` returns (which ends
+/// the read and rolls the transaction back).
+pub fn read_states<S, E, F>(
+    store: &S,
+    selection: Selection,
+    page_size: usize,
+    mut sink: F,
+) -> Result<usize, E>
+where
+    S: Store,
+    E: From<StoreError>,
+    F: FnMut(Vec<StoredFlight>) -> Result<(), E>,
+{
+    let limit = i64::try_from(page_size.max(1)).unwrap_or(i64::MAX);
+    let day = match selection {
+        Selection::All => None,
+        Selection::Day(day) => Some(day),
+    };
+    store.transaction(|tx| {
+        tx.set_read_only_snapshot()?;
+        let mut after = i64::MIN;
+        let mut total = 0;
+        loop {
+            let flids = tx.flid_page(day, after, limit)?;
+            let Some(&last) = flids.last() else {
+                break;
+            };
+            let mut flights: Vec<StoredFlight> = tx.load_flights(&flids)?.into_values().collect();
+            flights.sort_unstable_by_key(|f| f.state.flid);
+            total += flights.len();
+            sink(flights)?;
+            if flids.len() < page_size.max(1) {
+                break;
+            }
+            after = last;
+        }
+        Ok(total)
+    })
+}
+
+/// The full states of `flids` (absent FLIDs are simply missing), in one
+/// read-only snapshot, in FLID order.
+///
+/// # Errors
+///
+/// A [`StoreError`] of the read.
+pub fn read_flights<S: Store>(store: &S, flids: &[i64]) -> Result<Vec<StoredFlight>, StoreError> {
+    store.transaction(|tx| {
+        tx.set_read_only_snapshot()?;
+        let mut flights: Vec<StoredFlight> = tx.load_flights(flids)?.into_values().collect();
+        flights.sort_unstable_by_key(|f| f.state.flid);
+        Ok(flights)
+    })
+}

@@ -297,6 +297,8 @@ fn metrics_parse_as_prometheus_text_and_tell_the_tables() {
     let mailbox =
         Mailbox::connect(pumping::mailbox_settings(mailbox_db.url())).expect("mailbox pool");
     let api = TestApi::start(store, Some(Arc::new(mailbox)), settings(None, None));
+    // A group of two messages applied in 3 ms by a pump of this process.
+    flightstate::pump::APPLY_LATENCY.observe(Duration::from_millis(3), 2);
     let answer = get(api.addr, "/metrics");
     assert_eq!(answer.status, 200);
     assert!(
@@ -314,6 +316,26 @@ fn metrics_parse_as_prometheus_text_and_tell_the_tables() {
         1.0
     );
     assert_eq!(value(&samples, "flightstate_mailbox_pending", &[]), 2.0);
+    assert!(value(&samples, "flightstate_apply_seconds_count", &[]) >= 2.0);
+    assert!(
+        value(
+            &samples,
+            "flightstate_apply_seconds_bucket",
+            &[("le", "0.0025")]
+        ) >= 2.0,
+        "1.5 ms a message"
+    );
+    assert!(
+        value(
+            &samples,
+            "flightstate_apply_seconds_bucket",
+            &[("le", "+Inf")]
+        ) >= value(
+            &samples,
+            "flightstate_apply_seconds_bucket",
+            &[("le", "0.0025")]
+        )
+    );
     assert!(
         value(
             &samples,

@@ -233,7 +233,29 @@ pub fn render(status: &Status, topics: &Topics) -> String {
             day.flights as f64,
         );
     }
+    apply_latency(&mut out, &crate::pump::APPLY_LATENCY.read());
     out.0
+}
+
+/// The pump's apply latency, as this process saw it: zero counts where no
+/// pump runs in the process (`flightstate serve` alone).
+fn apply_latency(out: &mut Exposition, reading: &crate::pump::LatencyReading) {
+    let name = "flightstate_apply_seconds";
+    out.family(
+        name,
+        "histogram",
+        "Time to apply a message (its share of a group commit), by the pump of this process",
+    );
+    for (bound, count) in &reading.cumulative {
+        let le = if bound.is_infinite() {
+            "+Inf".to_owned()
+        } else {
+            bound.to_string()
+        };
+        out.sample(&format!("{name}_bucket"), &[("le", &le)], *count as f64);
+    }
+    out.sample(&format!("{name}_sum"), &[], reading.sum_seconds);
+    out.sample(&format!("{name}_count"), &[], reading.count as f64);
 }
 
 #[cfg(test)]

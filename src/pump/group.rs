@@ -49,6 +49,7 @@ impl<S: Store + Clone> Pump<S> {
         let mailbox = self.mailbox.settings().clone();
         // Every message of the group is parsed by now.
         crate::failpoint!("apply.after_parse");
+        let started = std::time::Instant::now();
         let result = self.store.transaction(|tx| {
             let applied = apply_group(tx, &settings, group, now)?;
             for (grouped, applied) in group.iter().zip(&applied) {
@@ -66,6 +67,7 @@ impl<S: Store + Clone> Pump<S> {
         });
         match result {
             Ok(applied) => {
+                super::APPLY_LATENCY.observe(started.elapsed(), group.len());
                 for (grouped, applied) in group.iter().zip(&applied) {
                     match applied {
                         Applied::Dead { reason } => tracing::warn!(

@@ -23,6 +23,9 @@
 //! It never parses or applies anything itself and never talks SQL.
 
 mod group;
+mod latency;
+
+pub use latency::{APPLY_LATENCY, ApplyLatency, LatencyReading};
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -519,7 +522,10 @@ impl<S: Store + Clone> Pump<S> {
             // Renew between messages when due, so a long batch keeps the
             // lease; a loss stops the batch.
             match self.ensure_lease() {
-                Ok(Some(true)) | Err(_) => {}
+                Ok(Some(true)) => {}
+                // Fencing still guards every commit; the next message will
+                // meet the same fault and block the head if it lasts.
+                Err(e) => tracing::warn!(error = %Causes(&e), "cannot renew the pump lease"),
                 Ok(_) => {
                     outcome = Some(Step::LeaseLost);
                     break;
@@ -626,7 +632,10 @@ impl<S: Store + Clone> Pump<S> {
             unsupported_threshold: Some(self.settings.unsupported_threshold),
             ..self.pipeline.clone()
         };
-        match apply_message(&store, &settings, message.id, &message.body, now) {
+        let started = Instant::now();
+        let applied = apply_message(&store, &settings, message.id, &message.body, now);
+        APPLY_LATENCY.observe(started.elapsed(), 1);
+        match applied {
             Ok(Applied::Unsupported { msg_type, subtype }) => {
                 span.record("msg.status", "FAILED");
                 Ok(self.unsupported(message, &msg_type, &subtype))
@@ -664,16 +673,17 @@ impl<S: Store + Clone> Pump<S> {
             Err(PipelineError::Fenced { held, current }) => Ok(self.fenced_out(held, current)),
             Err(e) => {
                 span.record("msg.status", "FAILED");
-                if !self.still_leased() {
-                    tracing::warn!(error = %Causes(&e), "failed after losing the lease");
-                    return Ok(Processed::Stop(Step::LeaseLost));
-                }
+                // Said before the lease is checked: that check may itself
+                // wait for the database that just failed.
                 tracing::warn!(
                     error = %Causes(&e),
                     kind = ?e.kind(),
                     "FAILED({}); the head is blocked and retried with backoff",
                     e.error_kind()
                 );
+                if !self.still_leased() {
+                    return Ok(Processed::Stop(Step::LeaseLost));
+                }
                 Ok(Processed::Stop(self.infra_failure(message.id)))
             }
         }

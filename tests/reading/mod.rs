@@ -156,7 +156,13 @@ pub fn parse_prometheus(text: &str) -> Result<Vec<Sample>, String> {
         {
             return Err(at("bad metric name"));
         }
-        if !typed.iter().any(|t| t == name) {
+        let of_family = |t: &String| {
+            name == t
+                || ["_bucket", "_sum", "_count"]
+                    .iter()
+                    .any(|suffix| name.strip_suffix(suffix) == Some(t.as_str()))
+        };
+        if !typed.iter().any(of_family) {
             return Err(at("a sample before its TYPE"));
         }
         let mut rest = &line[name_end..];

@@ -55,16 +55,16 @@ pub struct Causes<'a>(pub &'a (dyn std::error::Error + 'static));
 
 impl std::fmt::Display for Causes<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)?;
         let mut shown = self.0.to_string();
+        f.write_str(&shown)?;
         let mut source = self.0.source();
         while let Some(cause) = source {
             let text = cause.to_string();
             // A wrapper that repeats its source's text (`#[error(transparent)]`,
-            // or a `{0}` message) adds nothing.
-            if !shown.ends_with(&text) {
+            // a `{0}` message, a driver quoting its cause) adds nothing.
+            if !shown.contains(&text) {
                 write!(f, ": {text}")?;
-                shown = text;
+                shown.push_str(&text);
             }
             source = cause.source();
         }

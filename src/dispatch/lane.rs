@@ -79,7 +79,7 @@ impl Lane {
                 Err(e) if e.kind().retryable() => {
                     tracing::warn!(
                         lane = self.share.number,
-                        error = format!("{e:#}"),
+                        error = %crate::failure::Causes(&e),
                         "dispatch pass failed; will retry"
                     );
                     sleep_unless(stop, settings.backoff_initial);

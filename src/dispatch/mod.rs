@@ -421,7 +421,7 @@ impl<S: Store> Dispatcher<S> {
                 Ok(()) => break,
                 Err(e) if until_idle || !e.kind().retryable() => return Err(e),
                 Err(e) => {
-                    tracing::warn!(error = format!("{e:#}"), "topics not ready; will retry");
+                    tracing::warn!(error = %crate::failure::Causes(&e), "topics not ready; will retry");
                     sleep_unless(&[stop], self.settings.backoff_initial);
                 }
             }

@@ -118,15 +118,10 @@ impl fmt::Display for MailboxError {
     /// `{}` is this error's own line; `{:#}` adds every cause, `: `-separated
     /// (as anyhow prints a chain), so that a log line says why.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "mailbox: {} failed", self.op)?;
         if f.alternate() {
-            let mut source: Option<&dyn StdError> = Some(&*self.source);
-            while let Some(cause) = source {
-                write!(f, ": {cause}")?;
-                source = cause.source();
-            }
+            return write!(f, "{}", crate::failure::Causes(self));
         }
-        Ok(())
+        write!(f, "mailbox: {} failed", self.op)
     }
 }
 

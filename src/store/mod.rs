@@ -55,21 +55,10 @@ impl std::fmt::Display for StoreError {
     /// prints a chain: a log line written with `{:#}` then says why (a timeout, a refused
     /// connection), not only what failed.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "state database: {} failed", self.op)?;
         if f.alternate() {
-            let mut printed = String::new();
-            let mut source: Option<&dyn StdError> = Some(&*self.source);
-            while let Some(cause) = source {
-                let line = cause.to_string();
-                // Some drivers repeat their cause's text in their own.
-                if !printed.contains(&line) {
-                    write!(f, ": {line}")?;
-                    printed.push_str(&line);
-                }
-                source = cause.source();
-            }
+            return write!(f, "{}", crate::failure::Causes(self));
         }
-        Ok(())
+        write!(f, "state database: {} failed", self.op)
     }
 }
 

@@ -28,7 +28,7 @@ use flightstate::pipeline::STREAM_FROM_BYTES;
 use flightstate::protocol::{Body, Field, ScheduleSubtype, to_xml};
 use flightstate::synth::{DayOptions, airport_day};
 use mysql::prelude::Queryable;
-use pumping::{MailboxDatabase, effect_calls, proc_states, state_dump};
+use pumping::{GeneralLog, MailboxDatabase, effect_calls, proc_states, state_dump};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
@@ -308,7 +308,11 @@ fn crash_and_restart(point: &str, tag: &str) {
     let expected = uninterrupted();
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create(tag);
+    let log = GeneralLog::on();
     run_stream(&db, &mb, Some(point));
+    assert_written_back_once_per_delivery(&mb, point);
+    drop(log);
+    assert_each_call_sent_once(&db, point);
 
     let got = outcome(&db, &mb);
     assert_eq!(got.mailbox.len(), expected.mailbox.len());
@@ -352,6 +356,44 @@ fn first_difference(got: &str, expected: &str) -> Option<String> {
         }
     }
     (got.lines().count() != expected.lines().count()).then(|| "the tables differ".to_owned())
+}
+
+/// Exactly once where it can fail: the write-back statements that reached
+/// MariaDB, per row, equal the row's deliveries (two for a re-sent row),
+/// whatever was killed where.
+fn assert_written_back_once_per_delivery(mb: &MailboxDatabase, point: &str) {
+    let sent = mb.write_back_statements();
+    let rows = mb.rows();
+    assert_eq!(
+        sent.len(),
+        rows.len(),
+        "every row had its write-back: {sent:?}"
+    );
+    for (id, statements) in sent {
+        let deliveries = if RESENT.contains(&id) { 2 } else { 1 };
+        assert_eq!(
+            statements, deliveries,
+            "row {id}: write-back statements that reached MariaDB after `{point}`"
+        );
+    }
+}
+
+/// The journal's side: a call is granted a second time only when the kill
+/// left it dispatched but certainly not made (read back as NOT_SENT).
+fn assert_each_call_sent_once(db: &TestDatabase, point: &str) {
+    let calls = effect_calls(&mut db.connect());
+    let again: Vec<_> = calls.iter().filter(|c| c.2 != 1).collect();
+    if point == "journal.after_dispatch" {
+        assert!(
+            again.iter().all(|c| c.2 == 2) && again.len() <= 3,
+            "only the calls of the killed grant (at most a batch of 3) went round again: {again:?}"
+        );
+    } else {
+        assert!(
+            again.is_empty(),
+            "no call granted twice after `{point}`: {again:?}"
+        );
+    }
 }
 
 /// One test per failpoint of the pump's side; `dispatch.after_produce` is

@@ -133,6 +133,29 @@ impl MailboxDatabase {
             .expect("read the write-back log")
     }
 
+    /// How many write-back statements reached the server for each row of
+    /// this database, by id, whether they changed the row or not (the
+    /// write-back only changes a pending row, so the trigger's count cannot
+    /// see a second call). Read from the server's general log, which
+    /// [`GeneralLog`] turns on.
+    pub fn write_back_statements(&self) -> Vec<(i64, i64)> {
+        self.conn()
+            .exec_map(
+                "SELECT CAST(REGEXP_SUBSTR(REGEXP_SUBSTR(g.argument, 'CMINMSGS_ID = [0-9]+'), '[0-9]+') AS SIGNED) AS id, \
+                        COUNT(*) \
+                 FROM mysql.general_log g \
+                 WHERE g.command_type = 'Execute' \
+                   AND g.argument LIKE '%UPDATE cminmsgs%SET CMINMSGS_DATE_PROCESSED%' \
+                   AND g.thread_id IN ( \
+                       SELECT c.thread_id FROM mysql.general_log c \
+                       WHERE c.command_type = 'Connect' AND c.argument LIKE CONCAT('% on ', ?, ' %')) \
+                 GROUP BY id ORDER BY id",
+                (&self.name,),
+                |(id, n): (i64, i64)| (id, n),
+            )
+            .expect("read the general log")
+    }
+
     /// Asserts every row was written back exactly once.
     #[track_caller]
     pub fn assert_each_written_back_once(&self) {
@@ -490,4 +513,48 @@ pub fn proc_reasons(conn: &mut PgConnection) -> Vec<(i64, Option<String>)> {
         .into_iter()
         .map(|r| (r.message_id, r.error_text))
         .collect()
+}
+
+/// The MariaDB server's general log, on (into `mysql.general_log`) while at
+/// least one guard lives; the last guard turns it off again, since it slows
+/// every test that talks to the server.
+pub struct GeneralLog(());
+
+static GENERAL_LOG_USERS: Mutex<usize> = Mutex::new(0);
+
+impl GeneralLog {
+    pub fn on() -> GeneralLog {
+        let mut users = GENERAL_LOG_USERS.lock().unwrap_or_else(|e| e.into_inner());
+        if *users == 0 {
+            set_general_log(true);
+        }
+        *users += 1;
+        GeneralLog(())
+    }
+}
+
+impl Drop for GeneralLog {
+    fn drop(&mut self) {
+        let mut users = GENERAL_LOG_USERS.lock().unwrap_or_else(|e| e.into_inner());
+        *users -= 1;
+        if *users == 0 {
+            set_general_log(false);
+        }
+    }
+}
+
+fn set_general_log(on: bool) {
+    let server = mysql::Pool::new(mariadb_server_url().as_str()).expect("MariaDB");
+    let mut conn = server.get_conn().expect("connect to MariaDB");
+    let statements: &[&str] = if on {
+        &[
+            "SET GLOBAL log_output = 'TABLE'",
+            "SET GLOBAL general_log = 1",
+        ]
+    } else {
+        &["SET GLOBAL general_log = 0"]
+    };
+    for statement in statements {
+        conn.query_drop(*statement).expect("switch the general log");
+    }
 }

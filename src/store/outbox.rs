@@ -60,6 +60,7 @@ pub struct ClaimedNotice {
 /// compacted topic the last message wins, not the highest. The dropped
 /// flight's rows stay pending, locked by this transaction until it ends, and
 /// go out in a later pass once the other one is done.
+#[cfg(any(feature = "postgres", feature = "oracle"))]
 pub(crate) fn whole_flights(rows: Vec<(ClaimedStateEvent, i64)>) -> Vec<ClaimedStateEvent> {
     let mut claimed: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
     for (row, _) in &rows {
@@ -93,6 +94,7 @@ pub(crate) fn whole_flights(rows: Vec<(ClaimedStateEvent, i64)>) -> Vec<ClaimedS
 /// `rows` are `(notice, the pending notices of its flight before it)` by
 /// event id. Why: as for [`whole_flights`], an earlier notice in another
 /// dispatcher's pass must not be overtaken.
+#[cfg(any(feature = "postgres", feature = "oracle"))]
 pub(crate) fn notices_in_order(rows: Vec<(ClaimedNotice, i64)>) -> Vec<ClaimedNotice> {
     let mut kept_before: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
     let mut held_elsewhere = Vec::new();

@@ -16,7 +16,9 @@ use crate::FailureKind;
 use crate::state::{ColumnKind, ColumnValues, StoredFlight};
 use crate::store::StoreError;
 
-/// The SQL collection type of id lists (`migrations_oracle/V001__flight_state.sql`).
+/// The SQL collection type of id lists (`migrations_oracle/V001__flight_state.sql`). A
+/// session that is not the schema owner's names it owner-qualified: OCI resolves a type name
+/// in the connected user's schema, whatever `CURRENT_SCHEMA` says.
 pub(super) const ID_LIST_TYPE: &str = "FLIGHTSTATE_ID_LIST";
 
 /// Rows per batch round trip: large enough that a full day (9,999 flights) is ten round
@@ -150,10 +152,11 @@ pub(super) fn required_time(ts: Timestamp, op: &'static str) -> Result<NaiveDate
 /// limit, and one statement text whatever the count.
 pub(super) fn id_list(
     conn: &Connection,
+    type_name: &str,
     ids: &[i64],
     op: &'static str,
 ) -> Result<Collection, StoreError> {
-    let ty = conn.object_type(ID_LIST_TYPE).map_err(at(op))?;
+    let ty = conn.object_type(type_name).map_err(at(op))?;
     let mut list = ty.new_collection().map_err(at(op))?;
     for id in ids {
         list.push(id).map_err(at(op))?;

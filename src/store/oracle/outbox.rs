@@ -8,7 +8,7 @@ use chrono::NaiveDateTime;
 use oracle::Row;
 use oracle::sql_type::{OracleType, Timestamp};
 
-use super::binds::{AsTimestamp, clip, required_time, run_batch};
+use super::binds::{AsTimestamp, LONG_TEXT_BIND, Text, clip, required_time, run_batch};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
@@ -100,7 +100,7 @@ impl OracleTx<'_> {
                 ("initial_secs", OracleType::BinaryDouble),
                 ("max_secs", OracleType::BinaryDouble),
                 ("event_id", OracleType::Int64),
-                ("error", OracleType::Varchar2(256)),
+                ("error", LONG_TEXT_BIND),
             ],
             failed.len(),
             |batch, row| {
@@ -109,7 +109,7 @@ impl OracleTx<'_> {
                 batch.set("initial_secs", &backoff.initial_secs)?;
                 batch.set("max_secs", &backoff.max_secs)?;
                 batch.set("event_id", &f.event_id)?;
-                batch.set("error", &clip(&f.error, 2000))
+                batch.set("error", &Text(Some(clip(&f.error, 2000))))
             },
         )
     }

@@ -771,6 +771,7 @@ impl StateTx for OracleTx<'_> {
         notices: &[ChangeNotice],
         now: NaiveDateTime,
     ) -> Result<(), StoreError> {
+        crate::store::nonempty::refuse_empty_notices(notices)?;
         let created_at = AsTimestamp(Some(now));
         run_batch(
             self.conn,
@@ -779,18 +780,18 @@ impl StateTx for OracleTx<'_> {
             &[
                 ("flid", OracleType::Int64),
                 ("change_kind", OracleType::Varchar2(32)),
-                ("payload", OracleType::CLOB),
                 ("message_id", OracleType::Int64),
                 ("created_at", OracleType::Timestamp(6)),
+                ("payload", OracleType::CLOB),
             ],
             notices.len(),
             |batch, row| {
                 let notice = &notices[row];
                 batch.set("flid", &notice.flid)?;
                 batch.set("change_kind", &Text(Some(notice.change_kind)))?;
-                batch.set("payload", &Clob(&notice.payload))?;
                 batch.set("message_id", &notice.message_id)?;
-                batch.set("created_at", &created_at)
+                batch.set("created_at", &created_at)?;
+                batch.set("payload", &Clob(&notice.payload))
             },
         )
     }
@@ -839,7 +840,7 @@ impl StateTx for OracleTx<'_> {
                 ("identity_key", OracleType::Varchar2(80)),
                 ("status", OracleType::Varchar2(16)),
                 ("error_kind", OracleType::Varchar2(32)),
-                ("error_text", OracleType::Varchar2(2000)),
+                ("error_text", super::binds::LONG_TEXT_BIND),
                 ("msg_type", OracleType::Varchar2(16)),
                 ("msg_subtype", OracleType::Varchar2(16)),
                 ("next_attempt_at", OracleType::Timestamp(6)),

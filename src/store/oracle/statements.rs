@@ -21,6 +21,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("bump_snapshot_version", BUMP_SNAPSHOT_VERSION),
     ("claim_change_notices", CLAIM_CHANGE_NOTICES),
     ("claim_state_events", CLAIM_STATE_EVENTS),
+    ("count_due_change_notices", COUNT_DUE_CHANGE_NOTICES),
+    ("count_due_state_events", COUNT_DUE_STATE_EVENTS),
     ("count_pending_events", COUNT_PENDING_EVENTS),
     ("delete_bridges", DELETE_BRIDGES),
     ("delete_carousels", DELETE_CAROUSELS),
@@ -103,6 +105,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
 /// The statements that only the Oracle dialect has (its migration runner:
 /// PostgreSQL's is diesel's), so `sql/pg/` has no file of that name.
 pub(crate) const ORACLE_ONLY: &[&str] = &[
+    "count_due_change_notices",
+    "count_due_state_events",
     "finish_migration",
     "insert_migration",
     "record_migration_error",
@@ -114,6 +118,8 @@ pub(crate) const ORACLE_ONLY: &[&str] = &[
     "set_current_schema",
 ];
 
+pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices");
+pub(crate) const COUNT_DUE_STATE_EVENTS: &str = sql!("count_due_state_events");
 pub(crate) const SELECT_SCHEMA_OBJECT: &str = sql!("select_schema_object");
 pub(crate) const SELECT_TABLE_COLUMN: &str = sql!("select_table_column");
 pub(crate) const SET_CURRENT_SCHEMA: &str = sql!("set_current_schema");

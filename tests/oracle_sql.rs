@@ -348,27 +348,33 @@ fn statement_findings(text: &str) -> Vec<String> {
     // DBMS_LOCK user lock ids are 0 to 1073741823; a bound id cannot be checked here.
     if compact.contains("DBMS_LOCK.") {
         for after in compact.split("ID =>").skip(1) {
-            let value = after.trim_start().split([',', ')', ' ']).next().unwrap_or("");
+            let value = after
+                .trim_start()
+                .split([',', ')', ' '])
+                .next()
+                .unwrap_or("");
             match value.parse::<u64>() {
                 Ok(id) if id > 1_073_741_823 => {
                     bad("DBMS_LOCK user lock id out of range 0-1073741823");
                 }
                 Ok(_) => {}
-                Err(_) => bad("DBMS_LOCK lock id bound at run time (use ALLOCATE_UNIQUE and a lock name)"),
+                Err(_) => {
+                    bad("DBMS_LOCK lock id bound at run time (use ALLOCATE_UNIQUE and a lock name)")
+                }
             }
         }
     }
     // OCI wants long (CLOB) binds after the short ones (ORA-24816); RETURNING's out-binds
     // come after them by construction.
     let long = clob_binds(text);
-    let in_binds = binds(&body.split("RETURNING").next().unwrap_or(&body).to_owned());
-    if let Some(first_long) = in_binds.iter().position(|b| long.contains(b)) {
-        if let Some(short) = in_binds[first_long..].iter().find(|b| !long.contains(b)) {
-            bad(&format!(
-                "long bind :{} before the short bind :{short} (put CLOB binds last)",
-                in_binds[first_long]
-            ));
-        }
+    let in_binds = binds(body.split("RETURNING").next().unwrap_or(&body));
+    if let Some(first_long) = in_binds.iter().position(|b| long.contains(b))
+        && let Some(short) = in_binds[first_long..].iter().find(|b| !long.contains(b))
+    {
+        bad(&format!(
+            "long bind :{} before the short bind :{short} (put CLOB binds last)",
+            in_binds[first_long]
+        ));
     }
     if !is_plsql(&code) && body.trim_end().ends_with(';') {
         bad("trailing ; (OCI refuses it outside PL/SQL)");
@@ -392,7 +398,12 @@ fn clob_binds(text: &str) -> Vec<String> {
     let tokens: Vec<&str> = header.split_whitespace().collect();
     tokens
         .windows(2)
-        .filter(|w| w[0].starts_with(':') && w[1].trim_end_matches([',', ';']).eq_ignore_ascii_case("clob"))
+        .filter(|w| {
+            w[0].starts_with(':')
+                && w[1]
+                    .trim_end_matches([',', ';'])
+                    .eq_ignore_ascii_case("clob")
+        })
         .map(|w| w[0].trim_start_matches(':').to_ascii_lowercase())
         .collect()
 }
@@ -525,7 +536,9 @@ fn ddl_findings(statement: &str) -> Vec<String> {
         && name.starts_with("KAFKA_")
         && !w.iter().any(|x| x == "ORDER")
     {
-        bad(format!("outbox sequence {name} without ORDER (RAC: ids out of write order)"));
+        bad(format!(
+            "outbox sequence {name} without ORDER (RAC: ids out of write order)"
+        ));
     }
     if statement.lines().any(|l| l.trim().is_empty()) {
         bad("blank line inside a statement (SQL*Plus would end it there)".to_owned());

@@ -131,7 +131,8 @@ fn scan_quotes(line: &str, mut state: Quote) -> Quote {
                 }
                 let starts_q = (c == 'q' || c == 'Q')
                     && chars.get(i + 1) == Some(&'\'')
-                    && (i == 0 || !(chars[i - 1].is_ascii_alphanumeric() || chars[i - 1] == '_')
+                    && (i == 0
+                        || !(chars[i - 1].is_ascii_alphanumeric() || chars[i - 1] == '_')
                         || chars[i - 1] == 'n'
                         || chars[i - 1] == 'N');
                 if starts_q && let Some(&open) = chars.get(i + 2) {
@@ -284,6 +285,7 @@ struct Applied {
     status: String,
     steps_done: Option<i64>,
     checksum: Option<String>,
+    last_error: Option<String>,
 }
 
 /// Applies every script of `migrations_oracle/` the schema has not completed, resuming a
@@ -316,7 +318,12 @@ pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreEr
     let conn = manager
         .open()
         .map_err(|e| query("connect to the Oracle state database", e))?;
-    lock(&conn, sql::TAKE_MIGRATION_LOCK, "take_migration_lock", &lock_name)?;
+    lock(
+        &conn,
+        sql::TAKE_MIGRATION_LOCK,
+        "take_migration_lock",
+        &lock_name,
+    )?;
     let applied = apply_all(&conn);
     let unlocked = lock(
         &conn,
@@ -386,6 +393,7 @@ fn history(conn: &Connection) -> Result<Vec<Applied>, StoreError> {
             status: row.get("status").map_err(at(op))?,
             steps_done: row.get("steps_done").map_err(at(op))?,
             checksum: row.get("checksum").map_err(at(op))?,
+            last_error: row.get("last_error").map_err(at(op))?,
         })
     })
     .collect()
@@ -416,7 +424,13 @@ fn apply_all(conn: &Connection) -> Result<Vec<String>, StoreError> {
         let row = done.iter().find(|a| a.version == i64::from(version));
         let (start, resumed) = match row {
             Some(a) if a.status == "APPLIED" => continue,
-            Some(a) => (resume_point(version, name, text, a)?, true),
+            // A recorded error means the next statement failed, so what the dictionary holds
+            // under its name is not its work; without one the run stopped between a
+            // statement and its step, and the dictionary tells whether it ran.
+            Some(a) => (
+                resume_point(version, name, text, a)?,
+                a.last_error.is_none(),
+            ),
             None => {
                 start(conn, version, name, text)?;
                 (0, false)
@@ -525,8 +539,9 @@ fn run_tracked(
     let total = statements.len();
     let version_bind = i64::from(version);
     for (i, statement) in statements.iter().enumerate().skip(start) {
-        // Only the first statement of a resumed run can have run without its step being
-        // recorded (DDL commits before the step's own commit); DML commits with its step.
+        // Only the first statement of a run resumed after a stop without a recorded error can
+        // have run without its step being recorded (DDL commits before the step's own
+        // commit); DML commits with its step.
         let skip = resumed && i == start && already_done(conn, statement)?;
         if skip {
             tracing::info!(
@@ -620,7 +635,10 @@ mod tests {
         // A view is SQL, not PL/SQL, even with OR REPLACE: it ends at its `;`.
         assert_eq!(
             script_statements("CREATE OR REPLACE VIEW V AS SELECT 1 AS A FROM DUAL;\nCOMMIT;\n"),
-            vec!["CREATE OR REPLACE VIEW V AS SELECT 1 AS A FROM DUAL", "COMMIT"]
+            vec![
+                "CREATE OR REPLACE VIEW V AS SELECT 1 AS A FROM DUAL",
+                "COMMIT"
+            ]
         );
     }
 
@@ -662,13 +680,19 @@ mod tests {
     #[test]
     fn ddl_names_what_it_leaves_in_the_dictionary() {
         let object = |name: &str, kind: &'static str| Some(Leaves::Object(name.to_owned(), kind));
-        assert_eq!(leaves("CREATE TABLE T (\n    A NUMBER(5)\n)"), object("T", "TABLE"));
+        assert_eq!(
+            leaves("CREATE TABLE T (\n    A NUMBER(5)\n)"),
+            object("T", "TABLE")
+        );
         assert_eq!(leaves("CREATE TABLE T(A NUMBER(5))"), object("T", "TABLE"));
         assert_eq!(
             leaves("CREATE UNIQUE INDEX T_UX ON T (A)"),
             object("T_UX", "INDEX")
         );
-        assert_eq!(leaves("CREATE INDEX t_ix ON T (A)"), object("T_IX", "INDEX"));
+        assert_eq!(
+            leaves("CREATE INDEX t_ix ON T (A)"),
+            object("T_IX", "INDEX")
+        );
         assert_eq!(
             leaves("CREATE SEQUENCE S_SEQ START WITH 1 CACHE 100 ORDER"),
             object("S_SEQ", "SEQUENCE")
@@ -685,9 +709,15 @@ mod tests {
             leaves("ALTER TABLE FLIGHT_SCHD ADD (\n    STATE_DIGEST VARCHAR2(64 CHAR)\n)"),
             Some(Leaves::Column("FLIGHT_SCHD".into(), "STATE_DIGEST".into()))
         );
-        assert_eq!(leaves("ALTER TABLE T ADD CONSTRAINT T_CK CHECK (A > 0)"), None);
+        assert_eq!(
+            leaves("ALTER TABLE T ADD CONSTRAINT T_CK CHECK (A > 0)"),
+            None
+        );
         assert_eq!(leaves("COMMENT ON TABLE T IS 'x'"), None);
-        assert_eq!(leaves("CREATE OR REPLACE PROCEDURE P AS BEGIN NULL; END;"), None);
+        assert_eq!(
+            leaves("CREATE OR REPLACE PROCEDURE P AS BEGIN NULL; END;"),
+            None
+        );
         assert_eq!(leaves("INSERT INTO T (A) VALUES (1)"), None);
         // Every DDL statement of the scripts that creates something is recognised.
         for (_, _, text) in SCRIPTS {

@@ -13,8 +13,8 @@ use oracle::sql_type::{OracleType, Timestamp};
 use oracle::{Connection, Row};
 
 use super::binds::{
-    AsDate, AsTimestamp, Clob, Text, batch_type, kind_of, read_time, required_time,
-    run_batch, set_cell,
+    AsDate, AsTimestamp, Clob, Text, batch_type, kind_of, read_time, required_time, run_batch,
+    set_cell,
 };
 use super::errors::{at, query};
 use super::statements as sql;

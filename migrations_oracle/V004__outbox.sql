@@ -9,6 +9,15 @@ SET DEFINE OFF
 
 -- The transactional outbox: rows written in the same transaction as the state change they
 -- announce, sent to Kafka afterwards by the dispatcher. A row is done when SENT_AT is set.
+--
+-- The dispatcher claims rows inside a SERIALIZABLE transaction (sql/oracle/set_repeatable_read.sql)
+-- while the pump inserts into the same few hot blocks. Without ROWDEPENDENCIES Oracle knows
+-- only when a *block* last changed, so locking a row of a block that any other transaction
+-- touched since the claim's snapshot fails with ORA-08177 although the row itself did not
+-- change; ROWDEPENDENCIES keeps a change SCN per row (6 bytes a row) and leaves only real
+-- conflicts. INITRANS 8 reserves interested-transaction slots for the pump and several
+-- dispatchers in one block, so a block never runs out of them (which also reads as ORA-08177
+-- under SERIALIZABLE). ROWDEPENDENCIES cannot be added to an existing table: it is here.
 
 CREATE TABLE KAFKA_SCHD (
     EVENT_ID         NUMBER(19)         NOT NULL,
@@ -24,22 +33,27 @@ CREATE TABLE KAFKA_SCHD (
     CONSTRAINT KAFKA_SCHD_PK PRIMARY KEY (EVENT_ID),
     CONSTRAINT KAFKA_SCHD_KIND_CK CHECK (EVENT_KIND IN ('STATE', 'TOMBSTONE')),
     CONSTRAINT KAFKA_SCHD_ATTEMPTS_CK CHECK (ATTEMPTS >= 0)
-);
+)
+INITRANS 8
+ROWDEPENDENCIES;
 
 -- The dispatcher claims pending rows oldest first, and coalesces a flight's pending rows;
 -- sent rows (the vast majority) stay out of both indexes. Oracle 11g has no partial index:
 -- these function-based indexes hold a key only while SENT_AT IS NULL (an all-NULL key is not
 -- indexed). A statement uses them only through the same CASE expressions
 -- (sql/oracle/claim_state_events.sql, count_pending_events.sql).
-CREATE INDEX KAFKA_SCHD_PENDING_IX ON KAFKA_SCHD (CASE WHEN SENT_AT IS NULL THEN EVENT_ID END);
+CREATE INDEX KAFKA_SCHD_PENDING_IX ON KAFKA_SCHD (CASE WHEN SENT_AT IS NULL THEN EVENT_ID END) INITRANS 8;
 CREATE INDEX KAFKA_SCHD_FLID_PENDING_IX ON KAFKA_SCHD (
     CASE WHEN SENT_AT IS NULL THEN FLID END,
     CASE WHEN SENT_AT IS NULL THEN EVENT_ID END
-);
+) INITRANS 8;
 
 -- EVENT_ID comes from this sequence (11g has no identity columns): NEXTVAL in the insert.
--- Like an identity, a number is taken at insert, not at commit.
-CREATE SEQUENCE KAFKA_SCHD_SEQ START WITH 1 INCREMENT BY 1 NOCYCLE CACHE 100;
+-- Like an identity, a number is taken at insert, not at commit. ORDER: the claims rely on a
+-- flight's rows having rising EVENT_IDs in the order the pump wrote them; on RAC a NOORDER
+-- sequence gives each instance its own cached range, so a later row could get a lower id.
+-- ORDER keeps the cache (numbers still come 100 at a time from the dictionary).
+CREATE SEQUENCE KAFKA_SCHD_SEQ START WITH 1 INCREMENT BY 1 NOCYCLE CACHE 100 ORDER;
 
 COMMENT ON TABLE KAFKA_SCHD IS 'Outbox of flight state events for the state topic (default flight.state), keyed by FLID: one row per state change or deletion; the dispatcher sends the flight''s current state, not the row';
 COMMENT ON COLUMN KAFKA_SCHD.EVENT_ID IS 'Event id, given by the database at insert time from KAFKA_SCHD_SEQ (not in commit order: a higher id may commit first); consumers may dedupe on it';
@@ -66,13 +80,15 @@ CREATE TABLE KAFKA_MSG (
     LAST_ERROR       VARCHAR2(2000 CHAR),
     CONSTRAINT KAFKA_MSG_PK PRIMARY KEY (EVENT_ID),
     CONSTRAINT KAFKA_MSG_ATTEMPTS_CK CHECK (ATTEMPTS >= 0)
-);
+)
+INITRANS 8
+ROWDEPENDENCIES;
 
 -- Function-based, like KAFKA_SCHD_PENDING_IX.
-CREATE INDEX KAFKA_MSG_PENDING_IX ON KAFKA_MSG (CASE WHEN SENT_AT IS NULL THEN EVENT_ID END);
+CREATE INDEX KAFKA_MSG_PENDING_IX ON KAFKA_MSG (CASE WHEN SENT_AT IS NULL THEN EVENT_ID END) INITRANS 8;
 
--- EVENT_ID comes from this sequence: NEXTVAL in the insert.
-CREATE SEQUENCE KAFKA_MSG_SEQ START WITH 1 INCREMENT BY 1 NOCYCLE CACHE 100;
+-- EVENT_ID comes from this sequence: NEXTVAL in the insert. ORDER, like KAFKA_SCHD_SEQ.
+CREATE SEQUENCE KAFKA_MSG_SEQ START WITH 1 INCREMENT BY 1 NOCYCLE CACHE 100 ORDER;
 
 COMMENT ON TABLE KAFKA_MSG IS 'Outbox of change notifications for the change topic (default flight.change): what changed and which message changed it, never the state itself';
 COMMENT ON COLUMN KAFKA_MSG.EVENT_ID IS 'Event id, given by the database from KAFKA_MSG_SEQ; consumers may dedupe on it';

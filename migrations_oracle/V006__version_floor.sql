@@ -30,11 +30,12 @@ COMMENT ON COLUMN FLIGHT_VERSION_FLOOR.DELETED_AT IS 'When that deletion was com
 
 -- The dispatcher keeps a flight's change notifications in order across retries: it skips a
 -- flight while one of its notifications waits for its retry time.
--- Function-based (11g has no partial index), like KAFKA_SCHD_FLID_PENDING_IX.
+-- Function-based (11g has no partial index), like KAFKA_SCHD_FLID_PENDING_IX, and with its
+-- INITRANS (V004: the pump and several dispatchers share its hot blocks).
 CREATE INDEX KAFKA_MSG_FLID_PENDING_IX ON KAFKA_MSG (
     CASE WHEN SENT_AT IS NULL THEN FLID END,
     CASE WHEN SENT_AT IS NULL THEN EVENT_ID END
-);
+) INITRANS 8;
 
 -- The last statements: record the script as applied (a DBA's SQL*Plus run and
 -- `flightstate migrate` leave the same row).

@@ -185,7 +185,13 @@ const RESERVED: &[&str] = &[
 
 /// Quoted literals a statement may hold: constants of the statement, never values (values
 /// are binds). Anything else quoted fails the lint.
-const ALLOWED_LITERALS: &[&str] = &["'FM999999990.00'", "'SECOND'"];
+/// `set_current_schema`'s is the fixed text of the `ALTER SESSION` it splices a checked name
+/// into (`ALTER SESSION` takes no bind).
+const ALLOWED_LITERALS: &[&str] = &[
+    "'FM999999990.00'",
+    "'SECOND'",
+    "'ALTER SESSION SET CURRENT_SCHEMA = '",
+];
 
 /// Statement text without its `--` lines.
 fn body(text: &str) -> String {
@@ -339,6 +345,37 @@ fn statement_findings(text: &str) -> Vec<String> {
             bad(&format!("quoted literal {literal} (bind the value)"));
         }
     }
+    // DBMS_LOCK user lock ids are 0 to 1073741823; a bound id cannot be checked here.
+    if compact.contains("DBMS_LOCK.") {
+        for after in compact.split("ID =>").skip(1) {
+            let value = after
+                .trim_start()
+                .split([',', ')', ' '])
+                .next()
+                .unwrap_or("");
+            match value.parse::<u64>() {
+                Ok(id) if id > 1_073_741_823 => {
+                    bad("DBMS_LOCK user lock id out of range 0-1073741823");
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    bad("DBMS_LOCK lock id bound at run time (use ALLOCATE_UNIQUE and a lock name)")
+                }
+            }
+        }
+    }
+    // OCI wants long (CLOB) binds after the short ones (ORA-24816); RETURNING's out-binds
+    // come after them by construction.
+    let long = clob_binds(text);
+    let in_binds = binds(body.split("RETURNING").next().unwrap_or(&body));
+    if let Some(first_long) = in_binds.iter().position(|b| long.contains(b))
+        && let Some(short) = in_binds[first_long..].iter().find(|b| !long.contains(b))
+    {
+        bad(&format!(
+            "long bind :{} before the short bind :{short} (put CLOB binds last)",
+            in_binds[first_long]
+        ));
+    }
     if !is_plsql(&code) && body.trim_end().ends_with(';') {
         bad("trailing ; (OCI refuses it outside PL/SQL)");
     }
@@ -349,6 +386,26 @@ fn statement_findings(text: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// The binds a statement's header documents as `clob` (`:payload clob`).
+fn clob_binds(text: &str) -> Vec<String> {
+    let header: String = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("--"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tokens: Vec<&str> = header.split_whitespace().collect();
+    tokens
+        .windows(2)
+        .filter(|w| {
+            w[0].starts_with(':')
+                && w[1]
+                    .trim_end_matches([',', ';'])
+                    .eq_ignore_ascii_case("clob")
+        })
+        .map(|w| w[0].trim_start_matches(':').to_ascii_lowercase())
+        .collect()
 }
 
 /// Named binds (`:flid`) of a statement, in order of first use.
@@ -472,6 +529,16 @@ fn ddl_findings(statement: &str) -> Vec<String> {
         if RESERVED.contains(&name.as_str()) {
             bad(format!("reserved word as a column name: {name}"));
         }
+    }
+    // The claims rely on a flight's outbox rows having rising ids in write order; on RAC a
+    // NOORDER sequence hands each instance its own cached range.
+    if let ["CREATE", "SEQUENCE", name, ..] = w.iter().map(String::as_str).collect::<Vec<_>>()[..]
+        && name.starts_with("KAFKA_")
+        && !w.iter().any(|x| x == "ORDER")
+    {
+        bad(format!(
+            "outbox sequence {name} without ORDER (RAC: ids out of write order)"
+        ));
     }
     if statement.lines().any(|l| l.trim().is_empty()) {
         bad("blank line inside a statement (SQL*Plus would end it there)".to_owned());
@@ -734,6 +801,20 @@ fn the_lint_catches_what_11g_refuses() {
             "IDENTITY",
         ),
     ];
+    let statement_cases = statement_cases.into_iter().chain([
+        (
+            "BEGIN\n    :s := DBMS_LOCK.REQUEST(id => 1718812673, lockmode => 6);\nEND;",
+            "lock id out of range",
+        ),
+        (
+            "BEGIN\n    :s := DBMS_LOCK.REQUEST(id => :lock_id, lockmode => 6);\nEND;",
+            "bound at run time",
+        ),
+        (
+            "-- binds: :payload clob, :message_id number\nINSERT INTO T (P, M) VALUES (:payload, :message_id)",
+            "long bind :payload before the short bind :message_id",
+        ),
+    ]);
     for (sql, rule) in statement_cases {
         let text = format!("-- name: x\n{sql}");
         let found = statement_findings(&text);
@@ -770,6 +851,10 @@ fn the_lint_catches_what_11g_refuses() {
         (
             "CREATE TABLE IF NOT EXISTS T (\n    A NUMBER(5)\n)",
             "IF NOT EXISTS",
+        ),
+        (
+            "CREATE SEQUENCE KAFKA_SCHD_SEQ START WITH 1 CACHE 100 NOORDER",
+            "without ORDER",
         ),
     ];
     for (sql, rule) in ddl_cases {

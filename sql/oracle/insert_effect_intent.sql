@@ -5,19 +5,23 @@
 -- EFFECT_CALL_IDEM_KEY_UK (Oracle rolls back the statement, not the
 -- transaction); the repository reads that as "already journaled" and leaves
 -- the row as it is: its digest can never change, and the caller compares it.
+-- The CLOB payload is the last in-bind: OCI wants long binds after the
+-- short ones (ORA-24816 otherwise), and RETURNING's out-bind follows it.
+-- Empty texts are refused before the statement (store::refuse_empty): ''
+-- is NULL in Oracle, and every text column here is NOT NULL.
 -- binds: :idempotency_key varchar2(64), :scope varchar2, :step varchar2,
 --        :sub_key varchar2, :call_kind varchar2, :target varchar2,
---        :payload clob, :payload_digest varchar2(64),
---        :deadline_at timestamp (UTC, NULL = none), :now timestamp (UTC);
+--        :payload_digest varchar2(64), :deadline_at timestamp (UTC, NULL = none),
+--        :now timestamp (UTC), :payload clob;
 --        out :call_id number(19)
 -- returns: :call_id (RETURNING INTO)
 -- locks: the new EFFECT_CALL row (the key's unique index entry)
 INSERT INTO EFFECT_CALL (
-    CALL_ID, IDEMPOTENCY_KEY, SCOPE, STEP, SUB_KEY, CALL_KIND, TARGET, PAYLOAD,
-    PAYLOAD_DIGEST, DEADLINE_AT, CREATED_AT, UPDATED_AT
+    CALL_ID, IDEMPOTENCY_KEY, SCOPE, STEP, SUB_KEY, CALL_KIND, TARGET,
+    PAYLOAD_DIGEST, DEADLINE_AT, CREATED_AT, UPDATED_AT, PAYLOAD
 )
 VALUES (
     EFFECT_CALL_SEQ.NEXTVAL, :idempotency_key, :scope, :step, :sub_key, :call_kind,
-    :target, :payload, :payload_digest, :deadline_at, :now, :now
+    :target, :payload_digest, :deadline_at, :now, :now, :payload
 )
 RETURNING CALL_ID INTO :call_id

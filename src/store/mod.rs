@@ -11,6 +11,7 @@ use crate::FailureKind;
 
 mod journal;
 mod lease;
+mod nonempty;
 #[cfg(feature = "oracle")]
 pub mod oracle;
 mod outbox;

@@ -16,7 +16,9 @@ use crate::FailureKind;
 use crate::state::{ColumnKind, ColumnValues, StoredFlight};
 use crate::store::StoreError;
 
-/// The SQL collection type of id lists (`migrations_oracle/V001__flight_state.sql`).
+/// The SQL collection type of id lists (`migrations_oracle/V001__flight_state.sql`). A
+/// session that is not the schema owner's names it owner-qualified: OCI resolves a type name
+/// in the connected user's schema, whatever `CURRENT_SCHEMA` says.
 pub(super) const ID_LIST_TYPE: &str = "FLIGHTSTATE_ID_LIST";
 
 /// Rows per batch round trip: large enough that a full day (9,999 flights) is ten round
@@ -81,15 +83,34 @@ impl ToSql for AsTimestamp {
     }
 }
 
-/// Text for a `VARCHAR2` column or predicate. Oracle stores `''` as NULL; the state layer
-/// never holds an empty string (an empty element is "no value"), so nothing is lost.
+/// Bytes per character of the client character set: the `oracle` crate always opens its
+/// environment in UTF-8, and ODPI-C sizes a `VARCHAR2` bind declared as `n` characters as
+/// `n × 4` bytes.
+const CLIENT_BYTES_PER_CHAR: usize = 4;
+
+/// The bind type of a text of at most [`VARCHAR2_MAX_BYTES`] bytes (error texts, clipped by
+/// [`clip`]): 1,000 characters, a 4,000-byte buffer. A `VARCHAR2(2000)` bind would be an
+/// 8,000-byte buffer under the UTF-8 client, which the server takes for a `LONG`: ORA-01461
+/// in `SELECT :x FROM DUAL` or `SUBSTR(:x, …)`.
+pub(super) const LONG_TEXT_BIND: OracleType =
+    OracleType::Varchar2((VARCHAR2_MAX_BYTES / CLIENT_BYTES_PER_CHAR) as u32);
+
+/// The bind size, in characters, whose byte buffer holds `bytes` bytes and no more than the
+/// next multiple of four: a text of at most 4,000 bytes never gets a buffer over 4,000 bytes
+/// (a `LONG` bind to the server, see [`LONG_TEXT_BIND`]).
+fn bind_chars(bytes: usize) -> u32 {
+    u32::try_from(bytes.div_ceil(CLIENT_BYTES_PER_CHAR).max(1)).unwrap_or(u32::MAX)
+}
+
+/// Text for a `VARCHAR2` column or predicate. Oracle stores `''` as NULL: the state layer
+/// never holds an empty string (an empty element is "no value"), and the journal and outbox
+/// refuse one before the statement (`store::nonempty`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Text<'a>(pub(super) Option<&'a str>);
 
 impl ToSql for Text<'_> {
     fn oratype(&self, _conn: &Connection) -> oracle::Result<OracleType> {
-        let len = self.0.map_or(1, str::len).max(1);
-        Ok(OracleType::Varchar2(u32::try_from(len).unwrap_or(u32::MAX)))
+        Ok(OracleType::Varchar2(bind_chars(self.0.map_or(1, str::len))))
     }
 
     fn to_sql(&self, val: &mut SqlValue) -> oracle::Result<()> {
@@ -150,10 +171,11 @@ pub(super) fn required_time(ts: Timestamp, op: &'static str) -> Result<NaiveDate
 /// limit, and one statement text whatever the count.
 pub(super) fn id_list(
     conn: &Connection,
+    type_name: &str,
     ids: &[i64],
     op: &'static str,
 ) -> Result<Collection, StoreError> {
-    let ty = conn.object_type(ID_LIST_TYPE).map_err(at(op))?;
+    let ty = conn.object_type(type_name).map_err(at(op))?;
     let mut list = ty.new_collection().map_err(at(op))?;
     for id in ids {
         list.push(id).map_err(at(op))?;
@@ -191,9 +213,8 @@ pub(super) fn set_cell(
     row: usize,
 ) -> oracle::Result<()> {
     match values {
-        ColumnValues::Text(v) | ColumnValues::Decimal(v) => {
-            batch.set(name, &v.get(row).and_then(|s| s.as_deref()))
-        }
+        ColumnValues::Text(v) => batch.set(name, &Text(v.get(row).and_then(|s| s.as_deref()))),
+        ColumnValues::Decimal(v) => batch.set(name, &v.get(row).and_then(|s| s.as_deref())),
         ColumnValues::Time(v) => batch.set(name, &AsDate(v.get(row).copied().flatten())),
         ColumnValues::Id(v) => batch.set(name, &v.get(row).copied().flatten()),
         ColumnValues::Count(v) => batch.set(name, &v.get(row).copied().flatten()),
@@ -246,6 +267,25 @@ mod tests {
         let clipped = clip(&wide, 2000);
         assert!(clipped.len() <= VARCHAR2_MAX_BYTES);
         assert_eq!(clipped.chars().count(), 1333);
+    }
+
+    #[test]
+    fn text_binds_never_exceed_4000_bytes_for_4000_byte_texts() {
+        assert_eq!(bind_chars(0), 1);
+        assert_eq!(bind_chars(1), 1);
+        assert_eq!(bind_chars(4), 1);
+        assert_eq!(bind_chars(5), 2);
+        assert_eq!(bind_chars(4_000), 1_000);
+        for bytes in [1, 999, 1_001, 3_997, 4_000] {
+            let buffer = bind_chars(bytes) as usize * CLIENT_BYTES_PER_CHAR;
+            assert!(buffer >= bytes && buffer <= VARCHAR2_MAX_BYTES, "{bytes}");
+        }
+        let OracleType::Varchar2(chars) = LONG_TEXT_BIND else {
+            panic!("LONG_TEXT_BIND is a VARCHAR2 bind");
+        };
+        assert_eq!(chars as usize * CLIENT_BYTES_PER_CHAR, VARCHAR2_MAX_BYTES);
+        let error = "é".repeat(2_000); // 4,000 bytes, as clip leaves the longest error text
+        assert!(clip(&error, 2_000).len() <= VARCHAR2_MAX_BYTES);
     }
 
     #[test]

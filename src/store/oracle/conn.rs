@@ -16,12 +16,19 @@ use crate::store::{StoreError, Timeouts};
 
 /// Where and as whom to connect, parsed from
 /// `oracle://user:password@host[:port]/service_name` (Easy Connect) or
-/// `oracle://user:password@tns_alias`. User and password may be percent-encoded.
+/// `oracle://user:password@tns_alias`, each optionally followed by `?schema=OWNER`. User and
+/// password may be percent-encoded.
+///
+/// `schema` names the schema owner when the user is an application user that is not the
+/// owner: each session then sets `CURRENT_SCHEMA` to it (unqualified table names resolve
+/// there) and names the id-list type owner-qualified (OCI looks a type name up in the
+/// connected user's schema, not the current one). Without it the user must be the owner.
 #[derive(Clone, PartialEq, Eq)]
 pub(super) struct OracleUrl {
     pub(super) user: String,
     pub(super) password: String,
     pub(super) connect_string: String,
+    pub(super) schema: Option<String>,
 }
 
 impl fmt::Debug for OracleUrl {
@@ -30,6 +37,7 @@ impl fmt::Debug for OracleUrl {
         f.debug_struct("OracleUrl")
             .field("user", &self.user)
             .field("connect_string", &self.connect_string)
+            .field("schema", &self.schema)
             .finish_non_exhaustive()
     }
 }
@@ -71,6 +79,8 @@ impl OracleUrl {
         let rest = url
             .strip_prefix("oracle://")
             .ok_or_else(|| bad_url("it does not start with oracle://"))?;
+        let (rest, params) = rest.split_once('?').unwrap_or((rest, ""));
+        let schema = schema_param(params)?;
         let (credentials, target) = rest
             .rsplit_once('@')
             .ok_or_else(|| bad_url("it has no user@ part"))?;
@@ -90,8 +100,50 @@ impl OracleUrl {
             user: percent_decode(user)?,
             password: percent_decode(password)?,
             connect_string,
+            schema,
         })
     }
+
+    /// Whether sessions must switch to another schema: a `schema` other than the user.
+    fn other_owner(&self) -> Option<&str> {
+        self.schema
+            .as_deref()
+            .filter(|owner| !owner.eq_ignore_ascii_case(&self.user))
+    }
+
+    /// The id-list collection type as this user's sessions name it.
+    pub(super) fn id_list_type(&self) -> String {
+        match self.other_owner() {
+            Some(owner) => format!("{owner}.{}", super::binds::ID_LIST_TYPE),
+            None => super::binds::ID_LIST_TYPE.to_owned(),
+        }
+    }
+}
+
+/// The `schema` of the URL's query (`?schema=OWNER`), upper case. Only an unquoted Oracle
+/// identifier is taken (a letter, then letters, digits, `_`, `$`, `#`; at most 30 bytes):
+/// the name also ends up in the id-list type name the driver looks up.
+fn schema_param(params: &str) -> Result<Option<String>, StoreError> {
+    let mut schema = None;
+    for pair in params.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("schema", value)) => {
+                let valid = value.len() <= 30
+                    && value.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '#'));
+                if !valid {
+                    return Err(bad_url(
+                        "`schema` is not an unquoted Oracle name (a letter, then letters, digits, _, $ or #; at most 30)",
+                    ));
+                }
+                schema = Some(value.to_ascii_uppercase());
+            }
+            _ => return Err(bad_url("its only query parameter may be `schema=OWNER`")),
+        }
+    }
+    Ok(schema)
 }
 
 /// Opens sessions for the r2d2 pool, each set up the same way.
@@ -116,6 +168,11 @@ impl OracleManager {
     /// timeout when one is set (a call may legitimately run that long, and Oracle has no
     /// per-session statement timeout to lean on), else `io`. A silent link is then noticed
     /// within that time too.
+    /// The id-list collection type as this manager's sessions name it.
+    pub(super) fn id_list_type(&self) -> String {
+        self.url.id_list_type()
+    }
+
     pub(super) fn new(url: OracleUrl, timeouts: Option<&Timeouts>) -> OracleManager {
         let call_timeout = timeouts.map(|t| t.statement.map_or(t.io, |s| s.max(t.io)));
         OracleManager {
@@ -137,6 +194,12 @@ impl OracleManager {
         .connect()?;
         conn.set_stmt_cache_size(u32::try_from(statements::ALL.len()).unwrap_or(64) + 8)?;
         conn.set_module("flightstate")?;
+        if let Some(owner) = self.url.other_owner() {
+            conn.execute_named(
+                statements::SET_CURRENT_SCHEMA,
+                &[("schema_name", &super::binds::Text(Some(owner)))],
+            )?;
+        }
         // Call timeouts need Oracle Client 18 or later; an older client works without one.
         if let Some(limit) = self.call_timeout
             && let Err(e) = conn.set_call_timeout(Some(limit))
@@ -181,6 +244,32 @@ mod tests {
         assert_eq!(url.connect_string, "//db.example:1521/ORCL");
         let alias = OracleUrl::parse("oracle://fs:pw@PRODDB").expect("alias");
         assert_eq!(alias.connect_string, "PRODDB");
+        assert_eq!(alias.schema, None);
+        assert_eq!(alias.id_list_type(), "FLIGHTSTATE_ID_LIST");
+    }
+
+    #[test]
+    fn an_application_user_names_the_owner() {
+        let url = OracleUrl::parse("oracle://fs_app:pw@db:1521/ORCL?schema=fs_owner").expect("url");
+        assert_eq!(url.connect_string, "//db:1521/ORCL");
+        assert_eq!(url.schema.as_deref(), Some("FS_OWNER"));
+        assert_eq!(url.other_owner(), Some("FS_OWNER"));
+        assert_eq!(url.id_list_type(), "FS_OWNER.FLIGHTSTATE_ID_LIST");
+        let owner = OracleUrl::parse("oracle://fs_owner:pw@PRODDB?schema=FS_OWNER").expect("url");
+        assert_eq!(owner.other_owner(), None);
+        assert_eq!(owner.id_list_type(), "FLIGHTSTATE_ID_LIST");
+        for bad in [
+            "oracle://u:p@h/S?schema=",
+            "oracle://u:p@h/S?schema=a.b",
+            "oracle://u:p@h/S?schema=1abc",
+            "oracle://u:p@h/S?schema=x%27",
+            "oracle://u:p@h/S?owner=X",
+        ] {
+            assert_eq!(
+                OracleUrl::parse(bad).expect_err(bad).kind(),
+                FailureKind::Other
+            );
+        }
     }
 
     #[test]

@@ -45,6 +45,7 @@ impl JournalOps for OracleTx<'_> {
         call: &NewCall<'_>,
         now: NaiveDateTime,
     ) -> Result<Option<i64>, StoreError> {
+        crate::store::nonempty::refuse_empty_call(call)?;
         let op = "insert_effect_intent";
         let out = OracleType::Number(19, 0);
         let result = self.conn().execute_named(
@@ -56,10 +57,11 @@ impl JournalOps for OracleTx<'_> {
                 ("sub_key", &Text(Some(call.sub_key))),
                 ("call_kind", &Text(Some(call.call_kind))),
                 ("target", &Text(Some(call.target))),
-                ("payload", &Clob(call.payload)),
                 ("payload_digest", &Text(Some(call.payload_digest))),
                 ("deadline_at", &AsTimestamp(call.deadline_at)),
                 ("now", &AsTimestamp(Some(now))),
+                // Last in the statement too: long binds after the short ones.
+                ("payload", &Clob(call.payload)),
                 ("call_id", &out),
             ],
         );

@@ -51,42 +51,149 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
 /// The history table V000 creates.
 const HISTORY_TABLE: &str = "FLIGHTSTATE_MIGRATION";
 
-/// DBMS_LOCK user-lock id serialising `flightstate migrate` runs ("fs" + 1); user ids are
-/// 0 to 1073741823.
-const MIGRATION_LOCK_ID: i64 = 0x6673_0001;
+/// The DBMS_LOCK lock name serialising `flightstate migrate` runs, followed by `.` and the
+/// schema. A name, not a number: `ALLOCATE_UNIQUE` maps it to an id of its own range, so it
+/// cannot collide with another application's numbered user locks (0 to 1073741823), and two
+/// schemas of one database never wait for each other.
+const MIGRATION_LOCK_NAME: &str = "FLIGHTSTATE_MIGRATE";
 
 /// How long a second `migrate` waits for the first one, in seconds.
 const MIGRATION_LOCK_WAIT_SECS: i64 = 600;
 
-/// SQL*Plus commands a script may hold; SQL*Plus obeys them, the runner skips them.
-const SQLPLUS_COMMANDS: [&str; 2] = ["WHENEVER ", "SET "];
+/// How a script line is read when it starts a statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Start {
+    /// A SQL*Plus command (`WHENEVER …`, `SET DEFINE OFF`, …): SQL*Plus obeys it, the runner
+    /// skips it.
+    SqlPlus,
+    /// PL/SQL (a block, or the `CREATE` of a stored unit): runs up to a line holding only `/`.
+    Block,
+    /// A SQL statement: ends at a `;` that ends a line outside a quoted literal.
+    Sql,
+}
+
+/// The SQL statements that start with `SET`; any other `SET …` line is a SQL*Plus setting.
+const SQL_SET: [&str; 4] = ["TRANSACTION", "ROLE", "CONSTRAINT", "CONSTRAINTS"];
+
+/// What can follow `CREATE [OR REPLACE] [EDITIONABLE | NONEDITIONABLE]` in a PL/SQL unit.
+const PLSQL_UNITS: [&str; 5] = ["TYPE", "PROCEDURE", "FUNCTION", "PACKAGE", "TRIGGER"];
+
+fn classify(first_line: &str) -> Start {
+    let upper = first_line.trim().to_ascii_uppercase();
+    let words: Vec<&str> = upper
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    match words.as_slice() {
+        ["WHENEVER", ..] => Start::SqlPlus,
+        ["SET", next, ..] if !SQL_SET.contains(next) => Start::SqlPlus,
+        ["SET"] => Start::SqlPlus,
+        ["BEGIN", ..] | ["DECLARE", ..] => Start::Block,
+        ["CREATE", rest @ ..] => {
+            let rest = match rest {
+                ["OR", "REPLACE", more @ ..] => more,
+                more => more,
+            };
+            let rest = match rest {
+                ["EDITIONABLE" | "NONEDITIONABLE", more @ ..] => more,
+                more => more,
+            };
+            match rest.first() {
+                Some(unit) if PLSQL_UNITS.contains(unit) => Start::Block,
+                _ => Start::Sql,
+            }
+        }
+        _ => Start::Sql,
+    }
+}
+
+/// Where a scan of SQL text stands with respect to literals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quote {
+    /// Outside any literal.
+    None,
+    /// Inside `'…'` (a doubled `''` reads as leaving and entering again, which is the same).
+    Plain,
+    /// Inside `q'X…X'`, which ends at the closing delimiter followed by `'`.
+    Alternative(char),
+}
+
+/// Scans one line from `state`, returning the state at its end.
+fn scan_quotes(line: &str, mut state: Quote) -> Quote {
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match state {
+            Quote::None => {
+                if c == '-' && chars.get(i + 1) == Some(&'-') {
+                    return state;
+                }
+                let starts_q = (c == 'q' || c == 'Q')
+                    && chars.get(i + 1) == Some(&'\'')
+                    && (i == 0
+                        || !(chars[i - 1].is_ascii_alphanumeric() || chars[i - 1] == '_')
+                        || chars[i - 1] == 'n'
+                        || chars[i - 1] == 'N');
+                if starts_q && let Some(&open) = chars.get(i + 2) {
+                    let close = match open {
+                        '[' => ']',
+                        '{' => '}',
+                        '(' => ')',
+                        '<' => '>',
+                        other => other,
+                    };
+                    state = Quote::Alternative(close);
+                    i += 3;
+                    continue;
+                }
+                if c == '\'' {
+                    state = Quote::Plain;
+                }
+            }
+            Quote::Plain => {
+                if c == '\'' {
+                    state = Quote::None;
+                }
+            }
+            Quote::Alternative(close) => {
+                if c == close && chars.get(i + 1) == Some(&'\'') {
+                    state = Quote::None;
+                    i += 2;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    state
+}
 
 /// The statements of a SQL*Plus script, as the runner sends them, in order.
 ///
 /// Rules (`migrations_oracle/README.md`): full-line `--` comments and blank lines between
-/// statements are dropped; `WHENEVER …` and `SET …` lines are SQL*Plus settings, skipped; a
-/// statement starting with `CREATE TYPE`, `CREATE OR REPLACE`, `BEGIN` or `DECLARE` runs up to
-/// a line holding only `/` and is sent whole (a PL/SQL block keeps its `;`); any other
-/// statement ends at a `;` that ends a line outside a quoted literal, and is sent without it
-/// (OCI refuses a trailing `;`).
+/// statements are dropped; `WHENEVER …` and `SET …` lines are SQL*Plus settings, skipped —
+/// except the SQL statements `SET TRANSACTION`, `SET ROLE` and `SET CONSTRAINT(S)`; a PL/SQL
+/// block (`BEGIN`, `DECLARE`) or the `CREATE [OR REPLACE]` of a type, procedure, function,
+/// package or trigger runs up to a line holding only `/` and is sent whole (it keeps its
+/// `;`); any other statement ends at a `;` that ends a line outside a quoted literal (`'…'`
+/// or `q'[…]'`), and is sent without it (OCI refuses a trailing `;`).
 pub fn script_statements(text: &str) -> Vec<String> {
     let mut statements = Vec::new();
     let mut current: Vec<&str> = Vec::new();
     let mut block = false;
-    let mut in_quote = false;
+    let mut quote = Quote::None;
     for line in text.lines() {
         let trimmed = line.trim();
         if current.is_empty() {
-            let upper = trimmed.to_ascii_uppercase();
-            if trimmed.is_empty()
-                || trimmed.starts_with("--")
-                || SQLPLUS_COMMANDS.iter().any(|c| upper.starts_with(c))
-            {
+            if trimmed.is_empty() || trimmed.starts_with("--") {
                 continue;
             }
-            block = ["CREATE TYPE", "CREATE OR REPLACE", "BEGIN", "DECLARE"]
-                .iter()
-                .any(|start| upper.starts_with(start));
+            match classify(trimmed) {
+                Start::SqlPlus => continue,
+                Start::Block => block = true,
+                Start::Sql => block = false,
+            }
         }
         if block {
             if trimmed == "/" {
@@ -97,15 +204,11 @@ pub fn script_statements(text: &str) -> Vec<String> {
             }
             continue;
         }
-        if trimmed.starts_with("--") && !in_quote {
+        if trimmed.starts_with("--") && quote == Quote::None {
             continue;
         }
-        for c in line.chars() {
-            if c == '\'' {
-                in_quote = !in_quote;
-            }
-        }
-        if !in_quote && trimmed.ends_with(';') {
+        quote = scan_quotes(line, quote);
+        if quote == Quote::None && trimmed.ends_with(';') {
             let body = line.trim_end();
             current.push(&body[..body.len() - 1]);
             statements.push(current.join("\n"));
@@ -118,6 +221,51 @@ pub fn script_statements(text: &str) -> Vec<String> {
         statements.push(current.join("\n"));
     }
     statements
+}
+
+/// What a DDL statement leaves in the data dictionary, so that a resumed run can tell
+/// whether it already ran (DDL commits on its own, before the runner records the step).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Leaves {
+    /// An object of `USER_OBJECTS`: (name, `OBJECT_TYPE`).
+    Object(String, &'static str),
+    /// A column of `USER_TAB_COLUMNS`: (table, column).
+    Column(String, String),
+}
+
+fn identifier(word: &str) -> String {
+    word.trim_matches('"').to_ascii_uppercase()
+}
+
+/// What `statement` creates, when it is DDL that cannot simply run twice: `CREATE TABLE`,
+/// `CREATE [UNIQUE | BITMAP] INDEX`, `CREATE SEQUENCE`, `CREATE TYPE` and the other stored
+/// units without `OR REPLACE`, `ALTER TABLE … ADD (column …)`. `None` for anything else:
+/// `COMMENT ON` and `CREATE OR REPLACE` run again harmlessly, and DML commits only with the
+/// step that records it.
+fn leaves(statement: &str) -> Option<Leaves> {
+    let upper = statement.to_ascii_uppercase();
+    let words: Vec<&str> = upper
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let object = |kind: &'static str, name: &str| Some(Leaves::Object(identifier(name), kind));
+    match words.as_slice() {
+        ["CREATE", "TABLE", name, ..] => object("TABLE", name),
+        ["CREATE", "INDEX", name, ..]
+        | ["CREATE", "UNIQUE", "INDEX", name, ..]
+        | ["CREATE", "BITMAP", "INDEX", name, ..] => object("INDEX", name),
+        ["CREATE", "SEQUENCE", name, ..] => object("SEQUENCE", name),
+        ["CREATE", "TYPE", name, ..] => object("TYPE", name),
+        ["CREATE", "PROCEDURE", name, ..] => object("PROCEDURE", name),
+        ["CREATE", "FUNCTION", name, ..] => object("FUNCTION", name),
+        ["CREATE", "PACKAGE", "BODY", name, ..] => object("PACKAGE BODY", name),
+        ["CREATE", "PACKAGE", name, ..] => object("PACKAGE", name),
+        ["CREATE", "TRIGGER", name, ..] => object("TRIGGER", name),
+        ["ALTER", "TABLE", table, "ADD", column, ..] if *column != "CONSTRAINT" => {
+            Some(Leaves::Column(identifier(table), identifier(column)))
+        }
+        _ => None,
+    }
 }
 
 fn checksum(text: &str) -> String {
@@ -137,6 +285,7 @@ struct Applied {
     status: String,
     steps_done: Option<i64>,
     checksum: Option<String>,
+    last_error: Option<String>,
 }
 
 /// Applies every script of `migrations_oracle/` the schema has not completed, resuming a
@@ -152,34 +301,60 @@ struct Applied {
 /// a statement fails (the history row keeps which statement and why, and the next run resumes
 /// there), when a half-applied script was changed since, or when the lock cannot be taken.
 pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreError> {
-    let manager = OracleManager::new(OracleUrl::parse(database_url)?, None);
+    let url = OracleUrl::parse(database_url)?;
+    if let Some(owner) = url.schema.as_deref()
+        && !owner.eq_ignore_ascii_case(&url.user)
+    {
+        return Err(migration_error(
+            "apply migrations_oracle/",
+            format!(
+                "the URL names schema {owner} but connects as another user: run migrate as the \
+                 schema owner (DDL creates objects in the connected user's schema)"
+            ),
+        ));
+    }
+    let lock_name = format!("{MIGRATION_LOCK_NAME}.{}", url.user.to_ascii_uppercase());
+    let manager = OracleManager::new(url, None);
     let conn = manager
         .open()
         .map_err(|e| query("connect to the Oracle state database", e))?;
-    lock(&conn, sql::TAKE_MIGRATION_LOCK, "take_migration_lock")?;
+    lock(
+        &conn,
+        sql::TAKE_MIGRATION_LOCK,
+        "take_migration_lock",
+        &lock_name,
+    )?;
     let applied = apply_all(&conn);
-    let unlocked = lock(&conn, sql::RELEASE_MIGRATION_LOCK, "release_migration_lock");
+    let unlocked = lock(
+        &conn,
+        sql::RELEASE_MIGRATION_LOCK,
+        "release_migration_lock",
+        &lock_name,
+    );
     let applied = applied?;
     unlocked?;
     Ok(applied)
 }
 
-fn lock(conn: &Connection, text: &'static str, op: &'static str) -> Result<(), StoreError> {
+fn lock(
+    conn: &Connection,
+    text: &'static str,
+    op: &'static str,
+    lock_name: &str,
+) -> Result<(), StoreError> {
     let status_type = OracleType::Int64;
+    let name = Text(Some(lock_name));
     let stmt = if op == "take_migration_lock" {
         conn.execute_named(
             text,
             &[
+                ("lock_name", &name),
                 ("status", &status_type),
-                ("lock_id", &MIGRATION_LOCK_ID),
                 ("wait_secs", &MIGRATION_LOCK_WAIT_SECS),
             ],
         )
     } else {
-        conn.execute_named(
-            text,
-            &[("status", &status_type), ("lock_id", &MIGRATION_LOCK_ID)],
-        )
+        conn.execute_named(text, &[("lock_name", &name), ("status", &status_type)])
     }
     .map_err(|e| {
         let err = query(op, e);
@@ -218,6 +393,7 @@ fn history(conn: &Connection) -> Result<Vec<Applied>, StoreError> {
             status: row.get("status").map_err(at(op))?,
             steps_done: row.get("steps_done").map_err(at(op))?,
             checksum: row.get("checksum").map_err(at(op))?,
+            last_error: row.get("last_error").map_err(at(op))?,
         })
     })
     .collect()
@@ -232,29 +408,64 @@ fn apply_all(conn: &Connection) -> Result<Vec<String>, StoreError> {
         )
         .map_err(at(op))?;
     let mut applied = Vec::new();
-    let mut done = Vec::new();
-    if has_history == 0 {
-        // V000 creates the history: it cannot be tracked statement by statement.
+    let done = if has_history == 0 {
+        Vec::new()
+    } else {
+        history(conn)?
+    };
+    if !done.iter().any(|a| a.version == 0 && a.status == "APPLIED") {
+        // V000 creates the history: it cannot be tracked statement by statement, so each of
+        // its statements asks the dictionary whether it already ran (a run stopped half-way).
         let (version, name, text) = SCRIPTS[0];
         run_untracked(conn, version, text)?;
         applied.push(format!("V{version:03}__{name}"));
-    } else {
-        done = history(conn)?;
     }
     for &(version, name, text) in &SCRIPTS[1..] {
         let row = done.iter().find(|a| a.version == i64::from(version));
-        let start = match row {
+        let (start, resumed) = match row {
             Some(a) if a.status == "APPLIED" => continue,
-            Some(a) => resume_point(version, name, text, a)?,
+            // A recorded error means the next statement failed, so what the dictionary holds
+            // under its name is not its work; without one the run stopped between a
+            // statement and its step, and the dictionary tells whether it ran.
+            Some(a) => (
+                resume_point(version, name, text, a)?,
+                a.last_error.is_none(),
+            ),
             None => {
                 start(conn, version, name, text)?;
-                0
+                (0, false)
             }
         };
-        run_tracked(conn, version, name, text, start)?;
+        run_tracked(conn, version, name, text, start, resumed)?;
         applied.push(format!("V{version:03}__{name}"));
     }
     Ok(applied)
+}
+
+/// Whether the schema already holds what `statement` leaves (see [`leaves`]).
+fn already_done(conn: &Connection, statement: &str) -> Result<bool, StoreError> {
+    let n: i64 = match leaves(statement) {
+        None => return Ok(false),
+        Some(Leaves::Object(name, kind)) => conn
+            .query_row_as_named(
+                sql::SELECT_SCHEMA_OBJECT,
+                &[
+                    ("object_name", &Text(Some(&name))),
+                    ("object_type", &Text(Some(kind))),
+                ],
+            )
+            .map_err(at("select_schema_object"))?,
+        Some(Leaves::Column(table, column)) => conn
+            .query_row_as_named(
+                sql::SELECT_TABLE_COLUMN,
+                &[
+                    ("table_name", &Text(Some(&table))),
+                    ("column_name", &Text(Some(&column))),
+                ],
+            )
+            .map_err(at("select_table_column"))?,
+    };
+    Ok(n > 0)
 }
 
 /// Where a half-applied script resumes: after its last completed statement, if the script is
@@ -297,19 +508,23 @@ fn start(conn: &Connection, version: u16, name: &str, text: &str) -> Result<(), 
 }
 
 fn run_untracked(conn: &Connection, version: u16, text: &str) -> Result<(), StoreError> {
+    let op = "apply V000__migration_history";
     for (i, statement) in script_statements(text).iter().enumerate() {
+        if already_done(conn, statement)? {
+            continue;
+        }
         conn.execute(statement, &[]).map_err(|e| {
             migration_error(
-                "apply V000__migration_history",
+                op,
                 format!(
-                    "statement {} of V{version:03} failed: {:#} (drop FLIGHTSTATE_MIGRATION if it exists, then run migrate again)",
+                    "statement {} of V{version:03} failed: {:#} (fix the cause and run migrate again)",
                     i + 1,
                     query("migration statement", e)
                 ),
             )
         })?;
     }
-    conn.commit().map_err(at("apply V000__migration_history"))
+    conn.commit().map_err(at(op))
 }
 
 fn run_tracked(
@@ -318,12 +533,23 @@ fn run_tracked(
     name: &str,
     text: &str,
     start: usize,
+    resumed: bool,
 ) -> Result<(), StoreError> {
     let statements = script_statements(text);
     let total = statements.len();
     let version_bind = i64::from(version);
     for (i, statement) in statements.iter().enumerate().skip(start) {
-        if let Err(e) = conn.execute(statement, &[]) {
+        // Only the first statement of a run resumed after a stop without a recorded error can
+        // have run without its step being recorded (DDL commits before the step's own
+        // commit); DML commits with its step.
+        let skip = resumed && i == start && already_done(conn, statement)?;
+        if skip {
+            tracing::info!(
+                script = %format!("V{version:03}__{name}"),
+                statement = i + 1,
+                "statement already applied before the run stopped; recording it"
+            );
+        } else if let Err(e) = conn.execute(statement, &[]) {
             let cause = query("migration statement", e);
             let why = format!(
                 "statement {} of {total} of V{version:03}__{name} failed: {cause:#}; fix the cause \
@@ -386,6 +612,121 @@ mod tests {
                 "COMMIT".to_owned(),
             ]
         );
+    }
+
+    #[test]
+    fn stored_units_without_or_replace_run_to_the_slash() {
+        for unit in [
+            "CREATE PROCEDURE P AS\nBEGIN\n    NULL;\nEND;",
+            "CREATE FUNCTION F RETURN NUMBER AS\nBEGIN\n    RETURN 1;\nEND;",
+            "CREATE PACKAGE K AS\n    PROCEDURE P;\nEND;",
+            "CREATE PACKAGE BODY K AS\n    PROCEDURE P IS BEGIN NULL; END;\nEND;",
+            "CREATE TRIGGER T_BI BEFORE INSERT ON T FOR EACH ROW\nBEGIN\n    NULL;\nEND;",
+            "CREATE OR REPLACE EDITIONABLE PROCEDURE P AS\nBEGIN\n    NULL;\nEND;",
+            "DECLARE\n    x NUMBER;\nBEGIN\n    x := 1;\nEND;",
+        ] {
+            let script = format!("{unit}\n/\nCOMMIT;\n");
+            assert_eq!(
+                script_statements(&script),
+                vec![unit.to_owned(), "COMMIT".to_owned()],
+                "{unit}"
+            );
+        }
+        // A view is SQL, not PL/SQL, even with OR REPLACE: it ends at its `;`.
+        assert_eq!(
+            script_statements("CREATE OR REPLACE VIEW V AS SELECT 1 AS A FROM DUAL;\nCOMMIT;\n"),
+            vec![
+                "CREATE OR REPLACE VIEW V AS SELECT 1 AS A FROM DUAL",
+                "COMMIT"
+            ]
+        );
+    }
+
+    #[test]
+    fn alternative_quoting_hides_semicolons_and_quotes() {
+        let script = "COMMENT ON TABLE T IS q'[it's; done;\nstill; in]';\n\
+            COMMENT ON COLUMN T.A IS Q'{a '; b}';\n\
+            COMMENT ON COLUMN T.B IS q'!x;!';\n\
+            COMMENT ON COLUMN T.C IS nq'<y;>';\n\
+            COMMIT;\n";
+        assert_eq!(
+            script_statements(script),
+            vec![
+                "COMMENT ON TABLE T IS q'[it's; done;\nstill; in]'",
+                "COMMENT ON COLUMN T.A IS Q'{a '; b}'",
+                "COMMENT ON COLUMN T.B IS q'!x;!'",
+                "COMMENT ON COLUMN T.C IS nq'<y;>'",
+                "COMMIT",
+            ]
+        );
+    }
+
+    #[test]
+    fn sql_statements_starting_with_set_are_kept() {
+        let script = "SET DEFINE OFF\nSET SERVEROUTPUT ON\nset echo off\n\
+            SET TRANSACTION READ WRITE;\nSET ROLE NONE;\nSET CONSTRAINTS ALL DEFERRED;\n\
+            WHENEVER SQLERROR EXIT FAILURE\nCOMMIT;\n";
+        assert_eq!(
+            script_statements(script),
+            vec![
+                "SET TRANSACTION READ WRITE",
+                "SET ROLE NONE",
+                "SET CONSTRAINTS ALL DEFERRED",
+                "COMMIT",
+            ]
+        );
+    }
+
+    #[test]
+    fn ddl_names_what_it_leaves_in_the_dictionary() {
+        let object = |name: &str, kind: &'static str| Some(Leaves::Object(name.to_owned(), kind));
+        assert_eq!(
+            leaves("CREATE TABLE T (\n    A NUMBER(5)\n)"),
+            object("T", "TABLE")
+        );
+        assert_eq!(leaves("CREATE TABLE T(A NUMBER(5))"), object("T", "TABLE"));
+        assert_eq!(
+            leaves("CREATE UNIQUE INDEX T_UX ON T (A)"),
+            object("T_UX", "INDEX")
+        );
+        assert_eq!(
+            leaves("CREATE INDEX t_ix ON T (A)"),
+            object("T_IX", "INDEX")
+        );
+        assert_eq!(
+            leaves("CREATE SEQUENCE S_SEQ START WITH 1 CACHE 100 ORDER"),
+            object("S_SEQ", "SEQUENCE")
+        );
+        assert_eq!(
+            leaves("CREATE TYPE L AS TABLE OF NUMBER(19)"),
+            object("L", "TYPE")
+        );
+        assert_eq!(
+            leaves("CREATE PACKAGE BODY K AS\nEND;"),
+            object("K", "PACKAGE BODY")
+        );
+        assert_eq!(
+            leaves("ALTER TABLE FLIGHT_SCHD ADD (\n    STATE_DIGEST VARCHAR2(64 CHAR)\n)"),
+            Some(Leaves::Column("FLIGHT_SCHD".into(), "STATE_DIGEST".into()))
+        );
+        assert_eq!(
+            leaves("ALTER TABLE T ADD CONSTRAINT T_CK CHECK (A > 0)"),
+            None
+        );
+        assert_eq!(leaves("COMMENT ON TABLE T IS 'x'"), None);
+        assert_eq!(
+            leaves("CREATE OR REPLACE PROCEDURE P AS BEGIN NULL; END;"),
+            None
+        );
+        assert_eq!(leaves("INSERT INTO T (A) VALUES (1)"), None);
+        // Every DDL statement of the scripts that creates something is recognised.
+        for (_, _, text) in SCRIPTS {
+            for statement in script_statements(text) {
+                if statement.starts_with("CREATE") || statement.starts_with("ALTER") {
+                    assert!(leaves(&statement).is_some(), "{statement}");
+                }
+            }
+        }
     }
 
     #[test]

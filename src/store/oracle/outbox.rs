@@ -2,13 +2,16 @@
 //!
 //! Claims are `FOR UPDATE SKIP LOCKED` over a ROWNUM-cut candidate list (11g has no
 //! `FETCH FIRST`), so a claim may return fewer rows than asked when another dispatcher holds
-//! some; the dispatcher takes short batches as they come (STYLE §3.7).
+//! some; the dispatcher takes short batches as they come (STYLE §3.7). The cut comes before
+//! the skip, so rows another pass holds can hide free ones: a claim that locks nothing is
+//! confirmed with a count of the lane's due rows, and reported as a `Conflict` (retried after
+//! a pause) when some wait, so that the lane is never called idle while work waits.
 
 use chrono::NaiveDateTime;
 use oracle::Row;
 use oracle::sql_type::{OracleType, Timestamp};
 
-use super::binds::{AsTimestamp, clip, required_time, run_batch};
+use super::binds::{AsTimestamp, LONG_TEXT_BIND, Text, clip, required_time, run_batch};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
@@ -82,6 +85,39 @@ impl OracleTx<'_> {
         )
     }
 
+    /// Confirms an empty claim: `Ok` when nothing of the lane is due, a `Conflict` when due
+    /// rows wait behind rows another dispatcher's pass holds.
+    fn confirm_idle(
+        &mut self,
+        text: &'static str,
+        op: &'static str,
+        now: NaiveDateTime,
+        lane: Lane,
+    ) -> Result<(), StoreError> {
+        let due: i64 = self
+            .conn()
+            .query_row_as_named(
+                text,
+                &[
+                    ("now", &AsTimestamp(Some(now))),
+                    ("lanes", &lane.count),
+                    ("lane", &lane.number),
+                ],
+            )
+            .map_err(at(op))?;
+        if due == 0 {
+            return Ok(());
+        }
+        Err(StoreError::new(
+            FailureKind::Conflict,
+            op,
+            format!(
+                "{due} due rows of lane {} are held by another dispatcher's pass (or belong to a flight it holds); retrying",
+                lane.number
+            ),
+        ))
+    }
+
     fn retry(
         &mut self,
         text: &'static str,
@@ -100,7 +136,7 @@ impl OracleTx<'_> {
                 ("initial_secs", OracleType::BinaryDouble),
                 ("max_secs", OracleType::BinaryDouble),
                 ("event_id", OracleType::Int64),
-                ("error", OracleType::Varchar2(256)),
+                ("error", LONG_TEXT_BIND),
             ],
             failed.len(),
             |batch, row| {
@@ -109,7 +145,7 @@ impl OracleTx<'_> {
                 batch.set("initial_secs", &backoff.initial_secs)?;
                 batch.set("max_secs", &backoff.max_secs)?;
                 batch.set("event_id", &f.event_id)?;
-                batch.set("error", &clip(&f.error, 2000))
+                batch.set("error", &Text(Some(clip(&f.error, 2000))))
             },
         )
     }
@@ -145,7 +181,11 @@ impl OutboxOps for OracleTx<'_> {
         let rows = rows
             .map(|row| state_event(&row.map_err(at(op))?, op))
             .collect::<Result<Vec<_>, StoreError>>()?;
-        Ok(whole_flights(rows))
+        let claimed = whole_flights(rows);
+        if claimed.is_empty() {
+            self.confirm_idle(sql::COUNT_DUE_STATE_EVENTS, op, now, lane)?;
+        }
+        Ok(claimed)
     }
 
     fn claim_change_notices(
@@ -170,7 +210,11 @@ impl OutboxOps for OracleTx<'_> {
         let rows = rows
             .map(|row| notice(&row.map_err(at(op))?, op))
             .collect::<Result<Vec<_>, StoreError>>()?;
-        Ok(notices_in_order(rows))
+        let claimed = notices_in_order(rows);
+        if claimed.is_empty() {
+            self.confirm_idle(sql::COUNT_DUE_CHANGE_NOTICES, op, now, lane)?;
+        }
+        Ok(claimed)
     }
 
     fn delete_sent_state_events(&mut self, event_ids: &[i64]) -> Result<(), StoreError> {

@@ -21,6 +21,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("bump_snapshot_version", BUMP_SNAPSHOT_VERSION),
     ("claim_change_notices", CLAIM_CHANGE_NOTICES),
     ("claim_state_events", CLAIM_STATE_EVENTS),
+    ("count_due_change_notices", COUNT_DUE_CHANGE_NOTICES),
+    ("count_due_state_events", COUNT_DUE_STATE_EVENTS),
     ("count_pending_events", COUNT_PENDING_EVENTS),
     ("delete_bridges", DELETE_BRIDGES),
     ("delete_carousels", DELETE_CAROUSELS),
@@ -85,12 +87,15 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_proc_counts", SELECT_PROC_COUNTS),
     ("select_proc_states", SELECT_PROC_STATES),
     ("select_route_points", SELECT_ROUTE_POINTS),
+    ("select_schema_object", SELECT_SCHEMA_OBJECT),
     ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stands", SELECT_STANDS),
+    ("select_table_column", SELECT_TABLE_COLUMN),
     ("select_version_floors", SELECT_VERSION_FLOORS),
     ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
+    ("set_current_schema", SET_CURRENT_SCHEMA),
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
     ("upsert_flights", UPSERT_FLIGHTS),
@@ -100,14 +105,24 @@ pub(crate) const ALL: &[(&str, &str)] = &[
 /// The statements that only the Oracle dialect has (its migration runner:
 /// PostgreSQL's is diesel's), so `sql/pg/` has no file of that name.
 pub(crate) const ORACLE_ONLY: &[&str] = &[
+    "count_due_change_notices",
+    "count_due_state_events",
     "finish_migration",
     "insert_migration",
     "record_migration_error",
     "record_migration_step",
     "select_migration_table",
     "select_migrations",
+    "select_schema_object",
+    "select_table_column",
+    "set_current_schema",
 ];
 
+pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices");
+pub(crate) const COUNT_DUE_STATE_EVENTS: &str = sql!("count_due_state_events");
+pub(crate) const SELECT_SCHEMA_OBJECT: &str = sql!("select_schema_object");
+pub(crate) const SELECT_TABLE_COLUMN: &str = sql!("select_table_column");
+pub(crate) const SET_CURRENT_SCHEMA: &str = sql!("set_current_schema");
 pub(crate) const ACQUIRE_LEASE: &str = sql!("acquire_lease");
 pub(crate) const BUMP_SNAPSHOT_VERSION: &str = sql!("bump_snapshot_version");
 pub(crate) const CLAIM_CHANGE_NOTICES: &str = sql!("claim_change_notices");

@@ -15,6 +15,8 @@ use crate::store::{Store, StoreError, Timeouts};
 #[derive(Clone)]
 pub struct OracleStore {
     pool: Pool<OracleManager>,
+    /// The id-list type as the sessions name it (owner-qualified for an application user).
+    id_list_type: std::sync::Arc<str>,
 }
 
 impl std::fmt::Debug for OracleStore {
@@ -61,6 +63,7 @@ impl OracleStore {
     ) -> Result<OracleStore, StoreError> {
         let url = OracleUrl::parse(database_url)?;
         let manager = OracleManager::new(url, Some(timeouts));
+        let id_list_type = std::sync::Arc::from(manager.id_list_type());
         // Open one session first: r2d2 would only say "timed out" for a wrong password or a
         // missing client library; the driver's own error says which.
         let probe = manager
@@ -77,7 +80,7 @@ impl OracleStore {
             .map_err(|e| {
                 StoreError::new(FailureKind::ConnectionLost, "open the connection pool", e)
             })?;
-        Ok(OracleStore { pool })
+        Ok(OracleStore { pool, id_list_type })
     }
 
     fn checkout(&self) -> Result<PooledConnection<OracleManager>, StoreError> {
@@ -139,7 +142,7 @@ impl Store for OracleStore {
     {
         let guard = TxGuard::new(self.checkout()?);
         let value = {
-            let mut tx = OracleTx::new(guard.conn());
+            let mut tx = OracleTx::new(guard.conn(), &self.id_list_type);
             work(&mut tx)?
         };
         guard.commit()?;

@@ -13,8 +13,8 @@ use oracle::sql_type::{OracleType, Timestamp};
 use oracle::{Connection, Row};
 
 use super::binds::{
-    AsDate, AsTimestamp, Clob, Text, batch_type, id_list, kind_of, read_time, required_time,
-    run_batch, set_cell,
+    AsDate, AsTimestamp, Clob, Text, batch_type, kind_of, read_time, required_time, run_batch,
+    set_cell,
 };
 use super::errors::{at, query};
 use super::statements as sql;
@@ -31,11 +31,22 @@ const READ_BATCH: usize = 5_000;
 /// A state transaction on Oracle.
 pub struct OracleTx<'c> {
     conn: &'c Connection,
+    /// The id-list collection type as this session must name it (see `conn::OracleUrl`).
+    id_list_type: &'c str,
 }
 
 impl<'c> OracleTx<'c> {
-    pub(super) fn new(conn: &'c Connection) -> OracleTx<'c> {
-        OracleTx { conn }
+    pub(super) fn new(conn: &'c Connection, id_list_type: &'c str) -> OracleTx<'c> {
+        OracleTx { conn, id_list_type }
+    }
+
+    /// `ids` as one `FLIGHTSTATE_ID_LIST` collection bind.
+    pub(super) fn id_list(
+        &self,
+        ids: &[i64],
+        op: &'static str,
+    ) -> Result<oracle::sql_type::Collection, StoreError> {
+        super::binds::id_list(self.conn, self.id_list_type, ids, op)
     }
 
     /// The transaction's session, for the operations in sibling modules.
@@ -357,7 +368,7 @@ impl OracleTx<'_> {
         flights: &mut HashMap<i64, StoredFlight>,
         mut place: impl FnMut(&mut FlightState, Option<String>, T),
     ) -> Result<(), StoreError> {
-        let list = id_list(self.conn, flids, op)?;
+        let list = self.id_list(flids, op)?;
         let rows = self
             .conn
             .query_named(text, &[("flids", &list)])
@@ -384,7 +395,7 @@ impl OracleTx<'_> {
         flights: &mut HashMap<i64, StoredFlight>,
     ) -> Result<(), StoreError> {
         let op = "select_flights";
-        let list = id_list(self.conn, flids, op)?;
+        let list = self.id_list(flids, op)?;
         let rows = self
             .conn
             .query_named(sql::SELECT_FLIGHTS, &[("flids", &list)])
@@ -635,7 +646,7 @@ impl StateTx for OracleTx<'_> {
         let flids = distinct(flids);
         let mut digests = HashMap::with_capacity(flids.len());
         for batch in flids.chunks(READ_BATCH) {
-            let list = id_list(self.conn, batch, op)?;
+            let list = self.id_list(batch, op)?;
             let rows = self
                 .conn
                 .query_named(sql::SELECT_FLIGHT_DIGESTS, &[("flids", &list)])
@@ -701,7 +712,7 @@ impl StateTx for OracleTx<'_> {
             return Ok(Vec::new());
         }
         let op = "delete_flights";
-        let list = id_list(self.conn, &distinct(flids), op)?;
+        let list = self.id_list(&distinct(flids), op)?;
         let deleted = deleted_pairs(self.conn, sql::DELETE_FLIGHTS, op, &[("flids", &list)])?;
         let found: Vec<i64> = deleted.iter().map(|d| d.0).collect();
         self.delete_collections(&found)?;
@@ -714,7 +725,7 @@ impl StateTx for OracleTx<'_> {
         new_list: &[i64],
     ) -> Result<Vec<(i64, i64)>, StoreError> {
         let op = "delete_flights_of_day";
-        let list = id_list(self.conn, new_list, op)?;
+        let list = self.id_list(new_list, op)?;
         let deleted = deleted_pairs(
             self.conn,
             sql::DELETE_FLIGHTS_OF_DAY,
@@ -760,6 +771,7 @@ impl StateTx for OracleTx<'_> {
         notices: &[ChangeNotice],
         now: NaiveDateTime,
     ) -> Result<(), StoreError> {
+        crate::store::nonempty::refuse_empty_notices(notices)?;
         let created_at = AsTimestamp(Some(now));
         run_batch(
             self.conn,
@@ -768,18 +780,18 @@ impl StateTx for OracleTx<'_> {
             &[
                 ("flid", OracleType::Int64),
                 ("change_kind", OracleType::Varchar2(32)),
-                ("payload", OracleType::CLOB),
                 ("message_id", OracleType::Int64),
                 ("created_at", OracleType::Timestamp(6)),
+                ("payload", OracleType::CLOB),
             ],
             notices.len(),
             |batch, row| {
                 let notice = &notices[row];
                 batch.set("flid", &notice.flid)?;
                 batch.set("change_kind", &Text(Some(notice.change_kind)))?;
-                batch.set("payload", &Clob(&notice.payload))?;
                 batch.set("message_id", &notice.message_id)?;
-                batch.set("created_at", &created_at)
+                batch.set("created_at", &created_at)?;
+                batch.set("payload", &Clob(&notice.payload))
             },
         )
     }
@@ -789,7 +801,7 @@ impl StateTx for OracleTx<'_> {
         let ids = distinct(message_ids);
         let mut records = HashMap::with_capacity(ids.len());
         for batch in ids.chunks(READ_BATCH) {
-            let list = id_list(self.conn, batch, op)?;
+            let list = self.id_list(batch, op)?;
             let rows = self
                 .conn
                 .query_named(sql::SELECT_PROC_STATES, &[("ids", &list)])
@@ -828,7 +840,7 @@ impl StateTx for OracleTx<'_> {
                 ("identity_key", OracleType::Varchar2(80)),
                 ("status", OracleType::Varchar2(16)),
                 ("error_kind", OracleType::Varchar2(32)),
-                ("error_text", OracleType::Varchar2(2000)),
+                ("error_text", super::binds::LONG_TEXT_BIND),
                 ("msg_type", OracleType::Varchar2(16)),
                 ("msg_subtype", OracleType::Varchar2(16)),
                 ("next_attempt_at", OracleType::Timestamp(6)),

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use chrono::NaiveDateTime;
 use oracle::sql_type::OracleType;
 
-use super::binds::{AsTimestamp, id_list, run_batch};
+use super::binds::{AsTimestamp, run_batch};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
@@ -45,7 +45,7 @@ impl VersionFloorOps for OracleTx<'_> {
         let mut unique = flids.to_vec();
         unique.sort_unstable();
         unique.dedup();
-        let list = id_list(self.conn(), &unique, op)?;
+        let list = self.id_list(&unique, op)?;
         let rows = self
             .conn()
             .query_as_named::<(i64, i64)>(sql::SELECT_VERSION_FLOORS, &[("flids", &list)])

@@ -88,6 +88,7 @@ impl JournalOps for PgTx<'_> {
         call: &NewCall<'_>,
         now: NaiveDateTime,
     ) -> Result<Option<i64>, StoreError> {
+        crate::store::nonempty::refuse_empty_call(call)?;
         let rows: Vec<CallIdRow> = sql_query(sql::INSERT_EFFECT_INTENT)
             .bind::<Text, _>(call.idempotency_key)
             .bind::<Text, _>(call.scope)

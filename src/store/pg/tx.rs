@@ -923,6 +923,7 @@ impl StateTx for PgTx<'_> {
         notices: &[ChangeNotice],
         now: NaiveDateTime,
     ) -> Result<(), StoreError> {
+        crate::store::nonempty::refuse_empty_notices(notices)?;
         if notices.is_empty() {
             return Ok(());
         }

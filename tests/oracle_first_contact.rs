@@ -1,0 +1,292 @@
+//! First contact with a real Oracle 11g server: what the dialect has never been able to run
+//! where it was written (`docs/oracle.md`, "What was and was not executed"). Every test is
+//! ignored unless asked for; `scripts/test` asks (`--ignored oracle`) when
+//! `FLIGHTSTATE_ORACLE_URL` names a schema the tests may empty and migrate again. Tests take
+//! one process-wide lock: they drop and recreate the schema's objects.
+#![cfg(feature = "oracle")]
+
+use std::sync::{Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use chrono::{NaiveDateTime, Utc};
+use flightstate::FailureKind;
+use flightstate::store::oracle::{OracleStore, run_pending_migrations, script_statements};
+use flightstate::store::{
+    EventKind, JournalOps, Lane, NewCall, OutboxOps, Outcome, ProcStatus, StateEvent, StateTx,
+    Store, StoreError,
+};
+
+const URL_VAR: &str = "FLIGHTSTATE_ORACLE_URL";
+
+static EXCLUSIVE: Mutex<()> = Mutex::new(());
+
+/// The URL, and the schema to oneself. Asked for without the URL, a test fails: it never
+/// passes having run nothing.
+fn schema() -> (String, MutexGuard<'static, ()>) {
+    let url = std::env::var(URL_VAR).unwrap_or_else(|_| panic!("{URL_VAR} is not set"));
+    let guard = EXCLUSIVE.lock().unwrap_or_else(|p| p.into_inner());
+    (url, guard)
+}
+
+/// A raw session for setting up what the store never does (dropping objects).
+fn raw(url: &str) -> oracle::Connection {
+    let rest = url.strip_prefix("oracle://").expect("an oracle:// URL");
+    let rest = rest.split_once('?').map_or(rest, |(r, _)| r);
+    let (credentials, target) = rest.rsplit_once('@').expect("user:password@host");
+    let (user, password) = credentials.split_once(':').expect("user:password");
+    let target = if target.contains('/') || target.contains(':') {
+        format!("//{target}")
+    } else {
+        target.to_owned()
+    };
+    oracle::Connection::connect(user, password, target).expect("connect to the test schema")
+}
+
+/// Runs every `U` script in reverse order, statement by statement, ignoring what is not
+/// there: the schema ends empty of flightstate's objects.
+fn undo_everything(url: &str) {
+    let conn = raw(url);
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations_oracle");
+    let mut undo: Vec<_> = std::fs::read_dir(dir)
+        .expect("read migrations_oracle/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('U'))
+        })
+        .collect();
+    undo.sort();
+    undo.reverse();
+    for path in undo {
+        let text = std::fs::read_to_string(&path).expect("read an undo script");
+        for statement in script_statements(&text) {
+            // ORA-00942 / ORA-02289 / ORA-04043: not there, which is what undo wants.
+            let _ = conn.execute(&statement, &[]);
+        }
+    }
+    let _ = conn.commit();
+}
+
+fn now() -> NaiveDateTime {
+    Utc::now().naive_utc()
+}
+
+fn store(url: &str) -> OracleStore {
+    OracleStore::connect(url, 4, Duration::from_secs(30)).expect("open the Oracle store")
+}
+
+#[test]
+#[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
+fn oracle_migrates_an_empty_schema_twice_and_resumes_after_a_failure() {
+    let (url, _guard) = schema();
+    undo_everything(&url);
+
+    // A sequence in the way makes V004 fail half-way (ORA-00955 at its CREATE SEQUENCE).
+    let conn = raw(&url);
+    conn.execute("CREATE SEQUENCE KAFKA_MSG_SEQ", &[])
+        .expect("create the blocking sequence");
+    let err = run_pending_migrations(&url).expect_err("V004 stops at the taken name");
+    assert_eq!(err.kind(), FailureKind::Other);
+    assert!(format!("{err:#}").contains("V004__outbox"), "{err:#}");
+    let (status, error): (String, Option<String>) = conn
+        .query_row_as(
+            "SELECT STATUS, LAST_ERROR FROM FLIGHTSTATE_MIGRATION WHERE VERSION = 4",
+            &[],
+        )
+        .expect("V004's history row");
+    assert_eq!(status, "APPLYING");
+    assert!(error.is_some_and(|e| e.contains("ORA-00955")));
+
+    // Cleared, the next run resumes V004 at the failed statement and completes.
+    conn.execute("DROP SEQUENCE KAFKA_MSG_SEQ", &[])
+        .expect("drop the blocking sequence");
+    let applied = run_pending_migrations(&url).expect("resume");
+    assert_eq!(applied.first().map(String::as_str), Some("V004__outbox"));
+    assert!(run_pending_migrations(&url).expect("again").is_empty());
+
+    // A run stopped after a DDL statement committed and before its step was recorded: the
+    // resumed run finds the column in the dictionary and does not add it again.
+    conn.execute(
+        "UPDATE FLIGHTSTATE_MIGRATION SET STATUS = 'APPLYING', STEPS_DONE = 0, FINISHED_AT = NULL \
+         WHERE VERSION = 9",
+        &[],
+    )
+    .expect("mark V009 half-applied");
+    conn.commit().expect("commit");
+    assert_eq!(
+        run_pending_migrations(&url).expect("resume over a committed DDL statement"),
+        vec!["V009__state_document".to_owned()]
+    );
+    assert!(run_pending_migrations(&url).expect("up to date").is_empty());
+}
+
+/// Flights with only the main-row columns the schema requires, written directly (the test is
+/// about the binds of the reads and deletes, not the writers).
+fn seed_flights(url: &str, flids: &[i64]) {
+    let conn = raw(url);
+    for flid in flids {
+        conn.execute(
+            "INSERT INTO FLIGHT_SCHD (FLID, STATE_VERSION, LAST_MESSAGE_ID, UPDATED_AT) \
+             VALUES (:1, 3, 1, SYSDATE)",
+            &[flid],
+        )
+        .expect("seed a flight");
+    }
+    conn.commit().expect("commit the flights");
+}
+
+#[test]
+#[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
+fn oracle_binds_a_collection_and_deletes_many_rows_returning_them() {
+    let (url, _guard) = schema();
+    run_pending_migrations(&url).expect("migrate");
+    let flids: Vec<i64> = (9_000_001..=9_001_500).collect(); // over 1000: no IN list could
+    seed_flights(&url, &flids);
+    let store = store(&url);
+    let digests = store
+        .transaction(|tx| tx.flight_digests(&flids))
+        .expect("read through FLIGHTSTATE_ID_LIST");
+    assert_eq!(digests.len(), flids.len());
+    let deleted = store
+        .transaction(|tx| tx.delete_flights(&flids))
+        .expect("DELETE … RETURNING … INTO over many rows");
+    assert_eq!(deleted.len(), flids.len());
+    assert!(deleted.iter().all(|&(_, version)| version == 3));
+}
+
+#[test]
+#[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
+fn oracle_records_a_2000_character_error_text() {
+    let (url, _guard) = schema();
+    run_pending_migrations(&url).expect("migrate");
+    let store = store(&url);
+    // 2,000 characters of two bytes each: 4,000 bytes, the most a VARCHAR2 holds.
+    let wide = "é".repeat(2_000);
+    let ascii = "x".repeat(2_500);
+    for (id, text) in [(8_000_001_i64, wide.as_str()), (8_000_002, ascii.as_str())] {
+        let outcome = Outcome {
+            message_id: id,
+            identity_key: "first-contact",
+            status: ProcStatus::Failed,
+            error_kind: Some("Other"),
+            error_text: Some(text),
+            msg_type: None,
+            msg_subtype: None,
+            next_attempt_at: None,
+            now: now(),
+        };
+        store
+            .transaction(|tx| tx.record_outcomes(std::slice::from_ref(&outcome)))
+            .expect("record_outcomes with a long error text (no ORA-01461)");
+        // The second attempt goes through the MERGE's UPDATE branch.
+        store
+            .transaction(|tx| tx.record_outcomes(std::slice::from_ref(&outcome)))
+            .expect("record the second attempt");
+        let stored = store
+            .transaction(|tx| tx.proc_state(id))
+            .expect("read it back")
+            .expect("the row");
+        assert_eq!(stored.attempts, 2);
+        assert!(
+            stored
+                .error_text
+                .is_some_and(|t| t.chars().count() == 2_000)
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
+fn oracle_journals_a_clob_over_32_kb() {
+    let (url, _guard) = schema();
+    run_pending_migrations(&url).expect("migrate");
+    let store = store(&url);
+    let payload = format!("{{\"blob\":\"{}\"}}", "a".repeat(40_000));
+    let key = "f".repeat(64);
+    let call = NewCall {
+        idempotency_key: &key,
+        scope: "first-contact",
+        step: "clob",
+        sub_key: "one",
+        call_kind: "test",
+        target: "nowhere",
+        payload: &payload,
+        payload_digest: &key,
+        deadline_at: None,
+    };
+    let id = store
+        .transaction(|tx| tx.insert_effect_intent(&call, now()))
+        .expect("insert_effect_intent with a 40 KB CLOB and RETURNING INTO")
+        .expect("a new call id");
+    let again = store
+        .transaction(|tx| tx.insert_effect_intent(&call, now()))
+        .expect("the same key again");
+    assert_eq!(again, None);
+    let stored = store
+        .transaction(|tx| tx.select_effect_call(&key))
+        .expect("read it back")
+        .expect("the call");
+    assert_eq!(stored.call_id, id);
+    assert_eq!(stored.payload, payload);
+    let empty = NewCall { target: "", ..call };
+    let err = store
+        .transaction(|tx| tx.insert_effect_intent(&empty, now()))
+        .expect_err("an empty target is refused before Oracle turns it into NULL");
+    assert_eq!(err.kind(), FailureKind::DataRejected);
+}
+
+#[test]
+#[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
+fn oracle_dispatcher_claims_while_a_pump_commits() {
+    let (url, _guard) = schema();
+    run_pending_migrations(&url).expect("migrate");
+    let store = store(&url);
+    let until = Instant::now() + Duration::from_secs(20);
+    let writer = {
+        let store = store.clone();
+        thread::spawn(move || -> Result<i64, StoreError> {
+            let mut written = 0;
+            let mut message_id = 7_000_000;
+            while Instant::now() < until {
+                message_id += 1;
+                let events: Vec<StateEvent> = (0..20)
+                    .map(|i| StateEvent {
+                        message_id,
+                        flid: 6_000_000 + (message_id * 20 + i) % 500,
+                        state_version: message_id,
+                        kind: EventKind::State,
+                    })
+                    .collect();
+                store.transaction(|tx| tx.append_state_events(&events, now()))?;
+                written += 20;
+            }
+            Ok(written)
+        })
+    };
+    let mut claimed = 0;
+    let mut conflicts = 0;
+    let lane = Lane::ALL;
+    while Instant::now() < until || claimed == 0 {
+        let pass = store.transaction(|tx| {
+            tx.set_repeatable_read()?;
+            let rows = tx.claim_state_events(now(), 200, lane)?;
+            let ids: Vec<i64> = rows.iter().map(|r| r.event_id).collect();
+            tx.delete_sent_state_events(&ids)?;
+            Ok::<_, StoreError>(ids.len())
+        });
+        match pass {
+            Ok(n) => claimed += n,
+            Err(e) if e.kind() == FailureKind::Conflict => conflicts += 1,
+            Err(e) => panic!("a dispatcher pass failed: {e:#}"),
+        }
+    }
+    let written = writer.join().expect("the writer").expect("the writes");
+    assert!(claimed > 0 && written > 0);
+    // ROWDEPENDENCIES and INITRANS leave only real conflicts (a row another pass changed):
+    // with one dispatcher there are none, and an empty claim with due rows is one.
+    assert!(
+        conflicts * 10 <= claimed.max(10),
+        "{conflicts} conflicts for {claimed} claimed rows: ORA-08177 on hot blocks?"
+    );
+}

@@ -60,6 +60,9 @@ impl Lane {
         (gate, gate_log): (&dyn Gate, &GateLog),
     ) -> Result<DispatchReport, OutboxError> {
         let mut total = DispatchReport::default();
+        // Database faults in a row: the first is logged at `warn`, the
+        // rest of the same outage at `debug`, and the passes back off.
+        let mut failures: u32 = 0;
         while !stopped(stop) {
             if !gate_log.open(gate) {
                 if until_idle {
@@ -68,7 +71,16 @@ impl Lane {
                 sleep_unless(stop, settings.idle_poll);
                 continue;
             }
-            match self.dispatch_once(store, settings) {
+            let outcome = self.dispatch_once(store, settings);
+            if outcome.is_ok() && failures > 0 {
+                tracing::info!(
+                    lane = self.share.number,
+                    failures,
+                    "dispatch passes succeed again"
+                );
+                failures = 0;
+            }
+            match outcome {
                 Ok(report) if report.idle() => {
                     if until_idle {
                         break;
@@ -77,12 +89,29 @@ impl Lane {
                 }
                 Ok(report) => total.add(report),
                 Err(e) if e.kind().retryable() => {
-                    tracing::warn!(
-                        lane = self.share.number,
-                        error = %crate::failure::Causes(&e),
-                        "dispatch pass failed; will retry"
+                    failures = failures.saturating_add(1);
+                    if failures == 1 {
+                        tracing::warn!(
+                            lane = self.share.number,
+                            error = %crate::failure::Causes(&e),
+                            "dispatch pass failed; will retry"
+                        );
+                    } else {
+                        tracing::debug!(
+                            lane = self.share.number,
+                            failures,
+                            error = %crate::failure::Causes(&e),
+                            "dispatch pass failed again; will retry"
+                        );
+                    }
+                    sleep_unless(
+                        stop,
+                        crate::pump::backoff(
+                            settings.backoff_initial,
+                            settings.backoff_max,
+                            failures,
+                        ),
                     );
-                    sleep_unless(stop, settings.backoff_initial);
                 }
                 Err(e) => return Err(e),
             }

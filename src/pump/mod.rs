@@ -812,13 +812,19 @@ pub fn run_effect_worker<S: Store>(
     let write_back = WriteBack::new(mailbox);
     let executor = Executor::new(vec![&write_back], settings.effect_batch);
     let mut failures = 0;
+    let mut failing = false;
     while !stop.load(Ordering::SeqCst) {
         let current = lease.lock().ok().and_then(|l| l.clone());
         let Some(current) = current else {
             sleep_unless_stopped(settings.idle_poll, stop);
             continue;
         };
-        let pause = match executor.run_once(store, &current, utc_now) {
+        let outcome = executor.run_once(store, &current, utc_now);
+        if failing && outcome.is_ok() {
+            tracing::info!("write-back passes succeed again");
+            failing = false;
+        }
+        let pause = match outcome {
             Ok(report) if report.idle() => {
                 failures = 0;
                 settings.idle_poll.min(Duration::from_millis(100))
@@ -834,7 +840,14 @@ pub fn run_effect_worker<S: Store>(
             Err(JournalError::LeaseLost { .. }) => settings.idle_poll,
             Err(e) => {
                 failures += 1;
-                tracing::warn!(error = %Causes(&e), "write-back pass failed; retrying later");
+                // The first failure of an outage at `warn`, the rest at
+                // `debug`; the passes back off meanwhile.
+                if failing {
+                    tracing::debug!(error = %Causes(&e), "write-back pass failed again; retrying later");
+                } else {
+                    tracing::warn!(error = %Causes(&e), "write-back pass failed; retrying later");
+                    failing = true;
+                }
                 backoff(settings.backoff_initial, settings.backoff_max, failures)
             }
         };

@@ -232,10 +232,6 @@ fn mariadb_cut_short() {
 }
 
 #[test]
-#[ignore = "the pump logs every failed look at the mailbox at WARN (`cannot read the mailbox; \
-            retrying`, src/pump/mod.rs), one per back-off step, and the back-off starts again \
-            from `pump.backoff_initial_ms` each time the pump loses and retakes its lease during \
-            the outage: 13 lines in 12.5 s here, over the 8 per 10 s this suite allows"]
 fn mariadb_cut_long() {
     outage(Link::Mariadb, Fault::Cut, LONG);
 }

@@ -182,6 +182,9 @@ pub struct Pump<S: Store + Clone> {
     blocked: Option<BlockedHead>,
     /// Whether this pump is waiting for another's lease (said once).
     waiting: bool,
+    /// Looks at the mailbox that failed in a row: the back-off of an
+    /// outage, kept across lease changes.
+    mailbox_failures: u32,
 }
 
 impl<S: Store + Clone> Pump<S> {
@@ -203,6 +206,7 @@ impl<S: Store + Clone> Pump<S> {
             awaiting: BTreeSet::new(),
             blocked: None,
             waiting: false,
+            mailbox_failures: 0,
         }
     }
 
@@ -438,21 +442,31 @@ impl<S: Store + Clone> Pump<S> {
             }
         }
         let heads = match self.mailbox.read_head(self.settings.head_batch) {
-            Ok(heads) => heads,
+            Ok(heads) => {
+                if self.mailbox_failures > 0 {
+                    tracing::info!(
+                        failed_looks = self.mailbox_failures,
+                        "the mailbox answers again"
+                    );
+                    self.mailbox_failures = 0;
+                }
+                heads
+            }
             Err(e) => {
-                tracing::warn!(error = %Causes(&e), kind = ?e.kind(), "cannot read the mailbox; retrying");
-                let failures = self.blocked.as_ref().map_or(1, |b| b.failures + 1);
+                // Said once per outage; the looks that follow wait longer
+                // and longer, whatever happens to the lease meanwhile.
+                self.mailbox_failures += 1;
+                if self.mailbox_failures == 1 {
+                    tracing::warn!(error = %Causes(&e), kind = ?e.kind(), "cannot read the mailbox; retrying with back-off");
+                } else {
+                    tracing::debug!(error = %Causes(&e), failed_looks = self.mailbox_failures, "cannot read the mailbox");
+                }
                 let until = Instant::now()
                     + backoff(
                         self.settings.backoff_initial,
                         self.settings.backoff_max,
-                        failures,
+                        self.mailbox_failures,
                     );
-                self.blocked = Some(BlockedHead {
-                    message_id: -1,
-                    failures,
-                    until,
-                });
                 return Ok(Step::Blocked {
                     message_id: None,
                     until,
@@ -507,7 +521,7 @@ impl<S: Store + Clone> Pump<S> {
                         if self
                             .blocked
                             .as_ref()
-                            .is_some_and(|b| b.message_id == message.id || b.message_id < 0)
+                            .is_some_and(|b| b.message_id == message.id)
                         {
                             self.blocked = None;
                         }

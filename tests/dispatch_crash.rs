@@ -1,6 +1,6 @@
 //! A dispatcher that crashes between producing a batch and marking its rows
-//! sent (failpoint `dispatch.after_produce`, armed to abort the process, as
-//! a power cut would) leaves every row of the batch pending; the next run
+//! sent (failpoint `dispatch.after_produce`, armed to kill the process with
+//! SIGKILL, proven by the signal and the marker line it writes first) leaves every row of the batch pending; the next run
 //! sends them again. Duplicates reach the topic, nothing is lost, and the
 //! consumer's view converges on the database's. Runs the real binary
 //! against PostgreSQL and tansu.
@@ -9,6 +9,7 @@
 mod common;
 mod dispatching;
 
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
@@ -20,8 +21,18 @@ use flightstate::store::pg::PgStore;
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
-/// Runs `flightstate dispatch --until-idle` to its end (at most 120 s).
-fn dispatch(db: &TestDatabase, topics: &(String, String), failpoint: Option<&str>) -> ExitStatus {
+/// Runs `flightstate dispatch --until-idle` to its end (at most 120 s);
+/// returns how it ended and what it wrote on stderr.
+fn dispatch(
+    db: &TestDatabase,
+    topics: &(String, String),
+    failpoint: Option<&str>,
+) -> (ExitStatus, String) {
+    let log = std::env::temp_dir().join(format!(
+        "fs_dispatch_crash_{}_{}.log",
+        std::process::id(),
+        failpoint.unwrap_or("clean")
+    ));
     let mut command = Command::new(BIN);
     command
         .args([
@@ -41,15 +52,18 @@ fn dispatch(db: &TestDatabase, topics: &(String, String), failpoint: Option<&str
         .env("FLIGHTSTATE_KAFKA_LANES", "1")
         .env("FLIGHTSTATE_KAFKA_DELIVERY_TIMEOUT_MS", "10000")
         .env("RUST_LOG", "warn")
-        .env_remove("FLIGHTSTATE_FAILPOINTS");
+        .env_remove("FLIGHTSTATE_FAILPOINTS")
+        .stderr(std::fs::File::create(&log).expect("a log file"));
     if let Some(point) = failpoint {
-        command.env("FLIGHTSTATE_FAILPOINTS", format!("{point}=abort"));
+        command.env("FLIGHTSTATE_FAILPOINTS", format!("{point}=kill"));
     }
     let mut child = command.spawn().expect("start flightstate dispatch");
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().expect("wait for the dispatcher") {
-            return status;
+            let said = std::fs::read_to_string(&log).unwrap_or_default();
+            let _ = std::fs::remove_file(&log);
+            return (status, said);
         }
         if start.elapsed() > Duration::from_secs(120) {
             let _ = child.kill();
@@ -76,14 +90,18 @@ fn a_crash_between_produce_and_marking_sends_the_batch_again_and_the_consumer_co
     let topics = topics("crash");
     let mut conn = db.connect();
 
-    let crashed = dispatch(&db, &topics, Some("dispatch.after_produce"));
-    assert!(!crashed.success(), "the failpoint aborts: {crashed:?}");
+    let (crashed, said) = dispatch(&db, &topics, Some("dispatch.after_produce"));
+    assert_eq!(crashed.signal(), Some(libc::SIGKILL), "{crashed:?}\n{said}");
+    assert!(
+        said.contains("failpoint `dispatch.after_produce`: killed"),
+        "killed there and nowhere else: {said}"
+    );
     assert_eq!(pending(&mut conn, "kafka_schd"), 12, "nothing was marked");
     let before = read_all(&tansu(), &topics.0);
     assert_eq!(before.len(), 5, "the first batch reached the topic");
 
-    let finished = dispatch(&db, &topics, None);
-    assert!(finished.success(), "{finished:?}");
+    let (finished, said) = dispatch(&db, &topics, None);
+    assert!(finished.success(), "{finished:?}\n{said}");
     assert_eq!(pending(&mut conn, "kafka_schd"), 0);
     assert_eq!(pending(&mut conn, "kafka_msg"), 0);
 

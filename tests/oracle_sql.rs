@@ -5,7 +5,7 @@
 //! `docs/oracle.md`); each rule has a case in `the_lint_catches_what_11g_refuses`.
 #![cfg(feature = "oracle")]
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use flightstate::state::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, Gate, RoutePoint, Stand, TableRow,
@@ -549,6 +549,350 @@ fn ddl_findings(statement: &str) -> Vec<String> {
     found
 }
 
+/// The `NOT NULL` text columns (`VARCHAR2`, `CLOB`) of every table, as the `V` scripts create
+/// and extend them: table → columns, upper case.
+fn not_null_text_columns() -> BTreeMap<String, BTreeSet<String>> {
+    let is_text = |kind: &str| {
+        let kind = kind.to_ascii_uppercase();
+        (kind.starts_with("VARCHAR2") || kind.starts_with("CLOB")) && kind.contains("NOT NULL")
+    };
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (_, _, text) in migration_scripts() {
+        for statement in script_statements(text) {
+            let w = words(&code_only(&statement));
+            match w.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                ["CREATE", "TABLE", table, ..] => {
+                    let columns = out.entry(table.to_owned()).or_default();
+                    for (column, kind) in created_columns(&statement) {
+                        if is_text(&kind) {
+                            columns.insert(column);
+                        }
+                    }
+                }
+                ["ALTER", "TABLE", table, "ADD", ..] => {
+                    if let Some(column) = added_column(&statement, table) {
+                        let column = column.to_ascii_uppercase();
+                        let kind = code_only(&statement);
+                        let kind = kind.split(&column).nth(1).unwrap_or("");
+                        if is_text(kind.trim_start()) {
+                            out.entry(table.to_owned()).or_default().insert(column);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// `text` cut into its items at the commas outside parentheses.
+fn split_top(text: &str) -> Vec<String> {
+    let mut items = vec![String::new()];
+    let mut depth = 0_i32;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        items.last_mut().expect("an item").push(c);
+    }
+    items.into_iter().map(|i| i.trim().to_owned()).collect()
+}
+
+/// Where the word `word` first starts in `code` outside parentheses, from `from` on.
+fn find_top_word(code: &str, word: &str, from: usize) -> Option<usize> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == ':';
+    let mut depth = 0_i32;
+    for (i, c) in code.char_indices().skip_while(|(i, _)| *i < from) {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0
+                && code[i..].starts_with(word)
+                && !code[..i].ends_with(ident)
+                && !code[i + word.len()..].starts_with(ident) =>
+            {
+                return Some(i);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The parenthesised group that starts at `open` (a `(`), without its parentheses, and the
+/// index after its `)`.
+fn group(code: &str, open: usize) -> Option<(&str, usize)> {
+    let mut depth = 0_i32;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&code[open + 1..open + i], open + i + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The table a write statement writes and the `(column, expression)` pairs it assigns:
+/// INSERT's column list against its `VALUES` or `SELECT` list (MERGE's too), and UPDATE's and
+/// MERGE's `SET`. `None` for a statement that writes no table.
+fn assignments(body: &str) -> Option<(String, Vec<(String, String)>)> {
+    let code = code_only(body);
+    let w = words(&code);
+    let table = match w.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["INSERT", "INTO", table, ..] | ["MERGE", "INTO", table, ..] | ["UPDATE", table, ..] => {
+            table.to_owned()
+        }
+        _ => return None,
+    };
+    let mut pairs = Vec::new();
+    let mut from = 0;
+    while let Some(insert) = find_top_word(&code, "INSERT", from) {
+        from = insert + 1;
+        let Some((columns, after)) = code[insert..]
+            .find('(')
+            .and_then(|open| group(&code, insert + open))
+        else {
+            continue;
+        };
+        let rest = code[after..].trim_start();
+        let start = code.len() - rest.len();
+        let values = if rest.starts_with("VALUES") {
+            code[start..]
+                .find('(')
+                .and_then(|open| group(&code, start + open))
+                .map(|(values, _)| values.to_owned())
+        } else if rest.starts_with("SELECT") {
+            let end = find_top_word(&code, "FROM", start).unwrap_or(code.len());
+            Some(code[start + "SELECT".len()..end].to_owned())
+        } else {
+            None
+        };
+        if let Some(values) = values {
+            pairs.extend(split_top(columns).into_iter().zip(split_top(&values)));
+        }
+    }
+    if let Some(set) = find_top_word(&code, "SET", 0) {
+        let start = set + "SET".len();
+        let end = ["WHERE", "RETURNING", "WHEN"]
+            .iter()
+            .filter_map(|kw| find_top_word(&code, kw, start))
+            .min()
+            .unwrap_or(code.len());
+        for item in split_top(&code[start..end]) {
+            if let Some((column, expression)) = item.split_once('=') {
+                let column = column.trim();
+                let column = column.rsplit('.').next().unwrap_or(column);
+                pairs.push((column.to_owned(), expression.trim().to_owned()));
+            }
+        }
+    }
+    Some((table, pairs))
+}
+
+/// What `src/store/nonempty.rs` guards: statement name → the guard function and the columns
+/// it refuses empty (upper case), read from the guard functions `refuse_empty_*` (their first
+/// literal is the statement's name, their upper-case literals the columns).
+fn nonempty_guards() -> BTreeMap<String, (String, BTreeSet<String>)> {
+    let source =
+        std::fs::read_to_string(format!("{ROOT}/src/store/nonempty.rs")).expect("nonempty.rs");
+    let source = source.split("#[cfg(test)]").next().unwrap_or("");
+    let mut out = BTreeMap::new();
+    for chunk in source.split("fn refuse_empty_").skip(1) {
+        let guard: String = chunk
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let body = chunk.split("\n}\n").next().unwrap_or(chunk);
+        let literals: Vec<&str> = body.split('"').skip(1).step_by(2).collect();
+        if let Some((op, rest)) = literals.split_first() {
+            let columns = rest
+                .iter()
+                .filter(|l| l.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+                .map(|l| (*l).to_owned())
+                .collect();
+            out.insert((*op).to_owned(), (format!("refuse_empty_{guard}"), columns));
+        }
+    }
+    out
+}
+
+/// Every function of `src/store/<dialect>/` that runs statement `name` (`sql::NAME`) and does
+/// not call `guard` before it; a finding too when no function runs it.
+fn unguarded_callers(dialect: &str, name: &str, guard: &str) -> Vec<String> {
+    let constant = format!("sql::{}", name.to_ascii_uppercase());
+    let call = format!("nonempty::{guard}(");
+    let mut callers = 0;
+    let mut found = Vec::new();
+    for file in dir_names(&format!("src/store/{dialect}"), ".rs") {
+        let path = format!("src/store/{dialect}/{file}.rs");
+        let source = std::fs::read_to_string(format!("{ROOT}/{path}")).expect("a dialect source");
+        for (at, _) in source.match_indices(&constant) {
+            if source[at + constant.len()..]
+                .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            {
+                continue;
+            }
+            callers += 1;
+            let before = &source[..at];
+            let function = &before[before.rfind("fn ").unwrap_or(0)..];
+            if !function.contains(&call) {
+                found.push(format!("{path} runs {name} without {call}…) before it"));
+            }
+        }
+    }
+    if callers == 0 {
+        found.push(format!(
+            "src/store/{dialect}/ never runs {name}, so nothing guards it"
+        ));
+    }
+    found
+}
+
+/// `''` is NULL in Oracle: a text bind into a `NOT NULL` `VARCHAR2`/`CLOB` column fails with
+/// ORA-01400 when its value is empty (PostgreSQL would store it). Rule: every bind that
+/// reaches such a column (the columns from the migrations, the binds from the statement's
+/// INSERT, MERGE and SET lists, through MERGE's `USING (SELECT :x AS X …)` aliases) is named
+/// on a `-- nonempty: :bind, … <why>` header line, and every bind named there reaches one.
+/// The why is either
+///
+/// - `store::nonempty`: the repository refuses an empty value before the statement. Checked
+///   against the sources, not a list kept here: `src/store/nonempty.rs` has a guard for the
+///   statement that names each bind's column, and every function of each dialect that runs
+///   the statement (`sql::NAME` in `src/store/oracle/`, and in `src/store/pg/` when
+///   `sql/pg/` has the statement) calls that guard before it. A list in this test would still
+///   pass after a guard call was deleted; reading the sources fails then.
+/// - anything else: why the value can never be empty (a code of a Rust enum, a constant, a
+///   digest). The lint cannot check that reason, only that one is written where the DBA
+///   reads the statement.
+fn empty_text_findings(
+    name: &str,
+    text: &str,
+    not_null: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    let body = body(text);
+    let Some((table, pairs)) = assignments(&body) else {
+        return found;
+    };
+    let columns = not_null.get(&table).cloned().unwrap_or_default();
+    if !columns.is_empty() && pairs.is_empty() {
+        found.push(format!("cannot read which columns it writes into {table}"));
+    }
+    // `:x AS X` in MERGE's USING: `s.X` in the assignments is `:x`.
+    let code = code_only(&body);
+    let tokens: Vec<&str> = code.split_whitespace().collect();
+    let aliases: BTreeMap<String, String> = tokens
+        .windows(3)
+        .filter(|w| w[0].starts_with(':') && w[1] == "AS")
+        .map(|w| {
+            let alias = w[2].trim_end_matches(',').to_owned();
+            (alias, w[0].trim_start_matches(':').to_ascii_lowercase())
+        })
+        .collect();
+    let mut reaching: BTreeMap<String, String> = BTreeMap::new();
+    for (column, expression) in &pairs {
+        if !columns.contains(column) {
+            continue;
+        }
+        let through_alias = words(expression).into_iter().filter_map(|word| {
+            aliases
+                .get(word.rsplit('.').next().unwrap_or(&word))
+                .cloned()
+        });
+        for bind in binds(expression)
+            .into_iter()
+            .map(|b| b.to_ascii_lowercase())
+            .chain(through_alias)
+        {
+            reaching.insert(bind, column.clone());
+        }
+    }
+    // A `-- nonempty:` line, with the indented `--     :bind` lines that continue it.
+    let mut entries: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("-- nonempty:") {
+            entries.push(rest.to_owned());
+            open = true;
+        } else if let Some(rest) = line.strip_prefix("--  ")
+            && open
+            && rest.trim_start().starts_with(':')
+        {
+            let entry = entries.last_mut().expect("an open entry");
+            entry.push(' ');
+            entry.push_str(rest);
+        } else {
+            open = false;
+        }
+    }
+    let mut named: BTreeMap<String, String> = BTreeMap::new();
+    for entry in &entries {
+        let mut tokens = entry.split_whitespace().peekable();
+        let mut line_binds = Vec::new();
+        while let Some(bind) = tokens.next_if(|t| t.starts_with(':')) {
+            line_binds.push(bind.trim_matches([':', ',']).to_ascii_lowercase());
+        }
+        let why = tokens.collect::<Vec<_>>().join(" ");
+        if line_binds.is_empty() || why.is_empty() {
+            found.push(format!("`-- nonempty:{entry}` names no bind or no reason"));
+        }
+        for bind in line_binds {
+            named.insert(bind, why.clone());
+        }
+    }
+    for (bind, column) in &reaching {
+        if !named.contains_key(bind) {
+            found.push(format!(
+                ":{bind} into NOT NULL {table}.{column} may be empty ('' is NULL: ORA-01400); \
+                 refuse it first (store::nonempty) or say why it never is (-- nonempty:)"
+            ));
+        }
+    }
+    let guards = nonempty_guards();
+    let mut guarded = false;
+    for (bind, why) in &named {
+        let Some(column) = reaching.get(bind) else {
+            found.push(format!(
+                "-- nonempty: names :{bind}, which reaches no NOT NULL text column"
+            ));
+            continue;
+        };
+        if !why.contains("store::nonempty") {
+            continue;
+        }
+        guarded = true;
+        match guards.get(name) {
+            Some((guard, refused)) if !refused.contains(column) => found.push(format!(
+                ":{bind} is said refused by store::nonempty, but {guard} does not check {column}"
+            )),
+            Some(_) => {}
+            None => found.push(format!(
+                ":{bind} is said refused by store::nonempty, which has no guard for {name}"
+            )),
+        }
+    }
+    if guarded && let Some((guard, _)) = guards.get(name) {
+        let pg = std::path::Path::new(&format!("{ROOT}/sql/pg/{name}.sql")).is_file();
+        for dialect in ["oracle"].into_iter().chain(pg.then_some("pg")) {
+            found.extend(unguarded_callers(dialect, name, guard));
+        }
+    }
+    found
+}
+
 /// The type names a column definition may start with (both dialects), so that a `CHECK`'s
 /// continuation line is never taken for a column.
 const COLUMN_TYPES: &[&str] = &[
@@ -732,8 +1076,12 @@ fn every_statement_documents_itself() {
 #[test]
 fn every_statement_passes_the_11g_lint() {
     let mut failures = Vec::new();
+    let not_null = not_null_text_columns();
     for (name, text) in statements() {
-        for finding in statement_findings(text) {
+        for finding in statement_findings(text)
+            .into_iter()
+            .chain(empty_text_findings(name, text, &not_null))
+        {
             failures.push(format!("sql/oracle/{name}.sql: {finding}"));
         }
     }
@@ -824,6 +1172,23 @@ fn the_lint_catches_what_11g_refuses() {
         );
     }
     assert!(statement_findings("BEGIN\n    :s := F(id => :lock_id);\nEND;").is_empty());
+    // An empty text into a NOT NULL column: ORA-01400 on Oracle alone, unless refused first.
+    let not_null = not_null_text_columns();
+    let unguarded = "-- name: x\nINSERT INTO KAFKA_MSG (EVENT_ID, MESSAGE_ID, CHANGE_KIND, CREATED_AT, PAYLOAD)\n\
+                     VALUES (KAFKA_MSG_SEQ.NEXTVAL, :message_id, :change_kind, :now, :payload)";
+    let found = empty_text_findings("x", unguarded, &not_null);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains(":change_kind into NOT NULL KAFKA_MSG.CHANGE_KIND may be empty")),
+        "{found:?}"
+    );
+    let claimed = format!("-- nonempty: :change_kind, :payload  store::nonempty\n{unguarded}");
+    let found = empty_text_findings("x", &claimed, &not_null);
+    assert!(
+        found.iter().any(|f| f.contains("no guard for x")),
+        "{found:?}"
+    );
     let ddl_cases = [
         ("CREATE TABLE T (\n    A TEXT\n)", "TEXT"),
         ("CREATE TABLE T (\n    A BIGINT\n)", "BIGINT"),

@@ -3,6 +3,7 @@
 -- last statement has usually done so already; this adds the step count).
 -- binds: :version number(5), :applied varchar2  APPLIED, :steps_done number(5),
 --        :now timestamp (UTC)
+-- nonempty: :applied  the constant APPLIED
 -- returns: nothing
 -- locks: the FLIGHTSTATE_MIGRATION row
 UPDATE FLIGHTSTATE_MIGRATION

@@ -10,6 +10,7 @@
 --        DISPATCHED, :lease_epoch number(19), :now timestamp (UTC),
 --        :grantable_1, :grantable_2 varchar2  grantable statuses (PENDING, NOT_SENT);
 --        out :send_token varchar2(64), out :attempt number(10)
+-- nonempty: :dispatched  a CallStatus code (DISPATCHED)
 -- returns: :send_token, :attempt (RETURNING INTO); row count 0 when not granted
 -- locks: the granted EFFECT_CALL row
 UPDATE EFFECT_CALL

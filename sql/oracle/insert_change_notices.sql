@@ -9,6 +9,7 @@
 -- binds (per batch entry): :flid number(19) (NULL for a notice about no single
 --        flight), :change_kind varchar2, :message_id number(19),
 --        :created_at timestamp (UTC), :payload clob (JSON)
+-- nonempty: :change_kind, :payload  refused empty first by store::nonempty
 -- returns: nothing
 -- locks: none beyond the inserted rows
 INSERT INTO KAFKA_MSG (EVENT_ID, FLID, CHANGE_KIND, MESSAGE_ID, CREATED_AT, PAYLOAD)

@@ -14,6 +14,8 @@
 --        :payload_digest varchar2(64), :deadline_at timestamp (UTC, NULL = none),
 --        :now timestamp (UTC), :payload clob;
 --        out :call_id number(19)
+-- nonempty: :idempotency_key, :scope, :step, :sub_key, :call_kind, :target,
+--           :payload_digest, :payload  refused empty first by store::nonempty
 -- returns: :call_id (RETURNING INTO)
 -- locks: the new EFFECT_CALL row (the key's unique index entry)
 INSERT INTO EFFECT_CALL (

@@ -3,6 +3,8 @@
 -- first statement, so that a run stopped half-way leaves an APPLYING row.
 -- binds: :version number(5), :name varchar2, :applying varchar2  APPLYING,
 --        :steps_total number(5), :checksum varchar2(64), :now timestamp (UTC)
+-- nonempty: :name  a script name of migrations_oracle/
+-- nonempty: :applying  the constant APPLYING
 -- returns: nothing
 -- locks: the new FLIGHTSTATE_MIGRATION row
 INSERT INTO FLIGHTSTATE_MIGRATION (

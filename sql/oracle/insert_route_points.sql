@@ -11,6 +11,7 @@
 --   :apcd varchar2
 --   :scat date
 --   :scdt date
+-- nonempty: :route_kind  the constant ROUT or ERUT
 -- returns: nothing
 -- locks: none beyond the inserted rows
 INSERT INTO FLIGHT_ROUTE_POINT (

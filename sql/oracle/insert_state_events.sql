@@ -4,6 +4,7 @@
 -- (array DML). EVENT_ID comes from KAFKA_SCHD_SEQ (11g has no identity).
 -- binds (per batch entry): :flid number(19), :state_version number(19),
 --        :event_kind varchar2, :message_id number(19), :created_at timestamp (UTC)
+-- nonempty: :event_kind  an EventKind code
 -- returns: nothing
 -- locks: none beyond the inserted rows
 INSERT INTO KAFKA_SCHD (EVENT_ID, FLID, STATE_VERSION, EVENT_KIND, MESSAGE_ID, CREATED_AT)

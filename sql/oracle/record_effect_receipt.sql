@@ -5,6 +5,7 @@
 -- binds: :call_id number(19), :send_token varchar2, :status varchar2,
 --        :remote_ref varchar2, :now timestamp (UTC),
 --        :open_1, :open_2 varchar2  open statuses (DISPATCHED, UNKNOWN)
+-- nonempty: :status  a CallStatus code
 -- returns: nothing; row count 1 when stored, 0 when not
 -- locks: the EFFECT_CALL row
 UPDATE EFFECT_CALL

@@ -8,6 +8,8 @@
 -- binds (per row): :message_id number(19), :identity_key varchar2, :status varchar2,
 --        :error_kind varchar2, :error_text varchar2, :msg_type varchar2,
 --        :msg_subtype varchar2, :next_attempt_at timestamp, :now timestamp (UTC)
+-- nonempty: :identity_key  a SHA-256 in hex (pipeline::identity_key)
+-- nonempty: :status  a ProcStatus code
 -- returns: nothing
 -- locks: the PROC_STATE rows
 MERGE INTO PROC_STATE p

@@ -5,6 +5,8 @@
 //! one process-wide lock: they drop and recreate the schema's objects.
 #![cfg(feature = "oracle")]
 
+mod common;
+
 use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -289,4 +291,234 @@ fn oracle_dispatcher_claims_while_a_pump_commits() {
         conflicts * 10 <= claimed.max(10),
         "{conflicts} conflicts for {claimed} claimed rows: ORA-08177 on hot blocks?"
     );
+}
+
+/// A table's rows in key order, each as column (lower case) → value in the form both dialects
+/// give ([`day_rows::neutral`]); `None` is NULL.
+#[cfg(feature = "postgres")]
+type Rows = Vec<std::collections::BTreeMap<String, Option<String>>>;
+
+/// Reading the same table out of both dialects in one form, for
+/// `oracle_applies_a_whole_airport_day_as_postgres_does`. The scenarios' dumps
+/// (`ScenarioDb::dump`) do not fit: PostgreSQL's is JSON, Oracle's `column=value` text, and
+/// they write numbers and times each their own way.
+#[cfg(feature = "postgres")]
+mod day_rows {
+    use std::collections::BTreeMap;
+
+    use chrono::NaiveDateTime;
+    use diesel::sql_types::Text;
+    use diesel::{QueryableByName, RunQueryDsl};
+
+    use super::Rows;
+    use crate::common::dialects::PgDb;
+
+    /// Columns the comparison leaves out, each with why. Every other column is compared,
+    /// times included: both dialects apply each message at the same whole-second `now`, and
+    /// every time a row holds is bound from it or from the messages.
+    pub const NOT_COMPARED: &[(&str, &str, &str)] = &[
+        (
+            "kafka_schd",
+            "event_id",
+            "generated: an identity on PostgreSQL, KAFKA_SCHD_SEQ (cached, never reset) on \
+             Oracle; the rows are still compared in event_id order",
+        ),
+        (
+            "kafka_msg",
+            "event_id",
+            "generated: an identity on PostgreSQL, KAFKA_MSG_SEQ (cached, never reset) on \
+             Oracle; the rows are still compared in event_id order",
+        ),
+        (
+            "flight_schd",
+            "state_document",
+            "Oracle's upsert_flights leaves it NULL (docs/oracle.md, \"State documents\")",
+        ),
+    ];
+
+    /// A value as both dialects can give it: a date or time as `YYYY-MM-DD HH:MM:SS[.f]` with no
+    /// trailing zero (PostgreSQL's JSON writes a `T` and no zero fraction, Oracle's
+    /// `TIMESTAMP(6)` six digits), a decimal number with no trailing fractional zero and a
+    /// leading `0` (PostgreSQL's JSON keeps `NUMERIC`'s scale, `12.50`; Oracle gives `12.5`).
+    /// The same text is the same value in both forms.
+    pub fn neutral(text: &str) -> String {
+        if let Ok(time) =
+            NaiveDateTime::parse_from_str(&text.replacen('T', " ", 1), "%Y-%m-%d %H:%M:%S%.f")
+        {
+            return time.format("%Y-%m-%d %H:%M:%S%.f").to_string();
+        }
+        // A PostgreSQL DATE: Oracle's DATE always has a time of day.
+        if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+            return format!("{} 00:00:00", date.format("%Y-%m-%d"));
+        }
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let decimal = digits.contains('.')
+            && digits.chars().filter(|c| *c == '.').count() == 1
+            && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && digits.chars().any(|c| c.is_ascii_digit());
+        if !decimal {
+            return text.to_owned();
+        }
+        let trimmed = text.trim_end_matches('0').trim_end_matches('.');
+        match trimmed.strip_prefix('-') {
+            Some(rest) if rest.starts_with('.') => format!("-0{rest}"),
+            None if trimmed.starts_with('.') => format!("0{trimmed}"),
+            _ => trimmed.to_owned(),
+        }
+    }
+
+    fn compared(table: &str, column: &str) -> bool {
+        !NOT_COMPARED
+            .iter()
+            .any(|(t, c, _)| *t == table && *c == column)
+    }
+
+    #[derive(QueryableByName)]
+    struct JsonRow {
+        #[diesel(sql_type = Text)]
+        row: String,
+    }
+
+    /// `table`'s rows on PostgreSQL, in `order`. Test-only SQL: names are constants.
+    pub fn postgres(db: &PgDb, table: &str, order: &str) -> Rows {
+        diesel::sql_query(format!(
+            "SELECT to_jsonb(t)::text AS row FROM {table} t ORDER BY {order}"
+        ))
+        .load::<JsonRow>(&mut db.0.connect())
+        .unwrap_or_else(|e| panic!("read {table} on PostgreSQL: {e}"))
+        .into_iter()
+        .map(|r| {
+            let object: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&r.row).expect("a row as a JSON object");
+            object
+                .into_iter()
+                .filter(|(column, _)| compared(table, column))
+                .map(|(column, value)| {
+                    let text = match value {
+                        serde_json::Value::Null => None,
+                        serde_json::Value::String(s) => Some(neutral(&s)),
+                        other => Some(neutral(&other.to_string())),
+                    };
+                    (column, text)
+                })
+                .collect::<BTreeMap<_, _>>()
+        })
+        .collect()
+    }
+
+    /// `table`'s rows on Oracle, in `order`. Test-only SQL: names are constants.
+    pub fn oracle(conn: &oracle::Connection, table: &str, order: &str) -> Rows {
+        conn.query(&format!("SELECT * FROM {table} ORDER BY {order}"), &[])
+            .unwrap_or_else(|e| panic!("read {table} on Oracle: {e}"))
+            .map(|row| {
+                let row = row.unwrap_or_else(|e| panic!("a row of {table}: {e}"));
+                row.column_info()
+                    .iter()
+                    .zip(row.sql_values())
+                    .map(|(info, value)| (info.name().to_ascii_lowercase(), value))
+                    .filter(|(column, _)| compared(table, column))
+                    .map(|(column, value)| {
+                        let text = value
+                            .get::<Option<String>>()
+                            .unwrap_or_else(|e| panic!("{table}.{column} as text: {e}"));
+                        (column, text.as_deref().map(neutral))
+                    })
+                    .collect::<BTreeMap<_, _>>()
+            })
+            .collect()
+    }
+
+    /// The first row that differs, named by its place in key order, then the counts.
+    #[track_caller]
+    pub fn assert_same(table: &str, on_oracle: &Rows, on_postgres: &Rows) {
+        for (i, (o, p)) in on_oracle.iter().zip(on_postgres).enumerate() {
+            assert_eq!(
+                o, p,
+                "{table}: row {i} in key order differs (left Oracle, right PostgreSQL)"
+            );
+        }
+        assert_eq!(
+            on_oracle.len(),
+            on_postgres.len(),
+            "{table}: rows (left Oracle, right PostgreSQL)"
+        );
+    }
+
+    #[test]
+    fn both_dialects_forms_of_a_value_are_one() {
+        for (postgres, oracle) in [
+            ("2025-06-01T12:00:00", "2025-06-01 12:00:00"),
+            ("2025-06-01T12:00:00", "2025-06-01 12:00:00.000000"),
+            ("2025-06-01T12:00:00.25", "2025-06-01 12:00:00.250000"),
+            ("2025-06-01", "2025-06-01 00:00:00"),
+            ("12.50", "12.5"),
+            ("0.50", ".5"),
+            ("-0.50", "-.5"),
+            ("3.00", "3"),
+        ] {
+            assert_eq!(neutral(postgres), neutral(oracle), "{postgres} vs {oracle}");
+        }
+        for text in ["1000000", "007", "CTU", "{\"a\":1.50}", "1.2.3", "."] {
+            assert_eq!(neutral(text), text);
+        }
+    }
+}
+
+/// A whole generated airport day — its snapshot, then every event — applied message by
+/// message to the Oracle schema and to a fresh PostgreSQL database: every message has the
+/// same outcome in both, and every table the scenarios dump (and the version floors) holds
+/// the same rows, column for column, but for [`day_rows::NOT_COMPARED`].
+#[cfg(feature = "postgres")]
+#[test]
+#[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
+fn oracle_applies_a_whole_airport_day_as_postgres_does() {
+    use common::dialects::{DUMPED_TABLES, PgDb, ScenarioDb};
+    use flightstate::pipeline::{Settings, apply_message};
+    use flightstate::protocol::to_xml;
+    use flightstate::synth::{DayOptions, airport_day};
+
+    let (url, _guard) = schema();
+    run_pending_migrations(&url).expect("migrate");
+    // Empties every table now and when dropped (the other tests here leave rows behind).
+    let on_oracle = common::dialects::oracle().expect("the Oracle schema");
+    let on_postgres = PgDb::migrated();
+    let (oracle_store, postgres_store) = (on_oracle.store(), on_postgres.store());
+
+    let options = DayOptions::default();
+    let day = airport_day(&options);
+    let bodies: Vec<String> = std::iter::once(&day.snapshot)
+        .chain(&day.events)
+        .map(to_xml)
+        .collect();
+    let settings = Settings::default();
+    // Whole seconds, the same in both: a DATE keeps no fraction.
+    let start = options
+        .day
+        .and_hms_opt(0, 0, 0)
+        .expect("midnight of the day");
+    for (message_id, body) in (1_i64..).zip(&bodies) {
+        let now = start + chrono::Duration::seconds(message_id);
+        let postgres = apply_message(&postgres_store, &settings, message_id, body.as_bytes(), now)
+            .unwrap_or_else(|e| panic!("message {message_id} on PostgreSQL: {e:#}"));
+        let oracle = apply_message(&oracle_store, &settings, message_id, body.as_bytes(), now)
+            .unwrap_or_else(|e| panic!("message {message_id} on Oracle: {e:#}"));
+        assert_eq!(oracle, postgres, "message {message_id}: outcome");
+    }
+
+    let conn = raw(&url);
+    let tables = DUMPED_TABLES
+        .iter()
+        .copied()
+        .chain([("flight_version_floor", "flid")]);
+    for (table, order) in tables {
+        let postgres = day_rows::postgres(&on_postgres, table, order);
+        let oracle = day_rows::oracle(&conn, table, order);
+        day_rows::assert_same(table, &oracle, &postgres);
+    }
+    // The day did write: every message has its outcome, every flight its main row.
+    assert_eq!(
+        on_oracle.count("proc_state", "1 = 1"),
+        i64::try_from(bodies.len()).expect("a count")
+    );
+    assert!(on_oracle.count("flight_schd", "1 = 1") > 0);
 }

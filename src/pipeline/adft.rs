@@ -10,10 +10,10 @@
 //! (PROTOCOL §3.1); the rest of its FLTRs is not read.
 
 use super::PipelineError;
-use super::apply::Settings;
-use super::event::{EventReport, apply_alone};
-use super::flights::{FlightMessage, FlightWork, check_recs};
-use super::snapshot::MessageRef;
+use super::flights::{FlightMessage, FlightWork, apply_alone, check_recs};
+use super::message_ref::MessageRef;
+use super::report::EventReport;
+use super::settings::Settings;
 use crate::protocol::Schedule;
 use crate::state::state_from_record;
 use crate::store::Store;

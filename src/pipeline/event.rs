@@ -13,31 +13,14 @@
 //! The work itself is `flights::apply_flight_messages`, shared with ad-hoc
 //! flights, SCHD DEL and the pump's group commits.
 
-use serde::Serialize;
-
 use super::PipelineError;
-use super::apply::{Settings, check_fence};
-use super::flights::{FlightMessage, FlightWork, apply_flight_messages};
-use super::snapshot::MessageRef;
+use super::flights::{FlightMessage, FlightWork, apply_alone};
+use super::message_ref::MessageRef;
+use super::report::EventReport;
+use super::settings::Settings;
 use crate::protocol::FlightOperation;
 use crate::state::{FlightEvent, prepare_event};
-use crate::store::{StateTx, Store};
-
-/// What applying a flight event, an ad-hoc flight or an SCHD DEL did, by
-/// FLID in the order the message named them.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct EventReport {
-    /// `TYPE/STYP` of the message.
-    pub event: String,
-    /// Flights created (operation day not known yet).
-    pub created: Vec<i64>,
-    /// Flights whose state changed.
-    pub updated: Vec<i64>,
-    /// Flights deleted (with tombstones).
-    pub deleted: Vec<i64>,
-    /// Flights named whose state the message left as it was.
-    pub unchanged: Vec<i64>,
-}
+use crate::store::Store;
 
 /// Applies a FLOP message's bodies, in order, in one transaction.
 pub(super) fn apply_event<S: Store>(
@@ -69,24 +52,4 @@ pub(super) fn prepare_events(
         .map(|record| prepare_event(operation.subtype, record, &settings.merge.collections))
         .collect::<Result<Vec<FlightEvent>, _>>()
         .map_err(|e| PipelineError::BadInput(e.to_string()))
-}
-
-/// Applies one flight-level message in a transaction of its own, under
-/// `PIPELINE_LOCK` and the pump's epoch.
-pub(super) fn apply_alone<S: Store>(
-    store: &S,
-    settings: &Settings,
-    message: FlightMessage<'_>,
-) -> Result<EventReport, PipelineError> {
-    store.transaction(|tx| {
-        let lease = tx.lock_pipeline()?;
-        check_fence(settings, &lease)?;
-        let mut reports = apply_flight_messages(
-            tx,
-            &settings.merge.collections,
-            settings.merge.adft_absent,
-            &[message],
-        )?;
-        Ok(reports.pop().unwrap_or_default())
-    })
 }

@@ -5,12 +5,13 @@
 //! a message means the same whichever way it is committed.
 
 use super::PipelineError;
-use super::event::EventReport;
-use super::snapshot::MessageRef;
+use super::message_ref::MessageRef;
+use super::report::EventReport;
+use super::settings::{Settings, check_fence};
 use super::working::Working;
 use crate::protocol::{Field, Schedule};
 use crate::state::{AbsentFields, CollectionRules, FlightEvent, merge_adft, merge_event};
-use crate::store::{Outcome, StateTx, VersionFloorOps};
+use crate::store::{Outcome, StateTx, Store, VersionFloorOps};
 
 /// What a flight-level message does, checked before any transaction.
 #[derive(Clone, Copy)]
@@ -134,4 +135,24 @@ pub(super) fn apply_flight_messages<T: StateTx + VersionFloorOps>(
     let outcomes: Vec<Outcome<'_>> = messages.iter().map(|m| m.message.succeeded()).collect();
     tx.record_outcomes(&outcomes)?;
     Ok(reports)
+}
+
+/// Applies one flight-level message in a transaction of its own, under
+/// `PIPELINE_LOCK` and the pump's epoch.
+pub(super) fn apply_alone<S: Store>(
+    store: &S,
+    settings: &Settings,
+    message: FlightMessage<'_>,
+) -> Result<EventReport, PipelineError> {
+    store.transaction(|tx| {
+        let lease = tx.lock_pipeline()?;
+        check_fence(settings, &lease)?;
+        let mut reports = apply_flight_messages(
+            tx,
+            &settings.merge.collections,
+            settings.merge.adft_absent,
+            &[message],
+        )?;
+        Ok(reports.pop().unwrap_or_default())
+    })
 }

@@ -21,11 +21,12 @@ use chrono::NaiveDateTime;
 
 use super::PipelineError;
 use super::adft::check_adft;
-use super::apply::{Applied, Recorder, Seen, Settings, check_fence};
+use super::apply::{Applied, Recorder, Seen};
 use super::event::prepare_events;
 use super::flights::{FlightMessage, FlightWork, apply_flight_messages, check_recs};
 use super::identity::identity_key;
-use super::snapshot::MessageRef;
+use super::message_ref::MessageRef;
+use super::settings::{Settings, check_fence};
 use crate::protocol::{self, Body, Message, ScheduleSubtype};
 use crate::state::FlightEvent;
 use crate::store::{ProcStatus, StateTx, VersionFloorOps};

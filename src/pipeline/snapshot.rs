@@ -10,10 +10,11 @@
 //! value) is checked before the transaction starts.
 
 use chrono::{NaiveDate, NaiveDateTime};
-use serde::Serialize;
 
 use super::PipelineError;
-use super::apply::{Settings, check_fence};
+use super::message_ref::{MessageRef, json};
+use super::report::SnapshotReport;
+use super::settings::{Settings, check_fence};
 use crate::failure::Causes;
 use crate::protocol::{Field, FlightRecord, Schedule};
 use crate::state::{
@@ -21,41 +22,12 @@ use crate::state::{
     snapshot_day, state_from_record,
 };
 use crate::store::{
-    ChangeNotice, EventKind, Outcome, ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,
-    VersionFloorOps, first_version,
+    ChangeNotice, EventKind, SnapshotLedger, StateEvent, StateTx, Store, VersionFloorOps,
+    first_version,
 };
 
 /// The most flights one snapshot may carry (RECS is at most 4 digits).
 pub const MAX_SNAPSHOT_FLIGHTS: u32 = 9_999;
-
-/// What applying a snapshot did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SnapshotReport {
-    /// The operation day.
-    pub operation_day: NaiveDate,
-    /// Where the day came from.
-    pub day_source: state::DaySource,
-    /// The day's snapshot version after the message (unchanged by a replay).
-    pub version: i64,
-    /// Whether the message was the day's latest snapshot again (nothing
-    /// changed).
-    pub replay: bool,
-    /// Flights in the snapshot.
-    pub flights: usize,
-    /// Flights created.
-    pub created: usize,
-    /// Flights whose state or day changed.
-    pub updated: usize,
-    /// Flights already in exactly that state.
-    pub unchanged: usize,
-    /// Flights deleted from the day (with tombstones).
-    pub deleted: Vec<i64>,
-    /// In how many parts the flights were written while the message was
-    /// still being read (`pipeline::streamed`); 0 when it was read whole.
-    /// How the day was applied, not what was applied: not in the notice.
-    #[serde(skip)]
-    pub streamed_parts: usize,
-}
 
 /// A snapshot checked and converted, ready for its transaction.
 struct Prepared {
@@ -203,32 +175,6 @@ pub(super) fn apply_snapshot<S: Store>(
                 crate::cores::free(prepared, flights);
                 return other;
             }
-        }
-    }
-}
-
-/// The parts of a message the transaction records.
-#[derive(Clone, Copy)]
-pub(super) struct MessageRef<'a> {
-    pub(super) id: i64,
-    pub(super) identity_key: &'a str,
-    pub(super) msg_type: &'a str,
-    pub(super) subtype: &'a str,
-    pub(super) now: NaiveDateTime,
-}
-
-impl MessageRef<'_> {
-    pub(super) fn succeeded(&self) -> Outcome<'_> {
-        Outcome {
-            message_id: self.id,
-            identity_key: self.identity_key,
-            status: ProcStatus::Succeeded,
-            error_kind: None,
-            error_text: None,
-            msg_type: Some(self.msg_type),
-            msg_subtype: Some(self.subtype),
-            next_attempt_at: None,
-            now: self.now,
         }
     }
 }
@@ -516,9 +462,4 @@ fn flight_notice(
             }
         }
     }
-}
-
-/// Serialises a notice payload; our own plain values always serialise.
-pub(super) fn json(value: &impl Serialize) -> String {
-    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
 }

@@ -19,10 +19,11 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
-use super::apply::Settings;
+use super::message_ref::MessageRef;
+use super::report::SnapshotReport;
+use super::settings::Settings;
 use super::snapshot::{
-    Begun, Built, MessageRef, SnapshotReport, Written, begin, check_schedule, finish,
-    snapshot_list, write_flights,
+    Begun, Built, Written, begin, check_schedule, finish, snapshot_list, write_flights,
 };
 use crate::FailureKind;
 use crate::protocol::{self, Body, Message, ProtocolError};

@@ -14,8 +14,8 @@ use std::collections::{HashMap, HashSet};
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
-use super::event::EventReport;
-use super::snapshot::{MessageRef, json};
+use super::message_ref::{MessageRef, json};
+use super::report::EventReport;
 use crate::state::{FlightState, StoredFlight, changed_parts};
 use crate::store::{
     ChangeNotice, DetailTable, EventKind, FlightChange, StateEvent, StateTx, VersionFloorOps,

@@ -14,6 +14,7 @@ mod message;
 mod reader;
 mod values;
 mod write;
+mod xml_out;
 
 use std::io::Read;
 

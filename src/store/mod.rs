@@ -9,6 +9,7 @@ use std::error::Error as StdError;
 
 use crate::FailureKind;
 
+mod full_read;
 mod journal;
 mod lease;
 mod nonempty;
@@ -20,22 +21,23 @@ pub mod pg;
 #[cfg(any(feature = "postgres", feature = "oracle"))]
 mod pool_log;
 mod read;
+mod records;
 mod repository;
 mod timeouts;
 mod version_floor;
 
+pub use full_read::{Selection, read_flights, read_states};
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;
 pub use outbox::{
     Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts,
 };
-pub use read::{
-    OutboxBacklog, ProcCount, ProcEntry, ReadOps, Selection, SnapshotDay, read_flights, read_states,
-};
-pub use repository::{
+pub use read::{OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay};
+pub use records::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
-    ProcRecord, ProcStatus, SnapshotLedger, StateEvent, StateTx, Store,
+    ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
+pub use repository::{StateTx, Store};
 pub use timeouts::Timeouts;
 pub use version_floor::{VersionFloorOps, first_version};
 

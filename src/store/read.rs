@@ -1,7 +1,8 @@
-//! Reads for people and other programs: whole flight states in one
-//! read-only snapshot, a page of FLIDs at a time, and the facts about the
-//! pipeline itself (lease, processing outcomes, outbox, snapshot days) that
-//! the status page, the metrics and `flightstate status` show.
+//! Reads for people and other programs: the page of FLIDs that whole
+//! flight states are read by (in `full_read`, one read-only snapshot, a
+//! page at a time), and the facts about the pipeline itself (lease,
+//! processing outcomes, outbox, snapshot days) that the status page, the
+//! metrics and `flightstate status` show.
 //!
 //! Nothing here writes: a read transaction starts with
 //! [`ReadOps::set_read_only_snapshot`], which the database enforces.
@@ -9,8 +10,8 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
-use super::{PipelineLease, ProcStatus, StateTx, Store, StoreError};
-use crate::state::StoredFlight;
+use super::StoreError;
+use super::records::{PipelineLease, ProcStatus};
 
 /// The read-only operations of a transaction. Method names are the names of
 /// the SQL files that run them.
@@ -111,77 +112,4 @@ pub struct SnapshotDay {
     pub listed: i64,
     /// Flights stored with this operation day now.
     pub flights: i64,
-}
-
-/// Which flights a full read covers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Selection {
-    /// Every stored flight.
-    All,
-    /// The flights of one operation day.
-    Day(NaiveDate),
-}
-
-/// Reads the full state of every flight of `selection` in one read-only
-/// snapshot, `page_size` flights at a time in FLID order, and hands each
-/// page to `sink` before reading the next: memory holds one page whatever
-/// the number of flights. A page costs one statement for its FLIDs and one
-/// per table ([`StateTx::load_flights`], the read the dispatcher builds
-/// unstored documents with), never one per flight.
-///
-/// # Errors
-///
-/// A [`StoreError`] of the read, or the error `sink` returns (which ends
-/// the read and rolls the transaction back).
-pub fn read_states<S, E, F>(
-    store: &S,
-    selection: Selection,
-    page_size: usize,
-    mut sink: F,
-) -> Result<usize, E>
-where
-    S: Store,
-    E: From<StoreError>,
-    F: FnMut(Vec<StoredFlight>) -> Result<(), E>,
-{
-    let limit = i64::try_from(page_size.max(1)).unwrap_or(i64::MAX);
-    let day = match selection {
-        Selection::All => None,
-        Selection::Day(day) => Some(day),
-    };
-    store.transaction(|tx| {
-        tx.set_read_only_snapshot()?;
-        let mut after = i64::MIN;
-        let mut total = 0;
-        loop {
-            let flids = tx.flid_page(day, after, limit)?;
-            let Some(&last) = flids.last() else {
-                break;
-            };
-            let mut flights: Vec<StoredFlight> = tx.load_flights(&flids)?.into_values().collect();
-            flights.sort_unstable_by_key(|f| f.state.flid);
-            total += flights.len();
-            sink(flights)?;
-            if flids.len() < page_size.max(1) {
-                break;
-            }
-            after = last;
-        }
-        Ok(total)
-    })
-}
-
-/// The full states of `flids` (absent FLIDs are simply missing), in one
-/// read-only snapshot, in FLID order.
-///
-/// # Errors
-///
-/// A [`StoreError`] of the read.
-pub fn read_flights<S: Store>(store: &S, flids: &[i64]) -> Result<Vec<StoredFlight>, StoreError> {
-    store.transaction(|tx| {
-        tx.set_read_only_snapshot()?;
-        let mut flights: Vec<StoredFlight> = tx.load_flights(flids)?.into_values().collect();
-        flights.sort_unstable_by_key(|f| f.state.flid);
-        Ok(flights)
-    })
 }

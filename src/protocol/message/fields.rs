@@ -7,6 +7,7 @@ use std::fmt;
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::{Element, Segment};
 use crate::protocol::values::{Field, Group, SisValue};
+use crate::protocol::xml_out::XmlOut;
 
 /// Where an element sits, from the root: a chain of borrowed elements, written out only
 /// when an error names it. A snapshot has millions of elements and almost never an error,
@@ -161,7 +162,7 @@ pub(crate) trait GroupItem: Sized {
         notes: &mut Notes,
     ) -> Result<Self, ProtocolError>;
     /// Writes the entry back as one element named `name`.
-    fn write(&self, name: &str, out: &mut crate::protocol::write::XmlOut);
+    fn write(&self, name: &str, out: &mut XmlOut);
 }
 
 /// What an empty group element next to real entries would mean cannot be known.
@@ -199,4 +200,17 @@ pub(crate) fn push_group<T: GroupItem>(
         Group::Empty => return Err(mixed()),
     }
     Ok(())
+}
+
+/// Writes a repeating group: nothing, one empty element, or every entry.
+pub(crate) fn write_group<T: GroupItem>(out: &mut XmlOut, name: &str, group: &Group<T>) {
+    match group {
+        Group::Absent => {}
+        Group::Empty => out.text_element(name, &[], ""),
+        Group::Items(items) => {
+            for item in items {
+                item.write(name, out);
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
-use super::fields::{Notes, Path, no_text, push_group, put};
+use super::fields::{Notes, Path, no_text, push_group, put, write_group};
 use super::irregularities::{
     Diversion, FlightReturn, LandingAbort, put_diversion, put_landing_abort, put_return,
     write_irregularities,
@@ -19,7 +19,7 @@ use super::resources::{
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{Field, FlightIndicator, Group, Movement, NoValue};
-use crate::protocol::write::{XmlOut, write_group};
+use crate::protocol::xml_out::XmlOut;
 
 /// Declares the scalar elements of the flight record once: the struct fields, the parser's
 /// dispatch and the writer's order all come from this table.

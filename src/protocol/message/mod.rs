@@ -25,7 +25,6 @@ pub use self::schedule::{Schedule, ScheduleSubtype};
 
 pub(crate) use self::schedule::{EarlyRecords, RECORD, RECORDS_AT};
 
-pub(crate) use self::fields::GroupItem;
 pub(crate) use self::flop::write_flight_operation;
 pub(crate) use self::meta::write_meta;
 pub(crate) use self::schedule::write_schedule;

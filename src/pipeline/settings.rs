@@ -1,0 +1,84 @@
+//! How messages are applied at a site, and the fence every transaction
+//! checks. Every rule reads these, so they live apart from the rules: a
+//! rule that needs the settings must not have to depend on the module that
+//! dispatches to it.
+
+use chrono::NaiveTime;
+
+use super::PipelineError;
+use crate::config::Config;
+use crate::protocol::ParseOptions;
+use crate::state::MergeRules;
+use crate::store::PipelineLease;
+
+/// The size from which a message is streamed: about 400 flights of a
+/// snapshot, below which reading and writing in turn costs a few
+/// milliseconds more at most.
+pub const STREAM_FROM_BYTES: usize = 1024 * 1024;
+
+/// Flights per part of a streamed snapshot: a day of 9,999 flights is five
+/// parts, so the first is written while four fifths of the day are still
+/// being read, and a day costs a handful of statements per table.
+pub const STREAM_PART_FLIGHTS: usize = 2_000;
+
+/// How messages are applied at this site.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// How messages are read.
+    pub parse: ParseOptions,
+    /// Local time at which an operation day begins.
+    pub day_boundary: NaiveTime,
+    /// How often a snapshot that lost the version race is retried at once.
+    pub conflict_retries: u32,
+    /// The pump's lease epoch: a transaction commits only while the lease is
+    /// still at this epoch. `None` for one-off applies outside the pump.
+    pub fence: Option<i64>,
+    /// The attempt at which a message of a type flightstate does not apply
+    /// is DEAD rather than FAILED(UNSUPPORTED), decided in the attempt
+    /// itself so that `PROC_STATE.ATTEMPTS` and the reason agree. `None`
+    /// (one-off applies outside the pump) never gives up.
+    pub unsupported_threshold: Option<i32>,
+    /// How flight events and ad-hoc flights merge (configuration
+    /// `[merge]`).
+    pub merge: MergeRules,
+    /// From this size on (bytes), a message is read on a thread of its own
+    /// and a snapshot's flights are written while the rest is still being
+    /// read (`pipeline::streamed`); a smaller message is read first, which
+    /// costs no thread. Either way a message has the same outcome.
+    pub stream_from_bytes: usize,
+    /// Flights per part of a streamed snapshot (at least 1).
+    pub stream_part_flights: usize,
+}
+
+impl Settings {
+    /// The settings a configuration gives.
+    pub fn from_config(config: &Config) -> Settings {
+        Settings {
+            parse: config.protocol.parse_options(),
+            day_boundary: config.day_boundary(),
+            conflict_retries: 5,
+            fence: None,
+            unsupported_threshold: None,
+            merge: config.merge.rules(),
+            stream_from_bytes: STREAM_FROM_BYTES,
+            stream_part_flights: STREAM_PART_FLIGHTS,
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings::from_config(&Config::default())
+    }
+}
+
+/// Refuses to go on when the lease has moved past this pump's epoch.
+pub(super) fn check_fence(settings: &Settings, lease: &PipelineLease) -> Result<(), PipelineError> {
+    match settings.fence {
+        Some(held) if held != lease.epoch => Err(PipelineError::Fenced {
+            held,
+            current: lease.epoch,
+        }),
+        _ => Ok(()),
+    }
+}

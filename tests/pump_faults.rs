@@ -32,23 +32,9 @@ use flightstate::pipeline::Settings;
 use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use mysql::prelude::Queryable;
-use pumping::{MailboxDatabase, mailbox_settings, proc_reasons, proc_states, state_dump};
-
-fn pump_settings(holder: &str) -> PumpSettings {
-    PumpSettings {
-        holder: holder.to_owned(),
-        lease_ttl: Duration::from_secs(60),
-        unsupported_threshold: 3,
-        unsupported_retry: Duration::ZERO,
-        backoff_initial: Duration::from_millis(20),
-        backoff_max: Duration::from_millis(200),
-        idle_poll: Duration::from_millis(20),
-        head_batch: 100,
-        effect_batch: 100,
-        group_commit: 50,
-        inline_effects: true,
-    }
-}
+use pumping::{
+    MailboxDatabase, mailbox_settings, proc_reasons, proc_states, pump_settings, state_dump,
+};
 
 fn new_pump(db: &TestDatabase, mb: &MailboxDatabase, settings: PumpSettings) -> Pump<PgStore> {
     let store = PgStore::connect(db.url(), 4, Duration::from_secs(2)).expect("pool");

@@ -558,3 +558,21 @@ fn set_general_log(on: bool) {
         conn.query_drop(*statement).expect("switch the general log");
     }
 }
+
+/// Pump settings for in-process tests: quick polls and back-off, a lease
+/// that does not run out during a test.
+pub fn pump_settings(holder: &str) -> flightstate::pump::PumpSettings {
+    flightstate::pump::PumpSettings {
+        holder: holder.to_owned(),
+        lease_ttl: Duration::from_secs(60),
+        unsupported_threshold: 3,
+        unsupported_retry: Duration::ZERO,
+        backoff_initial: Duration::from_millis(20),
+        backoff_max: Duration::from_millis(200),
+        idle_poll: Duration::from_millis(20),
+        head_batch: 100,
+        effect_batch: 100,
+        group_commit: 50,
+        inline_effects: true,
+    }
+}

@@ -38,13 +38,27 @@ struct State {
     up_since: Option<Instant>,
     /// Whether a producer was replaced during this outage (logged once).
     replaced: bool,
+    /// When a producer was last replaced. The other lanes' producers follow
+    /// within moments, and a broker may fence a fresh producer once more
+    /// while the lanes settle: faults and replacements in the quiet time
+    /// after one belong to the same incident and are not news.
+    last_replacement: Option<Instant>,
 }
+
+/// How long after a replacement its incident is still going on.
+const QUIET_AFTER_REPLACEMENT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl State {
     /// Whether a fault of messages sent at `sent` is the tail of an outage
     /// already over.
     fn stale(&self, sent: Instant) -> bool {
         self.down.is_none() && self.up_since.is_some_and(|up| sent < up)
+    }
+
+    /// Whether a producer was replaced a moment ago.
+    fn settling(&self) -> bool {
+        self.last_replacement
+            .is_some_and(|at| at.elapsed() < QUIET_AFTER_REPLACEMENT)
     }
 }
 
@@ -64,7 +78,7 @@ impl Link {
         }
         state.down = Some((Instant::now(), cause.to_owned()));
         self.down.store(true, Ordering::SeqCst);
-        true
+        !state.settling()
     }
 
     /// Records a confirmed delivery; logs the recovery after an outage.
@@ -105,7 +119,9 @@ impl Link {
             state.down = Some((Instant::now(), cause.to_owned()));
             self.down.store(true, Ordering::SeqCst);
         }
-        !std::mem::replace(&mut state.replaced, true)
+        let settling = state.settling();
+        state.last_replacement = Some(Instant::now());
+        !std::mem::replace(&mut state.replaced, true) && !settling
     }
 }
 
@@ -126,8 +142,17 @@ mod tests {
         // Another lane's messages of the same outage, reported late.
         assert!(!link.failed("message timed out", before));
         assert!(!link.replaced("producer fenced", before));
+        // Moments after a replacement, a fault of the lanes still settling
+        // (a broker may fence a fresh producer once more) is the same
+        // incident.
         let after = Instant::now();
-        assert!(link.failed("all brokers down", after));
-        assert!(link.replaced("producer fenced", after));
+        assert!(!link.failed("producer fenced", after));
+        assert!(!link.replaced("producer fenced", after));
+        link.delivered();
+        // Once the quiet time is over, an outage is news again.
+        link.state().last_replacement = Instant::now().checked_sub(QUIET_AFTER_REPLACEMENT * 2);
+        let later = Instant::now();
+        assert!(link.failed("all brokers down", later));
+        assert!(link.replaced("producer fenced", later));
     }
 }

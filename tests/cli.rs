@@ -103,6 +103,14 @@ fn migrate_creates_the_schema_and_then_does_nothing() {
         "{}",
         text(&second.stderr)
     );
+    // The log went to a pipe, not a terminal: no colour escape sequences.
+    for out in [&first, &second] {
+        assert!(
+            !out.stderr.contains(&0x1b),
+            "escape sequences in a log written to a pipe: {:?}",
+            text(&out.stderr)
+        );
+    }
 }
 
 #[test]

@@ -8,6 +8,9 @@
 //! an outcome: the pump does.
 
 mod statements;
+mod write_back;
+
+pub use write_back::{WRITE_BACK_KIND, WriteBack, write_back_intent};
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -18,8 +21,7 @@ use mysql::prelude::Queryable;
 use mysql::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts, TxOpts};
 
 use crate::FailureKind;
-use crate::journal::{CallResult, Effect, Intent, ReadBack};
-use crate::store::{ProcStatus, StoredCall};
+use crate::journal::CallResult;
 
 /// Every mailbox statement as `(file name, text)`, for DBA review and the
 /// snapshot tests.
@@ -529,107 +531,6 @@ impl Mailbox {
     }
 }
 
-/// The `CALL_KIND` of a write-back.
-pub const WRITE_BACK_KIND: &str = "BACKFILL";
-const WRITE_BACK_SCOPE: &str = "mailbox";
-const WRITE_BACK_STEP: &str = "write-back";
-const TARGET_PREFIX: &str = "cminmsgs:";
-
-/// The write-back intent of message `message_id` whose final status is
-/// `status`, or `None` for a status that is not final (FAILED).
-///
-/// `delivery` counts how often the row was delivered pending: 0 for its
-/// first write-back (`backfill:{id}`); a row set back to pending after it
-/// was written back (AODB or an operator re-sent it, a mailbox backup was
-/// restored) is written back again by a new call named after that
-/// redelivery (`backfill:{id}:resent:{n}`), since the first call is
-/// finished and is never made twice.
-pub fn write_back_intent(
-    settings: &MailboxSettings,
-    message_id: i64,
-    status: ProcStatus,
-    delivery: u32,
-) -> Option<Intent> {
-    let value = match status {
-        ProcStatus::Succeeded => &settings.succeeded_status,
-        ProcStatus::Dead => &settings.dead_status,
-        ProcStatus::Failed => return None,
-    };
-    Some(Intent {
-        scope: WRITE_BACK_SCOPE.to_owned(),
-        step: WRITE_BACK_STEP.to_owned(),
-        sub_key: match delivery {
-            0 => format!("backfill:{message_id}"),
-            n => format!("backfill:{message_id}:resent:{n}"),
-        },
-        call_kind: WRITE_BACK_KIND.to_owned(),
-        target: format!("{TARGET_PREFIX}{message_id}"),
-        payload: value.clone(),
-        deadline_at: None,
-    })
-}
-
-fn target_id(call: &StoredCall) -> Option<i64> {
-    call.target.strip_prefix(TARGET_PREFIX)?.parse().ok()
-}
-
-/// The mailbox write-back as a journaled [`Effect`].
-pub struct WriteBack<'m> {
-    mailbox: &'m Mailbox,
-}
-
-impl<'m> WriteBack<'m> {
-    /// The write-back effect on `mailbox`.
-    pub fn new(mailbox: &'m Mailbox) -> WriteBack<'m> {
-        WriteBack { mailbox }
-    }
-}
-
-impl Effect for WriteBack<'_> {
-    fn call_kind(&self) -> &'static str {
-        WRITE_BACK_KIND
-    }
-
-    fn call(&self, calls: &[&StoredCall]) -> Vec<CallResult> {
-        let mut results = vec![CallResult::Rejected; calls.len()];
-        let mut items = Vec::with_capacity(calls.len());
-        let mut positions = Vec::with_capacity(calls.len());
-        for (i, call) in calls.iter().enumerate() {
-            // A target that is not ours is refused without a call.
-            if let Some(id) = target_id(call) {
-                items.push((id, call.payload.as_str()));
-                positions.push(i);
-            }
-        }
-        if items.is_empty() {
-            return results;
-        }
-        for (i, result) in positions.into_iter().zip(self.mailbox.write_back(&items)) {
-            results[i] = result;
-        }
-        results
-    }
-
-    /// The guarded UPDATE makes a late duplicate harmless, so a row still
-    /// pending is `NotApplied` and may be written back in a later attempt.
-    fn read_back(
-        &self,
-        call: &StoredCall,
-    ) -> Result<ReadBack, Box<dyn std::error::Error + Send + Sync>> {
-        let Some(id) = target_id(call) else {
-            return Ok(ReadBack::Rejected);
-        };
-        Ok(match self.mailbox.message_state(id)? {
-            None => ReadBack::Rejected,
-            Some(row) if !row.processed => ReadBack::NotApplied,
-            Some(row) if row.status.as_deref() == Some(call.payload.as_str()) => ReadBack::Done {
-                remote_ref: Some(id.to_string()),
-            },
-            Some(_) => ReadBack::Conflict,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -692,25 +593,5 @@ mod tests {
         assert!(!leaves_connection_usable(&mysql::Error::IoError(
             std::io::Error::from(std::io::ErrorKind::WouldBlock)
         )));
-    }
-
-    #[test]
-    fn final_statuses_get_an_intent() {
-        let settings = MailboxSettings {
-            url: "mysql://x".into(),
-            pending_status: "VALID".into(),
-            succeeded_status: "PROCESSED".into(),
-            dead_status: "DEAD".into(),
-            pool_size: 1,
-            connect_timeout: Duration::from_secs(1),
-            io_timeout: Duration::from_secs(1),
-        };
-        let intent = write_back_intent(&settings, 42, ProcStatus::Dead, 0).expect("final");
-        assert_eq!(intent.sub_key, "backfill:42");
-        assert_eq!(intent.payload, "DEAD");
-        let again = write_back_intent(&settings, 42, ProcStatus::Succeeded, 2).expect("final");
-        assert_eq!(again.sub_key, "backfill:42:resent:2");
-        assert_eq!(again.payload, "PROCESSED");
-        assert!(write_back_intent(&settings, 42, ProcStatus::Failed, 0).is_none());
     }
 }

@@ -20,12 +20,24 @@
 //!   transaction that leaves a final `PROC_STATE` (SUCCEEDED or DEAD) before
 //!   it commits, so "applied but never written back" cannot be forgotten.
 //!
-//! It never parses or applies anything itself and never talks SQL.
+//! It never parses or applies anything itself and never talks SQL. One
+//! file per job: `lease.rs`, `message_store.rs` (the fence and the
+//! write-back intent, redeliveries), `effects.rs` (the write-backs and the
+//! effect worker), `group.rs` (group commit), `latency.rs`, `settings.rs`;
+//! this file holds the step loop and the failure policy.
 
+mod effects;
 mod group;
 mod latency;
+mod lease;
+mod message_store;
+mod settings;
 
+pub use effects::run_effect_worker;
 pub use latency::{APPLY_LATENCY, ApplyLatency, LatencyReading};
+pub use message_store::MessageStore;
+use message_store::{journal_write_back, seal_point};
+pub use settings::{PumpSettings, default_holder};
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,73 +46,11 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
 
-use crate::FailureKind;
 use crate::failure::Causes;
-use crate::journal::{Executor, JournalError, PassReport, Recorded, WorkerLease, record_intent};
-use crate::mailbox::{InboundMessage, Mailbox, MailboxSettings, WriteBack, write_back_intent};
+use crate::journal::{PassReport, WorkerLease};
+use crate::mailbox::{InboundMessage, Mailbox};
 use crate::pipeline::{Applied, PipelineError, Settings, apply_message};
-use crate::store::{LeaseOps, ProcStatus, StateTx, Store, StoreError};
-
-/// How the pump behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PumpSettings {
-    /// Who this pump is in `PIPELINE_LOCK.LEASE_HOLDER` (host, process, a
-    /// random suffix).
-    pub holder: String,
-    /// How long a lease lasts unless renewed; it is renewed after a third of
-    /// that.
-    pub lease_ttl: Duration,
-    /// FAILED(UNSUPPORTED) attempts after which the message is DEAD.
-    pub unsupported_threshold: i32,
-    /// How long an unsupported head waits before its next attempt.
-    pub unsupported_retry: Duration,
-    /// First backoff of a blocked head (INFRA).
-    pub backoff_initial: Duration,
-    /// Longest backoff.
-    pub backoff_max: Duration,
-    /// How long an idle (or lease-less) pump sleeps between looks.
-    pub idle_poll: Duration,
-    /// Mailbox rows read per look at the head.
-    pub head_batch: usize,
-    /// Journaled calls made per pass of the effect worker.
-    pub effect_batch: i64,
-    /// Most consecutive flight-level messages applied in one state
-    /// transaction (group commit); 1 commits each on its own.
-    pub group_commit: usize,
-    /// Whether the pump makes the write-backs itself after each batch
-    /// (`flightstate pump`), or leaves them to an effect worker thread
-    /// (`flightstate run`).
-    pub inline_effects: bool,
-}
-
-impl Default for PumpSettings {
-    fn default() -> Self {
-        PumpSettings {
-            holder: default_holder(),
-            lease_ttl: Duration::from_secs(15),
-            unsupported_threshold: 3,
-            unsupported_retry: Duration::ZERO,
-            backoff_initial: Duration::from_millis(200),
-            backoff_max: Duration::from_secs(30),
-            idle_poll: Duration::from_millis(500),
-            head_batch: 500,
-            effect_batch: 500,
-            group_commit: 50,
-            inline_effects: true,
-        }
-    }
-}
-
-/// `host:pid:random`, unique enough that two pumps never share a name.
-pub fn default_holder() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "localhost".to_owned());
-    format!("{host}:{}:{:04x}", std::process::id(), fastrand::u16(..))
-}
+use crate::store::{LeaseOps, Store};
 
 /// The current time as the state database stores bookkeeping times (UTC).
 pub fn utc_now() -> NaiveDateTime {
@@ -218,147 +168,6 @@ impl<S: Store + Clone> Pump<S> {
     /// The epoch of the lease this pump holds, if any.
     pub fn epoch(&self) -> Option<i64> {
         self.lease.as_ref().map(|l| l.epoch)
-    }
-
-    fn publish(&self) {
-        let view = self.lease.as_ref().map(|l| WorkerLease {
-            holder: self.settings.holder.clone(),
-            epoch: l.epoch,
-        });
-        if let Ok(mut shared) = self.shared.lock() {
-            *shared = view;
-        }
-    }
-
-    fn renew_after(&self) -> Instant {
-        Instant::now() + self.settings.lease_ttl / 3
-    }
-
-    fn lease_expiry(&self, now: NaiveDateTime) -> NaiveDateTime {
-        now + chrono::Duration::from_std(self.settings.lease_ttl)
-            .unwrap_or_else(|_| chrono::Duration::seconds(15))
-    }
-
-    /// Holds the lease after this call, or says why not: `Ok(None)` when
-    /// another pump holds it, `Ok(Some(false))` when it was just lost.
-    fn ensure_lease(&mut self) -> Result<Option<bool>, StoreError> {
-        let holder = self.settings.holder.clone();
-        match &self.lease {
-            Some(held) if Instant::now() < held.renew_at => Ok(Some(true)),
-            Some(held) => {
-                let epoch = held.epoch;
-                let now = utc_now();
-                let expires = self.lease_expiry(now);
-                let renewed = self
-                    .store
-                    .transaction(|tx| tx.renew_lease(&holder, epoch, now, expires))?;
-                if renewed {
-                    let renew_at = self.renew_after();
-                    if let Some(held) = self.lease.as_mut() {
-                        held.renew_at = renew_at;
-                    }
-                    Ok(Some(true))
-                } else {
-                    self.lose_lease();
-                    Ok(Some(false))
-                }
-            }
-            None => {
-                let now = utc_now();
-                let expires = self.lease_expiry(now);
-                let acquired = self
-                    .store
-                    .transaction(|tx| tx.acquire_lease(&holder, now, expires))?;
-                match acquired {
-                    Some(epoch) => {
-                        self.waiting = false;
-                        tracing::info!(lease.holder = %holder, lease.epoch = epoch, "took the pump lease");
-                        self.lease = Some(HeldLease {
-                            epoch,
-                            renew_at: self.renew_after(),
-                        });
-                        // What this pump knew under an older lease is stale.
-                        self.awaiting.clear();
-                        self.publish();
-                        Ok(Some(true))
-                    }
-                    None => {
-                        self.say_why_waiting();
-                        Ok(None)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Says once, when this pump starts waiting, which lease it waits for
-    /// and until when: after a crash restart the old lease runs out only
-    /// at its expiry, and a silent wait looks like a hang.
-    fn say_why_waiting(&mut self) {
-        if self.waiting {
-            return;
-        }
-        self.waiting = true;
-        match self.store.transaction(|tx| tx.lock_pipeline()) {
-            Ok(lease) => tracing::info!(
-                lease.holder = lease.holder.as_deref().unwrap_or("nobody"),
-                lease.epoch = lease.epoch,
-                lease.expires_at = %lease.expires_at.map_or_else(|| "-".to_owned(), |t| format!("{t} UTC")),
-                "another pump holds the lease; waiting until it is released or runs out"
-            ),
-            Err(e) => tracing::info!(
-                error = %Causes(&e),
-                "another pump holds the lease; waiting until it is released or runs out"
-            ),
-        }
-    }
-
-    fn lose_lease(&mut self) {
-        if let Some(held) = self.lease.take() {
-            tracing::warn!(
-                lease.epoch = held.epoch,
-                "lost the pump lease; stopped pumping"
-            );
-        }
-        self.awaiting.clear();
-        self.blocked = None;
-        self.publish();
-    }
-
-    /// Whether the lease is still ours (renewing it if due); loses it
-    /// otherwise. A database failure counts as "still ours": fencing
-    /// protects every commit anyway.
-    fn still_leased(&mut self) -> bool {
-        if let Some(held) = self.lease.as_mut() {
-            // Force a renewal now: something suggested the lease moved.
-            held.renew_at = Instant::now();
-        }
-        !matches!(self.ensure_lease(), Ok(Some(false)) | Ok(None))
-    }
-
-    /// Lets the lease go (graceful stop), so another pump can take over at
-    /// once.
-    pub fn release(&mut self) {
-        if let Some(held) = self.lease.take() {
-            let holder = self.settings.holder.clone();
-            let now = utc_now();
-            match self
-                .store
-                .transaction(|tx| tx.release_lease(&holder, held.epoch, now))
-            {
-                Ok(released) => {
-                    tracing::info!(
-                        lease.epoch = held.epoch,
-                        released,
-                        "released the pump lease"
-                    )
-                }
-                Err(e) => {
-                    tracing::warn!(error = %Causes(&e), "cannot release the pump lease; it will run out")
-                }
-            }
-        }
-        self.publish();
     }
 
     fn blocked_for(&mut self, message_id: i64, delay: Duration) -> Step {
@@ -586,46 +395,14 @@ impl<S: Store + Clone> Pump<S> {
             .retain(|id| seen.contains(id) || (full && last.is_some_and(|l| *id > l)));
     }
 
-    /// Write-back passes until nothing is left or something fails. Returns
-    /// whether the journal is idle.
-    fn run_effects(&mut self) -> Result<bool, PumpError> {
-        let Some(held) = &self.lease else {
-            return Ok(true);
-        };
-        let lease = WorkerLease {
-            holder: self.settings.holder.clone(),
-            epoch: held.epoch,
-        };
-        let write_back = WriteBack::new(&self.mailbox);
-        let executor = Executor::new(vec![&write_back], self.settings.effect_batch);
-        for _ in 0..1000 {
-            match executor.run_once(&self.store, &lease, utc_now) {
-                Ok(report) if report.idle() => return Ok(true),
-                Ok(PassReport { retry, .. }) if retry > 0 => return Ok(false),
-                Ok(_) => {}
-                Err(JournalError::LeaseLost { .. }) => {
-                    self.lose_lease();
-                    return Ok(false);
-                }
-                #[cfg(feature = "failpoints")]
-                Err(JournalError::Injected(e)) => return Err(e.into()),
-                Err(e) => {
-                    tracing::warn!(error = %Causes(&e), "write-back pass failed; retrying later");
-                    return Ok(false);
-                }
-            }
-        }
-        Ok(false)
-    }
-
     fn message_store(&self, message_id: i64, epoch: i64, now: NaiveDateTime) -> MessageStore<S> {
-        MessageStore {
-            inner: self.store.clone(),
-            mailbox: Arc::new(self.mailbox.settings().clone()),
+        MessageStore::new(
+            self.store.clone(),
+            Arc::new(self.mailbox.settings().clone()),
             message_id,
-            fence: Some(epoch),
+            Some(epoch),
             now,
-        }
+        )
     }
 
     /// Applies one message under the failure policy.
@@ -703,27 +480,6 @@ impl<S: Store + Clone> Pump<S> {
         }
     }
 
-    /// Records the write-back of a row delivered again after its message was
-    /// final (see [`journal_write_back`]), fenced like every transaction of a
-    /// message.
-    fn journal_redelivery(
-        &self,
-        message_id: i64,
-        status: ProcStatus,
-        epoch: i64,
-    ) -> Result<(), StoreError> {
-        let mailbox = self.mailbox.settings().clone();
-        let now = utc_now();
-        self.store.transaction(|tx| {
-            let lease = tx.lock_pipeline()?;
-            if lease.epoch != epoch {
-                return Err(fenced(Some(epoch), lease.epoch));
-            }
-            journal_write_back(tx, &mailbox, message_id, status, true, now)?;
-            seal_point()
-        })
-    }
-
     /// A state transaction was refused by the fence: the lease moved on, so
     /// this pump stops until it takes the lease again.
     fn fenced_out(&mut self, held: i64, current: i64) -> Processed {
@@ -792,14 +548,6 @@ enum Processed {
     Stop(Step),
 }
 
-fn fenced(held: Option<i64>, current: i64) -> StoreError {
-    StoreError::new(
-        FailureKind::Conflict,
-        "check the pump lease",
-        format!("the pump lease moved to epoch {current} (this pump holds {held:?})"),
-    )
-}
-
 /// Sleeps `duration` in short slices, returning early when `stop` is set.
 pub fn sleep_unless_stopped(duration: Duration, stop: &AtomicBool) {
     let end = Instant::now() + duration;
@@ -809,208 +557,6 @@ pub fn sleep_unless_stopped(duration: Duration, stop: &AtomicBool) {
             break;
         }
         std::thread::sleep(left.min(Duration::from_millis(50)));
-    }
-}
-
-/// The effect worker of `flightstate run`: makes journaled calls while the
-/// pump holds the lease, until `stop` is set.
-pub fn run_effect_worker<S: Store>(
-    store: &S,
-    mailbox: &Mailbox,
-    lease: &SharedLease,
-    settings: &PumpSettings,
-    stop: &AtomicBool,
-) {
-    let span = tracing::info_span!("worker", worker.name = "effects");
-    let _enter = span.enter();
-    let write_back = WriteBack::new(mailbox);
-    let executor = Executor::new(vec![&write_back], settings.effect_batch);
-    let mut failures = 0;
-    let mut failing = false;
-    while !stop.load(Ordering::SeqCst) {
-        let current = lease.lock().ok().and_then(|l| l.clone());
-        let Some(current) = current else {
-            sleep_unless_stopped(settings.idle_poll, stop);
-            continue;
-        };
-        let outcome = executor.run_once(store, &current, utc_now);
-        if failing && outcome.is_ok() {
-            tracing::info!("write-back passes succeed again");
-            failing = false;
-        }
-        let pause = match outcome {
-            Ok(report) if report.idle() => {
-                failures = 0;
-                settings.idle_poll.min(Duration::from_millis(100))
-            }
-            Ok(report) if report.retry > 0 => {
-                failures += 1;
-                backoff(settings.backoff_initial, settings.backoff_max, failures)
-            }
-            Ok(_) => {
-                failures = 0;
-                Duration::ZERO
-            }
-            Err(JournalError::LeaseLost { .. }) => settings.idle_poll,
-            Err(e) => {
-                failures += 1;
-                // The first failure of an outage at `warn`, the rest at
-                // `debug`; the passes back off meanwhile.
-                if failing {
-                    tracing::debug!(error = %Causes(&e), "write-back pass failed again; retrying later");
-                } else {
-                    tracing::warn!(error = %Causes(&e), "write-back pass failed; retrying later");
-                    failing = true;
-                }
-                backoff(settings.backoff_initial, settings.backoff_max, failures)
-            }
-        };
-        sleep_unless_stopped(pause, stop);
-    }
-}
-
-/// The state database as one message's transactions see it: every
-/// transaction that leaves the message with a final `PROC_STATE` is fenced
-/// by the pump's epoch under `PIPELINE_LOCK` and records the message's
-/// write-back intent before it commits (DESIGN §6.1), whichever rule of the
-/// pipeline ran it.
-///
-/// A second look at an already committed message reads its final
-/// `PROC_STATE` in the pipeline's first transaction, so the same hook
-/// re-records (idempotently) the intent that the write-back is redone from.
-pub struct MessageStore<S> {
-    inner: S,
-    mailbox: Arc<MailboxSettings>,
-    message_id: i64,
-    fence: Option<i64>,
-    now: NaiveDateTime,
-}
-
-impl<S: Store> MessageStore<S> {
-    /// `inner` seen by message `message_id`, fenced at `fence` (none for
-    /// tools outside the pump).
-    pub fn new(
-        inner: S,
-        mailbox: Arc<MailboxSettings>,
-        message_id: i64,
-        fence: Option<i64>,
-        now: NaiveDateTime,
-    ) -> MessageStore<S> {
-        MessageStore {
-            inner,
-            mailbox,
-            message_id,
-            fence,
-            now,
-        }
-    }
-
-    fn seal<T>(&self, tx: &mut T) -> Result<(), StoreError>
-    where
-        T: StateTx + crate::store::JournalOps,
-    {
-        let Some(record) = tx.proc_state(self.message_id)? else {
-            return Ok(());
-        };
-        if let Some(fence) = self.fence {
-            let lease = tx.lock_pipeline()?;
-            if lease.epoch != fence {
-                return Err(fenced(Some(fence), lease.epoch));
-            }
-        }
-        journal_write_back(
-            tx,
-            &self.mailbox,
-            self.message_id,
-            record.status,
-            false,
-            self.now,
-        )?;
-        seal_point()
-    }
-}
-
-/// Records, in the transaction that gave message `message_id` its final
-/// `status`, the intent of its mailbox write-back (DESIGN §6.1).
-///
-/// A `redelivered` row (its message was final before this delivery) is
-/// written back again by a new call named after the redelivery, unless a
-/// write-back of it is still on its way: a settled call is never made
-/// twice, and a row left pending would hold the head for ever (DESIGN §4
-/// "Redelivery"). Redeliveries are rare, so they are found by looking up
-/// `backfill:{id}`, `backfill:{id}:resent:1`, … until one is missing.
-fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
-    tx: &mut T,
-    mailbox: &MailboxSettings,
-    message_id: i64,
-    status: ProcStatus,
-    redelivered: bool,
-    now: NaiveDateTime,
-) -> Result<(), StoreError> {
-    let mut delivery = 0;
-    let intent = loop {
-        let Some(intent) = write_back_intent(mailbox, message_id, status, delivery) else {
-            return Ok(());
-        };
-        if !redelivered {
-            break intent;
-        }
-        match tx.select_effect_call(&intent.idempotency_key())? {
-            None => break intent,
-            Some(call) if !call.status.settled() => return Ok(()),
-            Some(_) => delivery += 1,
-        }
-    };
-    match record_intent(tx, &intent, now)? {
-        Recorded::DigestMismatch(call_id) => {
-            // The message changed outcome under the same id: the journaled
-            // write-back stands, since its digest can never change.
-            tracing::warn!(
-                effect.call_id = call_id,
-                status = status.code(),
-                "a write-back with another status is already journaled; it stands"
-            );
-        }
-        Recorded::New(call_id) if delivery > 0 => {
-            tracing::info!(
-                effect.call_id = call_id,
-                delivery,
-                status = status.code(),
-                "the mailbox row came again after its write-back; it is written back again"
-            );
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-#[cfg(feature = "failpoints")]
-fn seal_point() -> Result<(), StoreError> {
-    crate::failpoint::hit("pump.before_commit")
-        .map_err(|e| StoreError::new(FailureKind::Other, "failpoint pump.before_commit", e))
-}
-
-#[cfg(not(feature = "failpoints"))]
-fn seal_point() -> Result<(), StoreError> {
-    Ok(())
-}
-
-impl<S: Store> Store for MessageStore<S> {
-    type Tx<'c>
-        = S::Tx<'c>
-    where
-        Self: 'c;
-
-    fn transaction<T, E, F>(&self, work: F) -> Result<T, E>
-    where
-        E: From<StoreError>,
-        F: FnOnce(&mut Self::Tx<'_>) -> Result<T, E>,
-    {
-        self.inner.transaction(|tx| {
-            let value = work(tx)?;
-            self.seal(tx)?;
-            Ok(value)
-        })
     }
 }
 

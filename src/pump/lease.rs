@@ -1,0 +1,155 @@
+//! The pump's lease in `PIPELINE_LOCK`: taken and renewed in short
+//! transactions, published to the effect worker, given up on a graceful
+//! stop. Taking it over bumps the fencing epoch (DESIGN §4).
+
+use std::time::Instant;
+
+use chrono::NaiveDateTime;
+
+use super::{HeldLease, Pump, utc_now};
+use crate::failure::Causes;
+use crate::journal::WorkerLease;
+use crate::store::{LeaseOps, StateTx, Store, StoreError};
+
+impl<S: Store + Clone> Pump<S> {
+    pub(super) fn publish(&self) {
+        let view = self.lease.as_ref().map(|l| WorkerLease {
+            holder: self.settings.holder.clone(),
+            epoch: l.epoch,
+        });
+        if let Ok(mut shared) = self.shared.lock() {
+            *shared = view;
+        }
+    }
+
+    pub(super) fn renew_after(&self) -> Instant {
+        Instant::now() + self.settings.lease_ttl / 3
+    }
+
+    pub(super) fn lease_expiry(&self, now: NaiveDateTime) -> NaiveDateTime {
+        now + chrono::Duration::from_std(self.settings.lease_ttl)
+            .unwrap_or_else(|_| chrono::Duration::seconds(15))
+    }
+
+    /// Holds the lease after this call, or says why not: `Ok(None)` when
+    /// another pump holds it, `Ok(Some(false))` when it was just lost.
+    pub(super) fn ensure_lease(&mut self) -> Result<Option<bool>, StoreError> {
+        let holder = self.settings.holder.clone();
+        match &self.lease {
+            Some(held) if Instant::now() < held.renew_at => Ok(Some(true)),
+            Some(held) => {
+                let epoch = held.epoch;
+                let now = utc_now();
+                let expires = self.lease_expiry(now);
+                let renewed = self
+                    .store
+                    .transaction(|tx| tx.renew_lease(&holder, epoch, now, expires))?;
+                if renewed {
+                    let renew_at = self.renew_after();
+                    if let Some(held) = self.lease.as_mut() {
+                        held.renew_at = renew_at;
+                    }
+                    Ok(Some(true))
+                } else {
+                    self.lose_lease();
+                    Ok(Some(false))
+                }
+            }
+            None => {
+                let now = utc_now();
+                let expires = self.lease_expiry(now);
+                let acquired = self
+                    .store
+                    .transaction(|tx| tx.acquire_lease(&holder, now, expires))?;
+                match acquired {
+                    Some(epoch) => {
+                        self.waiting = false;
+                        tracing::info!(lease.holder = %holder, lease.epoch = epoch, "took the pump lease");
+                        self.lease = Some(HeldLease {
+                            epoch,
+                            renew_at: self.renew_after(),
+                        });
+                        // What this pump knew under an older lease is stale.
+                        self.awaiting.clear();
+                        self.publish();
+                        Ok(Some(true))
+                    }
+                    None => {
+                        self.say_why_waiting();
+                        Ok(None)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Says once, when this pump starts waiting, which lease it waits for
+    /// and until when: after a crash restart the old lease runs out only
+    /// at its expiry, and a silent wait looks like a hang.
+    fn say_why_waiting(&mut self) {
+        if self.waiting {
+            return;
+        }
+        self.waiting = true;
+        match self.store.transaction(|tx| tx.lock_pipeline()) {
+            Ok(lease) => tracing::info!(
+                lease.holder = lease.holder.as_deref().unwrap_or("nobody"),
+                lease.epoch = lease.epoch,
+                lease.expires_at = %lease.expires_at.map_or_else(|| "-".to_owned(), |t| format!("{t} UTC")),
+                "another pump holds the lease; waiting until it is released or runs out"
+            ),
+            Err(e) => tracing::info!(
+                error = %Causes(&e),
+                "another pump holds the lease; waiting until it is released or runs out"
+            ),
+        }
+    }
+
+    pub(super) fn lose_lease(&mut self) {
+        if let Some(held) = self.lease.take() {
+            tracing::warn!(
+                lease.epoch = held.epoch,
+                "lost the pump lease; stopped pumping"
+            );
+        }
+        self.awaiting.clear();
+        self.blocked = None;
+        self.publish();
+    }
+
+    /// Whether the lease is still ours (renewing it if due); loses it
+    /// otherwise. A database failure counts as "still ours": fencing
+    /// protects every commit anyway.
+    pub(super) fn still_leased(&mut self) -> bool {
+        if let Some(held) = self.lease.as_mut() {
+            // Force a renewal now: something suggested the lease moved.
+            held.renew_at = Instant::now();
+        }
+        !matches!(self.ensure_lease(), Ok(Some(false)) | Ok(None))
+    }
+
+    /// Lets the lease go (graceful stop), so another pump can take over at
+    /// once.
+    pub fn release(&mut self) {
+        if let Some(held) = self.lease.take() {
+            let holder = self.settings.holder.clone();
+            let now = utc_now();
+            match self
+                .store
+                .transaction(|tx| tx.release_lease(&holder, held.epoch, now))
+            {
+                Ok(released) => {
+                    tracing::info!(
+                        lease.epoch = held.epoch,
+                        released,
+                        "released the pump lease"
+                    )
+                }
+                Err(e) => {
+                    tracing::warn!(error = %Causes(&e), "cannot release the pump lease; it will run out")
+                }
+            }
+        }
+        self.publish();
+    }
+}

@@ -13,6 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::state::{AbsentFields, CollectionRules, MergeRules, Semantics};
 
+mod api;
+mod dialect;
+
+pub use api::ApiConfig;
+pub use dialect::{Dialect, database_dialect, redact_url};
+
 /// Everything a `flightstate` process can be configured with.
 ///
 /// Connection URLs are optional here because not every subcommand needs
@@ -363,65 +369,6 @@ impl Default for PumpConfig {
     }
 }
 
-/// The read API and status page; see `docs/api.md`.
-#[derive(Clone, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct ApiConfig {
-    /// `host:port` to listen on; empty: `run` starts no API thread.
-    pub bind: String,
-    /// A separate state-database URL for the API's reads (a read-only
-    /// replica or a read-only user); default: `database.url`.
-    pub database_url: Option<String>,
-    /// Bearer token every request must carry; none: no authentication.
-    /// Secret: set it through `FLIGHTSTATE_API_TOKEN`, not the file.
-    pub token: Option<String>,
-    /// Threads answering requests (each may hold a database connection).
-    pub threads: u32,
-    /// Flights read per page of a full read (one statement per table per
-    /// page); at most 5,000.
-    pub page_size: u32,
-    /// How long `/healthz` waits for each of the three servers.
-    pub check_timeout_ms: u64,
-    /// DEAD messages the status page lists.
-    pub dead_letters: u32,
-    /// Operation days the status page and the metrics list.
-    pub days: u32,
-}
-
-impl Default for ApiConfig {
-    fn default() -> Self {
-        ApiConfig {
-            bind: "127.0.0.1:8080".to_owned(),
-            database_url: None,
-            token: None,
-            threads: 4,
-            page_size: 1_000,
-            check_timeout_ms: 2_000,
-            dead_letters: 20,
-            days: 14,
-        }
-    }
-}
-
-impl std::fmt::Debug for ApiConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The token and a URL's password stay out of logs.
-        f.debug_struct("ApiConfig")
-            .field("bind", &self.bind)
-            .field(
-                "database_url",
-                &self.database_url.as_deref().map(redact_url),
-            )
-            .field("token", &self.token.as_ref().map(|_| "***"))
-            .field("threads", &self.threads)
-            .field("page_size", &self.page_size)
-            .field("check_timeout_ms", &self.check_timeout_ms)
-            .field("dead_letters", &self.dead_letters)
-            .field("days", &self.days)
-            .finish()
-    }
-}
-
 /// The largest `api.page_size`: the batch the state reads bind at most.
 pub const MAX_API_PAGE: u32 = 5_000;
 
@@ -650,59 +597,6 @@ impl Config {
         // Validated in `load`; a hand-built config with a bad value falls
         // back to midnight, the protocol's own day boundary.
         parse_day_boundary(&self.station.day_boundary).unwrap_or(chrono::NaiveTime::MIN)
-    }
-}
-
-/// Which state-database dialect a URL selects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
-    /// `postgres://` or `postgresql://`.
-    Postgres,
-    /// `oracle://`.
-    Oracle,
-}
-
-/// Tells the dialect of a state-database URL, and whether this build has it.
-///
-/// # Errors
-///
-/// [`ConfigError::BadValue`] for another scheme, or for a dialect whose cargo
-/// feature this build lacks.
-pub fn database_dialect(url: &str) -> Result<Dialect, ConfigError> {
-    let bad = |reason| ConfigError::BadValue {
-        setting: "database.url",
-        value: redact_url(url),
-        reason,
-    };
-    let dialect = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        Dialect::Postgres
-    } else if url.starts_with("oracle://") {
-        Dialect::Oracle
-    } else {
-        return Err(bad("must start with postgres:// or oracle://"));
-    };
-    match dialect {
-        Dialect::Postgres if !cfg!(feature = "postgres") => Err(bad(
-            "this build has no PostgreSQL support (feature `postgres`)",
-        )),
-        Dialect::Oracle if !cfg!(feature = "oracle") => {
-            Err(bad("this build has no Oracle support (feature `oracle`)"))
-        }
-        _ => Ok(dialect),
-    }
-}
-
-/// A URL with its password replaced, fit for logs and error messages.
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let Some((userinfo, host)) = rest.split_once('@') else {
-        return url.to_owned();
-    };
-    match userinfo.split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_owned(),
     }
 }
 

@@ -1,0 +1,64 @@
+//! The `[api]` section: the read API and status page.
+
+use serde::{Deserialize, Serialize};
+
+use super::redact_url;
+
+/// The read API and status page; see `docs/api.md`.
+#[derive(Clone, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ApiConfig {
+    /// `host:port` to listen on; empty: `run` starts no API thread.
+    pub bind: String,
+    /// A separate state-database URL for the API's reads (a read-only
+    /// replica or a read-only user); default: `database.url`.
+    pub database_url: Option<String>,
+    /// Bearer token every request must carry; none: no authentication.
+    /// Secret: set it through `FLIGHTSTATE_API_TOKEN`, not the file.
+    pub token: Option<String>,
+    /// Threads answering requests (each may hold a database connection).
+    pub threads: u32,
+    /// Flights read per page of a full read (one statement per table per
+    /// page); at most 5,000.
+    pub page_size: u32,
+    /// How long `/healthz` waits for each of the three servers.
+    pub check_timeout_ms: u64,
+    /// DEAD messages the status page lists.
+    pub dead_letters: u32,
+    /// Operation days the status page and the metrics list.
+    pub days: u32,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            bind: "127.0.0.1:8080".to_owned(),
+            database_url: None,
+            token: None,
+            threads: 4,
+            page_size: 1_000,
+            check_timeout_ms: 2_000,
+            dead_letters: 20,
+            days: 14,
+        }
+    }
+}
+
+impl std::fmt::Debug for ApiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The token and a URL's password stay out of logs.
+        f.debug_struct("ApiConfig")
+            .field("bind", &self.bind)
+            .field(
+                "database_url",
+                &self.database_url.as_deref().map(redact_url),
+            )
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .field("threads", &self.threads)
+            .field("page_size", &self.page_size)
+            .field("check_timeout_ms", &self.check_timeout_ms)
+            .field("dead_letters", &self.dead_letters)
+            .field("days", &self.days)
+            .finish()
+    }
+}

@@ -18,7 +18,6 @@ mod dispatching;
 mod pumping;
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,61 +27,9 @@ use common::sis::{at, flight, parse_options, sep, snapshot};
 use dispatching::{pending, read_all, topics};
 use flightstate::pipeline::{Applied, Settings, apply_message};
 use flightstate::store::pg::PgStore;
-use pumping::Proxy;
+use pumping::OwnBroker;
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
-
-/// The tansu binary: `FLIGHTSTATE_TEST_TANSU` or `tansu` on the `PATH`
-/// (`scripts/services` installs it in `~/.cargo/bin`).
-fn tansu_bin() -> String {
-    std::env::var("FLIGHTSTATE_TEST_TANSU").unwrap_or_else(|_| "tansu".to_owned())
-}
-
-/// A tansu broker of the test's own (in-memory storage), reached through a
-/// proxy the test can cut; stopped with the guard.
-struct OwnBroker {
-    child: Child,
-    proxy: Proxy,
-}
-
-impl OwnBroker {
-    #[track_caller]
-    fn start() -> OwnBroker {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let listener = format!("127.0.0.1:{port}");
-        let proxy = Proxy::start(&listener);
-        let child = Command::new(tansu_bin())
-            .args(["broker", "--listener-url"])
-            .arg(format!("tcp://{listener}"))
-            .arg("--advertised-listener-url")
-            .arg(format!("tcp://{}", proxy.host_port()))
-            .args(["--storage-engine", "memory://tansu/"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start tansu (scripts/services installs it)");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(&listener).is_err() {
-            assert!(Instant::now() < deadline, "tansu did not listen in 30 s");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        OwnBroker { child, proxy }
-    }
-
-    fn brokers(&self) -> String {
-        self.proxy.host_port()
-    }
-}
-
-impl Drop for OwnBroker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// `flightstate dispatch` as a child, its stderr collected line by line.
 struct DispatchProcess {

@@ -29,10 +29,10 @@ use std::time::{Duration, Instant};
 
 use common::TestDatabase;
 use dispatching::{tansu, topics};
-use pumping::{MailboxDatabase, Proxy};
+use pumping::{MailboxDatabase, OwnBroker, Proxy};
 use running::{
-    DELIVERY_TIMEOUT, IO_TIMEOUT, Outcome, OwnBroker, RunChild, RunSetup,
-    assert_topic_matches_state, clean_run, finished, outcome, stream, wait_until,
+    DELIVERY_TIMEOUT, IO_TIMEOUT, Outcome, RunChild, RunSetup, assert_topic_matches_state,
+    clean_run, finished, outcome, stream, wait_until,
 };
 
 /// Flights of the generated day (the snapshot, then a few hundred events).

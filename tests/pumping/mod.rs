@@ -8,10 +8,10 @@
 
 use std::io::ErrorKind;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use diesel::sql_types::{BigInt, Text};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
@@ -574,5 +574,57 @@ pub fn pump_settings(holder: &str) -> flightstate::pump::PumpSettings {
         effect_batch: 100,
         group_commit: 50,
         inline_effects: true,
+    }
+}
+
+/// The tansu binary: `FLIGHTSTATE_TEST_TANSU` or `tansu` on the `PATH`.
+fn tansu_bin() -> String {
+    std::env::var("FLIGHTSTATE_TEST_TANSU").unwrap_or_else(|_| "tansu".to_owned())
+}
+
+/// A tansu broker of the test's own (in-memory storage), advertised and
+/// reached through a proxy the test can cut or freeze; stopped with the
+/// guard.
+pub struct OwnBroker {
+    child: Child,
+    pub proxy: Proxy,
+}
+
+impl OwnBroker {
+    #[track_caller]
+    pub fn start() -> OwnBroker {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let listener = format!("127.0.0.1:{port}");
+        let proxy = Proxy::start(&listener);
+        let child = Command::new(tansu_bin())
+            .args(["broker", "--listener-url"])
+            .arg(format!("tcp://{listener}"))
+            .arg("--advertised-listener-url")
+            .arg(format!("tcp://{}", proxy.host_port()))
+            .args(["--storage-engine", "memory://tansu/"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start tansu (scripts/services installs it)");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(&listener).is_err() {
+            assert!(Instant::now() < deadline, "tansu did not listen in 30 s");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        OwnBroker { child, proxy }
+    }
+
+    pub fn brokers(&self) -> String {
+        self.proxy.host_port()
+    }
+}
+
+impl Drop for OwnBroker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

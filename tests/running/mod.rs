@@ -8,7 +8,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,7 +19,7 @@ use flightstate::synth::{DayOptions, airport_day};
 
 use crate::common::TestDatabase;
 use crate::dispatching::{Record, pending, read_all};
-use crate::pumping::{MailboxDatabase, Proxy, proc_states, state_dump};
+use crate::pumping::{MailboxDatabase, proc_states, state_dump};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
@@ -349,58 +348,6 @@ pub fn assert_topic_matches_state(brokers: &str, topic: &str, db: &TestDatabase)
         wrong.is_empty(),
         "versions went down on the topic: {wrong:?}"
     );
-}
-
-/// The tansu binary: `FLIGHTSTATE_TEST_TANSU` or `tansu` on the `PATH`.
-fn tansu_bin() -> String {
-    std::env::var("FLIGHTSTATE_TEST_TANSU").unwrap_or_else(|_| "tansu".to_owned())
-}
-
-/// A tansu broker of the test's own (in-memory storage), advertised and
-/// reached through a proxy the test can cut or freeze; stopped with the
-/// guard.
-pub struct OwnBroker {
-    child: Child,
-    pub proxy: Proxy,
-}
-
-impl OwnBroker {
-    #[track_caller]
-    pub fn start() -> OwnBroker {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let listener = format!("127.0.0.1:{port}");
-        let proxy = Proxy::start(&listener);
-        let child = Command::new(tansu_bin())
-            .args(["broker", "--listener-url"])
-            .arg(format!("tcp://{listener}"))
-            .arg("--advertised-listener-url")
-            .arg(format!("tcp://{}", proxy.host_port()))
-            .args(["--storage-engine", "memory://tansu/"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start tansu (scripts/services installs it)");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(&listener).is_err() {
-            assert!(Instant::now() < deadline, "tansu did not listen in 30 s");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        OwnBroker { child, proxy }
-    }
-
-    pub fn brokers(&self) -> String {
-        self.proxy.host_port()
-    }
-}
-
-impl Drop for OwnBroker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The clean run of `messages`: one `flightstate run` straight to the

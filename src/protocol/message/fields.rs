@@ -169,7 +169,12 @@ pub(crate) trait GroupItem: Sized {
 const MIXED_GROUP: &str = "entries only, or one empty element that clears the collection";
 
 /// Adds one group element to `group`, keeping "an empty element" apart from entries.
-pub(crate) fn push_group<T: GroupItem>(
+///
+/// An element that carries nothing the protocol defines (only unknown
+/// attributes or children, which are noted) is an empty element too: read
+/// as an entry it would be an entry of nothing, which no writer can write
+/// back as one.
+pub(crate) fn push_group<T: GroupItem + Default + PartialEq>(
     group: &mut Group<T>,
     element: &Element,
     path: &Path,
@@ -185,15 +190,19 @@ pub(crate) fn push_group<T: GroupItem>(
         },
         expected: MIXED_GROUP,
     };
-    if element.is_blank() {
+    let item = if element.is_blank() {
+        None
+    } else {
+        Some(T::parse(element, name, path, notes)?).filter(|item| *item != T::default())
+    };
+    let Some(item) = item else {
         match group {
             Group::Absent => *group = Group::Empty,
             Group::Empty => {}
             Group::Items(_) => return Err(mixed()),
         }
         return Ok(());
-    }
-    let item = T::parse(element, name, path, notes)?;
+    };
     match group {
         Group::Absent => *group = Group::Items(vec![item]),
         Group::Items(items) => items.push(item),

@@ -15,9 +15,11 @@ use crate::state::{AbsentFields, CollectionRules, MergeRules, Semantics};
 
 mod api;
 mod dialect;
+mod requests;
 
 pub use api::ApiConfig;
 pub use dialect::{Dialect, database_dialect, redact_url};
+pub use requests::RequestsConfig;
 
 /// Everything a `flightstate` process can be configured with.
 ///
@@ -46,6 +48,8 @@ pub struct Config {
     pub pump: PumpConfig,
     /// The read API and status page (`flightstate serve`, a thread of `run`).
     pub api: ApiConfig,
+    /// Outbound requests to AODB (`flightstate request`).
+    pub requests: RequestsConfig,
 }
 
 /// The state database.
@@ -407,6 +411,7 @@ const MAX_LANES: u32 = 16;
 
 const SECTIONS: &[&str] = &[
     "database", "mailbox", "kafka", "protocol", "station", "log", "merge", "pump", "api",
+    "requests",
 ];
 
 impl Config {
@@ -494,6 +499,7 @@ impl Config {
             });
         }
         parse_day_boundary(&self.station.day_boundary)?;
+        self.requests.validate()?;
         if self.pump.lease_secs < 3 {
             return Err(ConfigError::BadValue {
                 setting: "pump.lease_secs",

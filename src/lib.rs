@@ -14,6 +14,7 @@ pub mod mailbox;
 pub mod pipeline;
 pub mod protocol;
 pub mod pump;
+pub mod request;
 pub mod state;
 pub mod store;
 pub mod synth;

@@ -11,9 +11,10 @@ mod dispatching;
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::TestDatabase;
+use common::child::run_to_end;
 use common::sis::{at, flight, parse_options, sep, snapshot};
 use dispatching::{pending, read_all, rebuild, stored, tansu, topics};
 use flightstate::pipeline::{Settings, apply_message};
@@ -28,11 +29,6 @@ fn dispatch(
     topics: &(String, String),
     failpoint: Option<&str>,
 ) -> (ExitStatus, String) {
-    let log = std::env::temp_dir().join(format!(
-        "fs_dispatch_crash_{}_{}.log",
-        std::process::id(),
-        failpoint.unwrap_or("clean")
-    ));
     let mut command = Command::new(BIN);
     command
         .args([
@@ -51,26 +47,13 @@ fn dispatch(
         .env("FLIGHTSTATE_KAFKA_BATCH_SIZE", "5")
         .env("FLIGHTSTATE_KAFKA_LANES", "1")
         .env("FLIGHTSTATE_KAFKA_DELIVERY_TIMEOUT_MS", "10000")
-        .env("RUST_LOG", "warn")
-        .env_remove("FLIGHTSTATE_FAILPOINTS")
-        .stderr(std::fs::File::create(&log).expect("a log file"));
-    if let Some(point) = failpoint {
-        command.env("FLIGHTSTATE_FAILPOINTS", format!("{point}=kill"));
-    }
-    let mut child = command.spawn().expect("start flightstate dispatch");
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait for the dispatcher") {
-            let said = std::fs::read_to_string(&log).unwrap_or_default();
-            let _ = std::fs::remove_file(&log);
-            return (status, said);
-        }
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("flightstate dispatch did not finish within 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        .env("RUST_LOG", "warn");
+    run_to_end(
+        command,
+        "dispatch_crash",
+        failpoint,
+        Duration::from_secs(120),
+    )
 }
 
 #[test]

@@ -20,15 +20,16 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::TestDatabase;
+use common::child::run_to_end;
 use common::sis::schedule_message;
 use flightstate::pipeline::STREAM_FROM_BYTES;
 use flightstate::protocol::{Body, Field, ScheduleSubtype, to_xml};
 use flightstate::synth::{DayOptions, airport_day};
 use mysql::prelude::Queryable;
-use pumping::{GeneralLog, MailboxDatabase, effect_calls, proc_states, state_dump};
+use pumping::{GeneralLog, MailboxDatabase, effect_calls, proc_states, pump_command, state_dump};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
@@ -93,52 +94,14 @@ const RESENT: [i64; 2] = [1, 2];
 /// Runs `flightstate pump --until-idle` to its end (at most 180 s); returns
 /// how it ended and what it wrote on stderr.
 fn pump(db: &TestDatabase, mb: &MailboxDatabase, failpoint: Option<&str>) -> (ExitStatus, String) {
-    let log = std::env::temp_dir().join(format!(
-        "fs_pump_{}_{}.log",
-        mb.name,
-        failpoint.unwrap_or("clean")
-    ));
-    let mut command = Command::new(BIN);
+    let mut command = pump_command(db.url(), mb);
     command
-        .args([
-            "--config",
-            "/nonexistent/flightstate.toml",
-            "pump",
-            "--until-idle",
-        ])
-        .env("FLIGHTSTATE_DATABASE_URL", db.url())
-        .env("FLIGHTSTATE_MAILBOX_URL", mb.url())
-        .env("FLIGHTSTATE_PUMP_LEASE_SECS", "3")
-        .env("FLIGHTSTATE_PUMP_IDLE_POLL_MS", "100")
-        .env("FLIGHTSTATE_PUMP_BACKOFF_INITIAL_MS", "50")
-        .env("FLIGHTSTATE_PUMP_BACKOFF_MAX_MS", "500")
         .env("FLIGHTSTATE_PUMP_UNSUPPORTED_THRESHOLD", "2")
         // Small batches, so that a crash falls between batches too.
         .env("FLIGHTSTATE_PUMP_HEAD_BATCH", "7")
         .env("FLIGHTSTATE_PUMP_EFFECT_BATCH", "3")
-        .env("FLIGHTSTATE_PUMP_GROUP_COMMIT", "4")
-        .env("RUST_LOG", "info")
-        .env_remove("FLIGHTSTATE_FAILPOINTS")
-        .stderr(std::fs::File::create(&log).expect("a log file"));
-    if let Some(point) = failpoint {
-        command.env("FLIGHTSTATE_FAILPOINTS", format!("{point}=kill"));
-    }
-    let mut child = command.spawn().expect("start flightstate pump");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the pump") {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(180) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("flightstate pump did not finish in 180 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let said = std::fs::read_to_string(&log).unwrap_or_default();
-    let _ = std::fs::remove_file(&log);
-    (status, said)
+        .env("FLIGHTSTATE_PUMP_GROUP_COMMIT", "4");
+    run_to_end(command, &mb.name, failpoint, Duration::from_secs(180))
 }
 
 /// Sets rows back to pending, as a re-send by AODB or an operator does.

@@ -142,6 +142,27 @@ pub fn render(status: &Status) -> String {
     }
     out.push_str("</table></div>");
     out.push_str(
+        "<h2>Requests</h2><div class=\"wrap\"><table id=\"requests\"><tr><th>Request</th>\
+         <th>Kind</th><th>Day</th><th>Status</th><th>SEQN</th><th>Call</th><th>COUTMSGS</th>\
+         <th>Attempts</th></tr>",
+    );
+    for r in &state.requests {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td></tr>",
+            r.req_id,
+            escape(&r.req_kind),
+            r.operation_day.map_or_else(String::new, |d| d.to_string()),
+            r.status.code(),
+            opt(r.seqn.as_deref()),
+            opt(r.call_status.map(|c| c.code())),
+            opt(r.remote_ref.as_deref()),
+            r.attempts.map_or_else(String::new, |a| a.to_string()),
+        );
+    }
+    out.push_str("</table></div>");
+    out.push_str(
         "<h2>Latest dead messages</h2><div class=\"wrap\"><table id=\"dead\"><tr>\
          <th>Message</th><th>Kind</th><th>Error</th><th>Reason</th><th>When (UTC)</th></tr>",
     );

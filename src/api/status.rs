@@ -11,9 +11,12 @@ use serde::Serialize;
 
 use crate::mailbox::{Backlog, Mailbox};
 use crate::store::{
-    OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay, Store,
-    StoreError,
+    OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, RequestEntry,
+    RequestOps, SnapshotDay, Store, StoreError,
 };
+
+/// Requests the status lists: the live ones first, then the latest.
+const REQUESTS_LISTED: i64 = 10;
 
 /// How much the status lists.
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +57,8 @@ pub struct StateFacts {
     pub outbox: OutboxBacklog,
     /// The latest operation days with a snapshot, newest first.
     pub days: Vec<SnapshotDay>,
+    /// Outbound requests, live ones first, with their calls.
+    pub requests: Vec<RequestEntry>,
 }
 
 /// The pump lease as people read it.
@@ -135,6 +140,7 @@ pub fn state_facts<S: Store>(
             dead: tx.latest_by_status(ProcStatus::Dead, i64::from(limits.dead_letters))?,
             outbox: tx.outbox_backlog()?,
             days: tx.snapshot_days(i64::from(limits.days))?,
+            requests: tx.select_requests(REQUESTS_LISTED)?,
         })
     })
 }
@@ -229,6 +235,10 @@ impl Status {
                 "  {}  snapshot version {}  {} flights ({} listed)  message {}",
                 day.operation_day, day.version, day.flights, day.listed, day.last_message_id
             );
+        }
+        let _ = writeln!(out, "requests:");
+        for request in &state.requests {
+            let _ = writeln!(out, "  {}", crate::request::summary(request));
         }
         let _ = writeln!(out, "latest dead messages:");
         for dead in &state.dead {

@@ -10,6 +10,8 @@ mod logging;
 mod migrate;
 mod parse;
 mod pump;
+mod request;
+mod requests;
 mod run;
 mod serve;
 mod sql;
@@ -52,6 +54,10 @@ enum Command {
     Parse(parse::Opts),
     /// Drain the mailbox into the state database (the main pump alone).
     Pump(pump::Opts),
+    /// Ask AODB for an operation day's flights (RQFD); prints the request id.
+    Request(request::Opts),
+    /// List the live and recent requests with their calls.
+    Requests(requests::Opts),
     /// Run the whole pipeline: pump, effect worker, dispatcher and read API
     /// threads.
     Run(run::Opts),
@@ -89,6 +95,8 @@ pub fn main() -> ExitCode {
         Command::Sql(opts) => sql::run(opts, &config),
         Command::Dispatch(opts) => dispatch::run(opts, &config),
         Command::Topics(opts) => topics::run(opts, &config),
+        Command::Request(opts) => request::run(opts, &config),
+        Command::Requests(opts) => requests::run(opts, &config),
     };
     match outcome {
         Ok(code) => code,

@@ -1,15 +1,18 @@
 //! The shared AODB mailbox (MySQL / MariaDB, the `mysql` crate, a pool of
 //! its own): reads the head of `CMINMSGS` and writes each message's outcome
-//! back, as a journaled effect ([`WriteBack`]).
+//! back, as a journaled effect ([`WriteBack`]); writes request messages
+//! into `COUTMSGS`, as another ([`Outbound`]).
 //!
 //! Owns every statement run against the mailbox (`sql/mailbox/`, values
 //! always bound) and the one mapping from MySQL failures to
 //! [`FailureKind`]. It never touches the state database and never decides
 //! an outcome: the pump does.
 
+mod outbound;
 mod statements;
 mod write_back;
 
+pub use outbound::Outbound;
 pub use write_back::{WRITE_BACK_KIND, WriteBack, write_back_intent};
 
 use std::error::Error as StdError;

@@ -16,16 +16,20 @@ macro_rules! sql {
 /// tests. (`aodb_mailbox.sql` is AODB's DDL for tests, not a statement.)
 pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_message", INSERT_MESSAGE),
+    ("insert_request_message", INSERT_REQUEST_MESSAGE),
     ("select_backlog", SELECT_BACKLOG),
     ("select_message_state", SELECT_MESSAGE_STATE),
     ("select_pending_messages", SELECT_PENDING_MESSAGES),
+    ("select_request_message", SELECT_REQUEST_MESSAGE),
     ("write_back_message", WRITE_BACK_MESSAGE),
 ];
 
 pub(crate) const INSERT_MESSAGE: &str = sql!("insert_message");
+pub(crate) const INSERT_REQUEST_MESSAGE: &str = sql!("insert_request_message");
 pub(crate) const SELECT_BACKLOG: &str = sql!("select_backlog");
 pub(crate) const SELECT_MESSAGE_STATE: &str = sql!("select_message_state");
 pub(crate) const SELECT_PENDING_MESSAGES: &str = sql!("select_pending_messages");
+pub(crate) const SELECT_REQUEST_MESSAGE: &str = sql!("select_request_message");
 pub(crate) const WRITE_BACK_MESSAGE: &str = sql!("write_back_message");
 
 /// AODB's own DDL of the mailbox tables, for the mailboxes of demos and

@@ -134,6 +134,7 @@ pub fn apply_message<S: Store>(
         identity_key: &identity,
         msg_type: &message.meta.msg_type,
         subtype: &message.meta.styp,
+        sender: &message.meta.sndr,
         now,
     };
     let result = match streamed {

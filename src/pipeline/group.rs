@@ -143,6 +143,7 @@ pub fn apply_group<T: StateTx + VersionFloorOps>(
                         identity_key: &grouped.identity,
                         msg_type: &meta.msg_type,
                         subtype: &meta.styp,
+                        sender: &meta.sndr,
                         now,
                     },
                     work,

@@ -14,6 +14,8 @@ pub(super) struct MessageRef<'a> {
     pub(super) identity_key: &'a str,
     pub(super) msg_type: &'a str,
     pub(super) subtype: &'a str,
+    /// `META/SNDR`: matched against the requests a snapshot may answer.
+    pub(super) sender: &'a str,
     pub(super) now: NaiveDateTime,
 }
 

@@ -17,13 +17,14 @@ use super::report::SnapshotReport;
 use super::settings::{Settings, check_fence};
 use crate::failure::Causes;
 use crate::protocol::{Field, FlightRecord, Schedule};
+use crate::request;
 use crate::state::{
     self, DuplicateFlid, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
     snapshot_day, state_from_record,
 };
 use crate::store::{
-    ChangeNotice, EventKind, SnapshotLedger, StateEvent, StateTx, Store, VersionFloorOps,
-    first_version,
+    ChangeNotice, EventKind, RequestOps, SnapshotLedger, StateEvent, StateTx, Store,
+    VersionFloorOps, first_version,
 };
 
 /// The most flights one snapshot may carry (RECS is at most 4 digits).
@@ -88,6 +89,7 @@ impl Built {
 pub(super) fn check_schedule(
     schedule: &Schedule,
     settings: &Settings,
+    request_day: Option<NaiveDate>,
 ) -> Result<(NaiveDate, state::DaySource), PipelineError> {
     let count = schedule.flights.len();
     match &schedule.recs {
@@ -110,7 +112,7 @@ pub(super) fn check_schedule(
     }
     snapshot_day(
         schedule.operation_day,
-        None,
+        request_day,
         schedule
             .flights
             .iter()
@@ -133,8 +135,12 @@ pub(super) fn snapshot_list(mut flids: Vec<i64>) -> Result<Vec<i64>, PipelineErr
 }
 
 /// Checks RECS, decides the day and builds every flight's state.
-fn prepare(schedule: &Schedule, settings: &Settings) -> Result<Prepared, PipelineError> {
-    let (day, day_source) = check_schedule(schedule, settings)?;
+fn prepare(
+    schedule: &Schedule,
+    settings: &Settings,
+    request_day: Option<NaiveDate>,
+) -> Result<Prepared, PipelineError> {
+    let (day, day_source) = check_schedule(schedule, settings, request_day)?;
     let flights = Built::of(&schedule.flights)?;
     let list = snapshot_list(flights.states.iter().map(|s| s.flid).collect())?;
     Ok(Prepared {
@@ -153,7 +159,14 @@ pub(super) fn apply_snapshot<S: Store>(
     message: &MessageRef<'_>,
     schedule: &Schedule,
 ) -> Result<SnapshotReport, PipelineError> {
-    let prepared = prepare(schedule, settings)?;
+    // A RESP that names no day takes the day of the request it answers.
+    let request_day = match schedule.operation_day {
+        None if request::takes_request_day(message.msg_type, message.subtype) => {
+            store.transaction(|tx| request::request_day(tx, message.sender))?
+        }
+        _ => None,
+    };
+    let prepared = prepare(schedule, settings, request_day)?;
     let mut attempt = 0;
     loop {
         let result = store.transaction(|tx| snapshot_transaction(tx, settings, message, &prepared));
@@ -179,7 +192,7 @@ pub(super) fn apply_snapshot<S: Store>(
     }
 }
 
-fn snapshot_transaction<T: StateTx + VersionFloorOps>(
+fn snapshot_transaction<T: StateTx + VersionFloorOps + RequestOps>(
     tx: &mut T,
     settings: &Settings,
     message: &MessageRef<'_>,
@@ -356,7 +369,7 @@ pub(super) fn write_flights<T: StateTx + VersionFloorOps>(
 /// The steps after the flights are written: delete `(O − N)` of the day
 /// with tombstones, replace the list, CAS-bump the version, register the
 /// events and the outcome.
-pub(super) fn finish<T: StateTx + VersionFloorOps>(
+pub(super) fn finish<T: StateTx + VersionFloorOps + RequestOps>(
     tx: &mut T,
     message: &MessageRef<'_>,
     (day, day_source): (NaiveDate, state::DaySource),
@@ -403,6 +416,17 @@ pub(super) fn finish<T: StateTx + VersionFloorOps>(
     crate::failpoint!("snapshot.before_bump");
     let version =
         tx.bump_snapshot_version(day, ledger.map(|l| l.version), message.id, message.now)?;
+    request::complete_by_answer(
+        tx,
+        &request::Answer {
+            msg_type: message.msg_type,
+            subtype: message.subtype,
+            sender: message.sender,
+            day,
+            message_id: message.id,
+            now: message.now,
+        },
+    )?;
 
     let deleted: Vec<i64> = deleted.into_iter().map(|(flid, _)| flid).collect();
     let report = SnapshotReport {

@@ -46,6 +46,7 @@ struct Checked {
     day_source: state::DaySource,
     msg_type: String,
     subtype: String,
+    sender: String,
 }
 
 /// The message as read, and what the streamed path made of it.
@@ -142,13 +143,14 @@ fn read(
             body: Body::Schedule(schedule),
             ..
         }) if flowing && handed_out == schedule.flights.len() && schedule.subtype.is_snapshot() => {
-            check_schedule(schedule, settings)
+            check_schedule(schedule, settings, None)
                 .ok()
                 .map(|(day, day_source)| Checked {
                     day,
                     day_source,
                     msg_type: meta.msg_type.clone(),
                     subtype: meta.styp.clone(),
+                    sender: meta.sndr.clone(),
                 })
         }
         _ => None,
@@ -236,6 +238,18 @@ fn write<S: Store>(
                 }
             }
         };
+        // A RESP that names no day is of the day of the request it answers
+        // (the reader could not ask): another day is the usual path's.
+        let mut checked = checked;
+        if checked.day_source != state::DaySource::Explicit
+            && crate::request::takes_request_day(&checked.msg_type, &checked.subtype)
+            && let Some(asked) = crate::request::request_day(tx, &checked.sender)?
+        {
+            if asked != day {
+                return Err(Stopped::Abandoned("it answers a request for another day"));
+            }
+            checked.day_source = state::DaySource::Request;
+        }
         valid = true;
         let list = snapshot_list(flids)?;
         crate::failpoint!("apply.after_parse");
@@ -244,6 +258,7 @@ fn write<S: Store>(
             identity_key,
             msg_type: &checked.msg_type,
             subtype: &checked.subtype,
+            sender: &checked.sender,
             now,
         };
         let report = finish(

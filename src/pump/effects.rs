@@ -1,6 +1,7 @@
-//! The write-backs: made by the pump itself after each batch (`flightstate
-//! pump`), or by an effect worker thread while the pump holds the lease
-//! (`flightstate run`). Either way through the journal's [`Executor`].
+//! The write-backs and request writes: made by the pump itself after each
+//! batch (`flightstate pump`), or by an effect worker thread while the pump
+//! holds the lease (`flightstate run`). Either way through the journal's
+//! [`Executor`]; overdue requests are timed out between passes.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -10,7 +11,7 @@ use super::{
 };
 use crate::failure::Causes;
 use crate::journal::{Executor, JournalError, WorkerLease};
-use crate::mailbox::{Mailbox, WriteBack};
+use crate::mailbox::{Mailbox, Outbound, WriteBack};
 use crate::store::Store;
 
 impl<S: Store + Clone> Pump<S> {
@@ -25,7 +26,9 @@ impl<S: Store + Clone> Pump<S> {
             epoch: held.epoch,
         };
         let write_back = WriteBack::new(&self.mailbox);
-        let executor = Executor::new(vec![&write_back], self.settings.effect_batch);
+        let outbound = Outbound::new(&self.mailbox);
+        let executor = Executor::new(vec![&write_back, &outbound], self.settings.effect_batch);
+        crate::request::sweep_overdue(&self.store, utc_now());
         for _ in 0..1000 {
             match executor.run_once(&self.store, &lease, utc_now) {
                 Ok(report) if report.idle() => return Ok(true),
@@ -59,7 +62,8 @@ pub fn run_effect_worker<S: Store>(
     let span = tracing::info_span!("worker", worker.name = "effects");
     let _enter = span.enter();
     let write_back = WriteBack::new(mailbox);
-    let executor = Executor::new(vec![&write_back], settings.effect_batch);
+    let outbound = Outbound::new(mailbox);
+    let executor = Executor::new(vec![&write_back, &outbound], settings.effect_batch);
     let mut failures = 0;
     let mut failing = false;
     while !stop.load(Ordering::SeqCst) {
@@ -68,6 +72,7 @@ pub fn run_effect_worker<S: Store>(
             sleep_unless_stopped(settings.idle_poll, stop);
             continue;
         };
+        crate::request::sweep_overdue(store, utc_now());
         let outcome = executor.run_once(store, &current, utc_now);
         if failing && outcome.is_ok() {
             tracing::info!("write-back passes succeed again");

@@ -23,6 +23,7 @@ mod pool_log;
 mod read;
 mod records;
 mod repository;
+mod request;
 mod timeouts;
 mod version_floor;
 
@@ -38,6 +39,7 @@ pub use records::{
     ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
 pub use repository::{StateTx, Store};
+pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use timeouts::Timeouts;
 pub use version_floor::{VersionFloorOps, first_version};
 

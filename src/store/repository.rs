@@ -15,13 +15,20 @@ use super::records::{
     ChangeNotice, FlightChange, FlightDigest, Outcome, PipelineLease, ProcRecord, SnapshotLedger,
     StateEvent,
 };
+use super::request::RequestOps;
 use super::version_floor::VersionFloorOps;
 use crate::state::{StateDocument, StoredFlight};
 
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
     /// A transaction in progress.
-    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + VersionFloorOps + ReadOps
+    type Tx<'c>: StateTx
+        + LeaseOps
+        + JournalOps
+        + OutboxOps
+        + VersionFloorOps
+        + ReadOps
+        + RequestOps
     where
         Self: 'c;
 

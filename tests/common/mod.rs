@@ -19,6 +19,7 @@
 // Each test file uses a different part of this module.
 #![allow(dead_code)]
 
+pub mod child;
 pub mod dialects;
 pub mod sis;
 

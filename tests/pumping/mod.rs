@@ -628,3 +628,25 @@ impl Drop for OwnBroker {
         let _ = self.child.wait();
     }
 }
+
+/// `flightstate pump --until-idle` (the binary of this test run) on the
+/// state database at `db_url` and the mailbox `mb`, without a config file,
+/// with a short lease and quick polls and back-off: the crash tests' pump.
+pub fn pump_command(db_url: &str, mb: &MailboxDatabase) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_flightstate"));
+    command
+        .args([
+            "--config",
+            "/nonexistent/flightstate.toml",
+            "pump",
+            "--until-idle",
+        ])
+        .env("FLIGHTSTATE_DATABASE_URL", db_url)
+        .env("FLIGHTSTATE_MAILBOX_URL", mb.url())
+        .env("FLIGHTSTATE_PUMP_LEASE_SECS", "3")
+        .env("FLIGHTSTATE_PUMP_IDLE_POLL_MS", "100")
+        .env("FLIGHTSTATE_PUMP_BACKOFF_INITIAL_MS", "50")
+        .env("FLIGHTSTATE_PUMP_BACKOFF_MAX_MS", "500")
+        .env("RUST_LOG", "info");
+    command
+}

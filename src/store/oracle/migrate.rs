@@ -46,6 +46,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(7, "state_digest", "V007__state_digest.sql"),
     script!(8, "outbox_backoff", "V008__outbox_backoff.sql"),
     script!(9, "state_document", "V009__state_document.sql"),
+    script!(10, "requests", "V010__requests.sql"),
 ];
 
 /// The history table V000 creates.
@@ -231,6 +232,10 @@ enum Leaves {
     Object(String, &'static str),
     /// A column of `USER_TAB_COLUMNS`: (table, column).
     Column(String, String),
+    /// A constraint of `USER_CONSTRAINTS`: (table, constraint).
+    Constraint(String, String),
+    /// No such constraint any more (`DROP CONSTRAINT`): (table, constraint).
+    NoConstraint(String, String),
 }
 
 fn identifier(word: &str) -> String {
@@ -239,7 +244,8 @@ fn identifier(word: &str) -> String {
 
 /// What `statement` creates, when it is DDL that cannot simply run twice: `CREATE TABLE`,
 /// `CREATE [UNIQUE | BITMAP] INDEX`, `CREATE SEQUENCE`, `CREATE TYPE` and the other stored
-/// units without `OR REPLACE`, `ALTER TABLE … ADD (column …)`. `None` for anything else:
+/// units without `OR REPLACE`, `ALTER TABLE … ADD (column …)`, `ALTER TABLE … ADD CONSTRAINT`
+/// and `ALTER TABLE … DROP CONSTRAINT` (which leaves the constraint gone). `None` for anything else:
 /// `COMMENT ON` and `CREATE OR REPLACE` run again harmlessly, and DML commits only with the
 /// step that records it.
 fn leaves(statement: &str) -> Option<Leaves> {
@@ -261,7 +267,13 @@ fn leaves(statement: &str) -> Option<Leaves> {
         ["CREATE", "PACKAGE", "BODY", name, ..] => object("PACKAGE BODY", name),
         ["CREATE", "PACKAGE", name, ..] => object("PACKAGE", name),
         ["CREATE", "TRIGGER", name, ..] => object("TRIGGER", name),
-        ["ALTER", "TABLE", table, "ADD", column, ..] if *column != "CONSTRAINT" => {
+        ["ALTER", "TABLE", table, "ADD", "CONSTRAINT", name, ..] => {
+            Some(Leaves::Constraint(identifier(table), identifier(name)))
+        }
+        ["ALTER", "TABLE", table, "DROP", "CONSTRAINT", name, ..] => {
+            Some(Leaves::NoConstraint(identifier(table), identifier(name)))
+        }
+        ["ALTER", "TABLE", table, "ADD", column, ..] => {
             Some(Leaves::Column(identifier(table), identifier(column)))
         }
         _ => None,
@@ -464,8 +476,24 @@ fn already_done(conn: &Connection, statement: &str) -> Result<bool, StoreError> 
                 ],
             )
             .map_err(at("select_table_column"))?,
+        Some(Leaves::Constraint(table, name)) => constraints(conn, &table, &name)?,
+        Some(Leaves::NoConstraint(table, name)) => {
+            return Ok(constraints(conn, &table, &name)? == 0);
+        }
     };
     Ok(n > 0)
+}
+
+/// How many constraints named `name` `table` has (0 or 1).
+fn constraints(conn: &Connection, table: &str, name: &str) -> Result<i64, StoreError> {
+    conn.query_row_as_named(
+        sql::SELECT_TABLE_CONSTRAINT,
+        &[
+            ("table_name", &Text(Some(table))),
+            ("constraint_name", &Text(Some(name))),
+        ],
+    )
+    .map_err(at("select_table_constraint"))
 }
 
 /// Where a half-applied script resumes: after its last completed statement, if the script is
@@ -711,7 +739,11 @@ mod tests {
         );
         assert_eq!(
             leaves("ALTER TABLE T ADD CONSTRAINT T_CK CHECK (A > 0)"),
-            None
+            Some(Leaves::Constraint("T".into(), "T_CK".into()))
+        );
+        assert_eq!(
+            leaves("ALTER TABLE T DROP CONSTRAINT t_ck"),
+            Some(Leaves::NoConstraint("T".into(), "T_CK".into()))
         );
         assert_eq!(leaves("COMMENT ON TABLE T IS 'x'"), None);
         assert_eq!(

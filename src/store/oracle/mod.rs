@@ -15,6 +15,7 @@ mod lease;
 mod migrate;
 mod outbox;
 mod read;
+mod request;
 pub(crate) mod statements;
 mod store;
 mod tx;

@@ -21,6 +21,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("bump_snapshot_version", BUMP_SNAPSHOT_VERSION),
     ("claim_change_notices", CLAIM_CHANGE_NOTICES),
     ("claim_state_events", CLAIM_STATE_EVENTS),
+    ("complete_request", COMPLETE_REQUEST),
     ("count_due_change_notices", COUNT_DUE_CHANGE_NOTICES),
     ("count_due_state_events", COUNT_DUE_STATE_EVENTS),
     ("count_pending_events", COUNT_PENDING_EVENTS),
@@ -38,6 +39,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_sent_state_events", DELETE_SENT_STATE_EVENTS),
     ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
     ("delete_stands", DELETE_STANDS),
+    ("expire_requests", EXPIRE_REQUESTS),
     ("finish_migration", FINISH_MIGRATION),
     ("grant_effect_calls", GRANT_EFFECT_CALLS),
     ("insert_bridges", INSERT_BRIDGES),
@@ -50,12 +52,15 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_effect_intent", INSERT_EFFECT_INTENT),
     ("insert_gates", INSERT_GATES),
     ("insert_migration", INSERT_MIGRATION),
+    ("insert_request", INSERT_REQUEST),
     ("insert_route_points", INSERT_ROUTE_POINTS),
     ("insert_snapshot_ledger", INSERT_SNAPSHOT_LEDGER),
     ("insert_snapshot_list", INSERT_SNAPSHOT_LIST),
     ("insert_stands", INSERT_STANDS),
     ("insert_state_events", INSERT_STATE_EVENTS),
     ("lock_pipeline", LOCK_PIPELINE),
+    ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
+    ("next_request_id", NEXT_REQUEST_ID),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_migration_error", RECORD_MIGRATION_ERROR),
     ("record_migration_step", RECORD_MIGRATION_STEP),
@@ -86,6 +91,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_pipeline_lease", SELECT_PIPELINE_LEASE),
     ("select_proc_counts", SELECT_PROC_COUNTS),
     ("select_proc_states", SELECT_PROC_STATES),
+    ("select_request_day", SELECT_REQUEST_DAY),
+    ("select_requests", SELECT_REQUESTS),
     ("select_route_points", SELECT_ROUTE_POINTS),
     ("select_schema_object", SELECT_SCHEMA_OBJECT),
     ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
@@ -93,13 +100,16 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stands", SELECT_STANDS),
     ("select_table_column", SELECT_TABLE_COLUMN),
+    ("select_table_constraint", SELECT_TABLE_CONSTRAINT),
     ("select_version_floors", SELECT_VERSION_FLOORS),
-    ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
     ("set_current_schema", SET_CURRENT_SCHEMA),
+    ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
+    ("time_out_requests", TIME_OUT_REQUESTS),
     ("upsert_flights", UPSERT_FLIGHTS),
     ("upsert_version_floors", UPSERT_VERSION_FLOORS),
+    ("withdraw_request_calls", WITHDRAW_REQUEST_CALLS),
 ];
 
 /// The statements that only the Oracle dialect has (its migration runner:
@@ -115,6 +125,7 @@ pub(crate) const ORACLE_ONLY: &[&str] = &[
     "select_migrations",
     "select_schema_object",
     "select_table_column",
+    "select_table_constraint",
     "set_current_schema",
 ];
 
@@ -122,6 +133,7 @@ pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices
 pub(crate) const COUNT_DUE_STATE_EVENTS: &str = sql!("count_due_state_events");
 pub(crate) const SELECT_SCHEMA_OBJECT: &str = sql!("select_schema_object");
 pub(crate) const SELECT_TABLE_COLUMN: &str = sql!("select_table_column");
+pub(crate) const SELECT_TABLE_CONSTRAINT: &str = sql!("select_table_constraint");
 pub(crate) const SET_CURRENT_SCHEMA: &str = sql!("set_current_schema");
 pub(crate) const ACQUIRE_LEASE: &str = sql!("acquire_lease");
 pub(crate) const BUMP_SNAPSHOT_VERSION: &str = sql!("bump_snapshot_version");
@@ -201,3 +213,12 @@ pub(crate) const SELECT_PROC_COUNTS: &str = sql!("select_proc_counts");
 pub(crate) const SELECT_LATEST_BY_STATUS: &str = sql!("select_latest_by_status");
 pub(crate) const SELECT_OUTBOX_BACKLOG: &str = sql!("select_outbox_backlog");
 pub(crate) const SELECT_SNAPSHOT_DAYS: &str = sql!("select_snapshot_days");
+pub(crate) const COMPLETE_REQUEST: &str = sql!("complete_request");
+pub(crate) const EXPIRE_REQUESTS: &str = sql!("expire_requests");
+pub(crate) const INSERT_REQUEST: &str = sql!("insert_request");
+pub(crate) const NEXT_OUTBOUND_SEQN: &str = sql!("next_outbound_seqn");
+pub(crate) const NEXT_REQUEST_ID: &str = sql!("next_request_id");
+pub(crate) const SELECT_REQUEST_DAY: &str = sql!("select_request_day");
+pub(crate) const SELECT_REQUESTS: &str = sql!("select_requests");
+pub(crate) const TIME_OUT_REQUESTS: &str = sql!("time_out_requests");
+pub(crate) const WITHDRAW_REQUEST_CALLS: &str = sql!("withdraw_request_calls");

@@ -13,6 +13,7 @@ mod migrate;
 mod outbox;
 mod prepared;
 mod read;
+mod request;
 mod rows;
 #[allow(dead_code)] // the repository reads through handwritten statements so far
 mod schema;

@@ -409,17 +409,24 @@ diesel::table! {
         /// SIS SNDR expected in the answer (normally AODB)
         #[max_length = 32]
         sender -> Nullable<Varchar>,
-        /// PENDING = waiting for the answer (at most one per kind); COMPLETED = answered; EXPIRED = replaced by a newer request of the same kind
+        /// PENDING = waiting for the answer (at most one per kind); COMPLETED = answered; EXPIRED = replaced by a newer request of the same kind; TIMED_OUT = no answer before ANSWER_DUE_AT
         #[max_length = 16]
         status -> Varchar,
         /// When the request was registered (UTC)
         created_at -> Timestamp,
-        /// When the answer was applied, or when the request expired (UTC)
+        /// When the answer was applied, or when the request expired or timed out (UTC)
         completed_at -> Nullable<Timestamp>,
         /// Id of the message (CMINMSGS_ID) whose answer (RESP, or DNLD of the same day) completed the request
         completed_by_message_id -> Nullable<Int8>,
         /// REQ_ID of the newer request that expired this one
         expired_by_req_id -> Nullable<Int8>,
+        /// When a PENDING request without an answer becomes TIMED_OUT (UTC): CREATED_AT plus requests.answer_timeout_secs
+        answer_due_at -> Nullable<Timestamp>,
+        /// SIS META/SEQN of the request message as written to COUTMSGS (6 digits, zero-padded)
+        #[max_length = 6]
+        seqn -> Nullable<Varchar>,
+        /// EFFECT_CALL.CALL_ID of the call that writes the request message into COUTMSGS
+        call_id -> Nullable<Int8>,
     }
 }
 

@@ -20,6 +20,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("bump_snapshot_version", BUMP_SNAPSHOT_VERSION),
     ("claim_change_notices", CLAIM_CHANGE_NOTICES),
     ("claim_state_events", CLAIM_STATE_EVENTS),
+    ("complete_request", COMPLETE_REQUEST),
     ("count_pending_events", COUNT_PENDING_EVENTS),
     ("delete_bridges", DELETE_BRIDGES),
     ("delete_carousels", DELETE_CAROUSELS),
@@ -35,6 +36,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_sent_state_events", DELETE_SENT_STATE_EVENTS),
     ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
     ("delete_stands", DELETE_STANDS),
+    ("expire_requests", EXPIRE_REQUESTS),
     ("grant_effect_calls", GRANT_EFFECT_CALLS),
     ("insert_bridges", INSERT_BRIDGES),
     ("insert_carousels", INSERT_CAROUSELS),
@@ -45,12 +47,15 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_delays", INSERT_DELAYS),
     ("insert_effect_intent", INSERT_EFFECT_INTENT),
     ("insert_gates", INSERT_GATES),
+    ("insert_request", INSERT_REQUEST),
     ("insert_route_points", INSERT_ROUTE_POINTS),
     ("insert_snapshot_ledger", INSERT_SNAPSHOT_LEDGER),
     ("insert_snapshot_list", INSERT_SNAPSHOT_LIST),
     ("insert_stands", INSERT_STANDS),
     ("insert_state_events", INSERT_STATE_EVENTS),
     ("lock_pipeline", LOCK_PIPELINE),
+    ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
+    ("next_request_id", NEXT_REQUEST_ID),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_outcomes", RECORD_OUTCOMES),
     ("release_lease", RELEASE_LEASE),
@@ -77,6 +82,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_pipeline_lease", SELECT_PIPELINE_LEASE),
     ("select_proc_counts", SELECT_PROC_COUNTS),
     ("select_proc_states", SELECT_PROC_STATES),
+    ("select_request_day", SELECT_REQUEST_DAY),
+    ("select_requests", SELECT_REQUESTS),
     ("select_route_points", SELECT_ROUTE_POINTS),
     ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
@@ -87,8 +94,10 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
+    ("time_out_requests", TIME_OUT_REQUESTS),
     ("upsert_flights", UPSERT_FLIGHTS),
     ("upsert_version_floors", UPSERT_VERSION_FLOORS),
+    ("withdraw_request_calls", WITHDRAW_REQUEST_CALLS),
 ];
 
 pub(crate) const ACQUIRE_LEASE: &str = sql!("acquire_lease");
@@ -164,3 +173,12 @@ pub(crate) const SELECT_PROC_COUNTS: &str = sql!("select_proc_counts");
 pub(crate) const SELECT_LATEST_BY_STATUS: &str = sql!("select_latest_by_status");
 pub(crate) const SELECT_OUTBOX_BACKLOG: &str = sql!("select_outbox_backlog");
 pub(crate) const SELECT_SNAPSHOT_DAYS: &str = sql!("select_snapshot_days");
+pub(crate) const COMPLETE_REQUEST: &str = sql!("complete_request");
+pub(crate) const EXPIRE_REQUESTS: &str = sql!("expire_requests");
+pub(crate) const INSERT_REQUEST: &str = sql!("insert_request");
+pub(crate) const NEXT_OUTBOUND_SEQN: &str = sql!("next_outbound_seqn");
+pub(crate) const NEXT_REQUEST_ID: &str = sql!("next_request_id");
+pub(crate) const SELECT_REQUEST_DAY: &str = sql!("select_request_day");
+pub(crate) const SELECT_REQUESTS: &str = sql!("select_requests");
+pub(crate) const TIME_OUT_REQUESTS: &str = sql!("time_out_requests");
+pub(crate) const WITHDRAW_REQUEST_CALLS: &str = sql!("withdraw_request_calls");

@@ -21,10 +21,11 @@ use diesel::RunQueryDsl;
 use flightstate::journal::CallResult;
 use flightstate::journal::{Recorded, record_intent};
 use flightstate::mailbox::Mailbox;
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::{Applied, STREAM_FROM_BYTES, Settings, apply_message};
 use flightstate::protocol::{Body, Field, ScheduleSubtype, parse_slice};
 use flightstate::pump::{Pump, Step, utc_now};
 use flightstate::request::{RequestSettings, request_intent};
+use flightstate::state::DaySource;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{CallStatus, JournalOps, RequestOps, RequestStatus, Store};
 use pumping::{MailboxDatabase, mailbox_settings, proc_states, pump_settings};
@@ -355,4 +356,63 @@ fn a_resp_without_a_live_request_and_without_a_day_is_dead() {
     assert_eq!(states.len(), 1);
     assert_eq!((states[0].0, states[0].1.as_str()), (answer, "DEAD"));
     assert!(site.ledger().is_empty());
+}
+
+/// A RESP large enough to be applied while it is read (by parts), of
+/// `flights` departures at `sodt`'s day.
+fn large_resp(first_flid: i64, sodt: chrono::NaiveDateTime) -> Vec<u8> {
+    let mut flights = Vec::new();
+    let mut body = Vec::new();
+    while body.len() < STREAM_FROM_BYTES {
+        flights.push(flight(first_flid + flights.len() as i64, sodt));
+        if flights.len() % 50 == 0 {
+            body = resp(flights.clone());
+        }
+    }
+    resp(flights)
+}
+
+#[test]
+fn a_large_resp_read_by_parts_takes_the_day_of_the_request_it_answers() {
+    let site = Site::new("req_streamed");
+    let settings = request_settings();
+    let pipeline = Settings {
+        parse: parse_options(),
+        ..Settings::default()
+    };
+    let applied =
+        |id: i64, body: &[u8]| match apply_message(&site.store, &pipeline, id, body, utc_now())
+            .expect("applied")
+        {
+            Applied::Snapshot(report) => report,
+            other => panic!("not a snapshot: {other:?}"),
+        };
+
+    // The request's day is the one its flights fall in: the streamed path
+    // commits it, taking the request's day.
+    let same = register(&site.store, &settings, sep(22));
+    let report = applied(9_001, &large_resp(10_000, at(22, 8, 0)));
+    assert!(report.streamed_parts > 0, "{report:?}");
+    assert_eq!(
+        (report.operation_day, report.day_source),
+        (sep(22), DaySource::Request)
+    );
+    assert_eq!(
+        request(&site.store, same.req_id).completed_by_message_id,
+        Some(9_001)
+    );
+
+    // The request is for another day than its flights': the streamed
+    // transaction rolls back and the message is applied read whole, with
+    // the request's day.
+    let other = register(&site.store, &settings, sep(23));
+    let report = applied(9_002, &large_resp(20_000, at(24, 8, 0)));
+    assert_eq!(report.streamed_parts, 0, "{report:?}");
+    assert_eq!(
+        (report.operation_day, report.day_source),
+        (sep(23), DaySource::Request)
+    );
+    let done = request(&site.store, other.req_id);
+    assert_eq!(done.status, RequestStatus::Completed);
+    assert_eq!(done.completed_by_message_id, Some(9_002));
 }

@@ -1,0 +1,97 @@
+//! `flightstate request` and `flightstate requests` as an operator runs
+//! them (the binary of this test run) against real PostgreSQL and MariaDB:
+//! the command registers and prints the id, writes nothing to the mailbox
+//! itself; `pump --until-idle` makes the call; `requests` and `status`
+//! show the request with its call.
+#![cfg(feature = "postgres")]
+
+mod common;
+mod pumping;
+mod requesting;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::TestDatabase;
+use common::child::run_to_end;
+use pumping::{MailboxDatabase, pump_command};
+use requesting::coutmsgs;
+
+/// Runs `flightstate ARGS` on the test's servers; returns its stdout.
+#[track_caller]
+fn flightstate(db: &TestDatabase, mb: &MailboxDatabase, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_flightstate"))
+        .args(["--config", "/nonexistent/flightstate.toml"])
+        .args(args)
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_MAILBOX_URL", mb.url())
+        .env_remove("FLIGHTSTATE_FAILPOINTS")
+        .output()
+        .expect("run flightstate");
+    assert!(
+        output.status.success(),
+        "flightstate {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8 output")
+}
+
+#[test]
+fn request_prints_its_id_and_the_pump_sends_it_and_requests_shows_the_call() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("req_cli");
+    let printed = flightstate(&db, &mb, &["request", "--day", "2026-09-25"]);
+    let req_id: i64 = printed.trim().parse().expect("the request id alone");
+    assert!(
+        coutmsgs(&mb).is_empty(),
+        "the command writes nothing itself"
+    );
+
+    let listed: serde_json::Value =
+        serde_json::from_str(&flightstate(&db, &mb, &["requests", "--json"])).expect("JSON");
+    assert_eq!(listed[0]["req_id"], req_id);
+    assert_eq!(listed[0]["status"], "PENDING");
+    assert_eq!(listed[0]["operation_day"], "2026-09-25");
+    assert_eq!(listed[0]["call_status"], "PENDING");
+
+    let (status, said) = run_to_end(
+        pump_command(db.url(), &mb),
+        "req_cli",
+        None,
+        Duration::from_secs(120),
+    );
+    assert!(status.success(), "pump --until-idle: {said}");
+    let rows = coutmsgs(&mb);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+
+    let text = flightstate(&db, &mb, &["requests"]);
+    assert!(
+        text.contains(&format!(
+            "{req_id}  RQFD 2026-09-25  PENDING  seqn 000001  call ACCEPTED (COUTMSGS {}, 1 attempts)",
+            rows[0].id
+        )),
+        "{text}"
+    );
+    let status: serde_json::Value =
+        serde_json::from_str(&flightstate(&db, &mb, &["status", "--json"])).expect("JSON");
+    let shown = &status["state"]["requests"][0];
+    assert_eq!(shown["req_id"], req_id);
+    assert_eq!(shown["remote_ref"], rows[0].id.to_string());
+    assert_eq!(shown["attempts"], 1);
+}
+
+#[test]
+fn a_bad_day_is_refused_before_anything_is_registered() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("req_cli_bad");
+    let output = Command::new(env!("CARGO_BIN_EXE_flightstate"))
+        .args(["--config", "/nonexistent/flightstate.toml"])
+        .args(["request", "--day", "2026-02-30"])
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .output()
+        .expect("run flightstate");
+    assert_eq!(output.status.code(), Some(2), "clap refuses the value");
+    let listed: serde_json::Value =
+        serde_json::from_str(&flightstate(&db, &mb, &["requests", "--json"])).expect("JSON");
+    assert_eq!(listed, serde_json::json!([]));
+}

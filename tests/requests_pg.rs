@@ -416,3 +416,49 @@ fn a_large_resp_read_by_parts_takes_the_day_of_the_request_it_answers() {
     assert_eq!(done.status, RequestStatus::Completed);
     assert_eq!(done.completed_by_message_id, Some(9_002));
 }
+
+#[test]
+fn a_late_receipt_of_an_older_grant_never_overwrites_the_newer_attempts() {
+    let site = Site::new("req_late_receipt");
+    let asked = register(&site.store, &request_settings(), sep(26));
+    let grant = |seen: i32| {
+        site.store
+            .transaction(|tx| tx.grant_effect_calls(&[(asked.call_id, seen)], 1, utc_now()))
+            .expect("grant")
+    };
+    let receipt = |token: &str, status: CallStatus, remote: Option<&str>| {
+        site.store
+            .transaction(|tx| {
+                tx.record_effect_receipt(asked.call_id, token, status, remote, utc_now())
+            })
+            .expect("store a receipt")
+    };
+    let first = grant(0);
+    assert_eq!(first.len(), 1);
+    assert!(grant(0).is_empty(), "the same attempt is granted once");
+    // The first grant's client was certain it sent nothing: a later attempt
+    // may be granted, with a fresh token.
+    assert!(receipt(&first[0].send_token, CallStatus::NotSent, None));
+    let second = grant(first[0].attempt);
+    assert_eq!(second.len(), 1);
+    assert_ne!(second[0].send_token, first[0].send_token);
+    // A receipt under the first token arrives late: not stored.
+    assert!(!receipt(
+        &first[0].send_token,
+        CallStatus::Accepted,
+        Some("999")
+    ));
+    assert_eq!(
+        request(&site.store, asked.req_id).call_status,
+        Some(CallStatus::Dispatched)
+    );
+    assert!(receipt(
+        &second[0].send_token,
+        CallStatus::Accepted,
+        Some("7")
+    ));
+    let entry = request(&site.store, asked.req_id);
+    assert_eq!(entry.call_status, Some(CallStatus::Accepted));
+    assert_eq!(entry.remote_ref.as_deref(), Some("7"));
+    assert_eq!(entry.attempts, Some(2));
+}

@@ -84,3 +84,48 @@ impl RequestsConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_written_into_the_message_are_plain_letters_and_digits() {
+        assert!(RequestsConfig::default().validate().is_ok());
+        for (config, setting) in [
+            (
+                RequestsConfig {
+                    sender: "VI<EW".into(),
+                    ..RequestsConfig::default()
+                },
+                "requests.sender",
+            ),
+            (
+                RequestsConfig {
+                    routing_id: "R".repeat(24),
+                    ..RequestsConfig::default()
+                },
+                "requests.routing_id",
+            ),
+            (
+                RequestsConfig {
+                    answer_sender: String::new(),
+                    ..RequestsConfig::default()
+                },
+                "requests.answer_sender",
+            ),
+            (
+                RequestsConfig {
+                    answer_timeout_secs: 0,
+                    ..RequestsConfig::default()
+                },
+                "requests.answer_timeout_secs",
+            ),
+        ] {
+            match config.validate() {
+                Err(ConfigError::BadValue { setting: named, .. }) => assert_eq!(named, setting),
+                other => panic!("{setting}: {other:?}"),
+            }
+        }
+    }
+}

@@ -12,6 +12,7 @@ mod conn;
 mod errors;
 mod journal;
 mod lease;
+mod leaves;
 mod migrate;
 mod outbox;
 mod read;

@@ -9,7 +9,9 @@ use std::error::Error as StdError;
 
 use crate::FailureKind;
 
+mod detail;
 mod full_read;
+mod full_write;
 mod journal;
 mod lease;
 mod nonempty;
@@ -37,9 +39,9 @@ pub use records::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
     ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
-pub use repository::{StateTx, Store};
+pub use repository::{FlightRows, StateTx, Store};
 pub use timeouts::Timeouts;
-pub use version_floor::{VersionFloorOps, first_version};
+pub use version_floor::first_version;
 
 /// A state-database operation failed.
 ///

@@ -14,6 +14,21 @@ macro_rules! sql {
     };
 }
 
+/// The statement of file `name`, for the statements a declaration names
+/// (the detail tables', [`Detail`](crate::store::detail::Detail)).
+///
+/// # Errors
+///
+/// A name with no file (a test checks every declared one has its file).
+pub(crate) fn named(name: &'static str) -> Result<&'static str, crate::store::StoreError> {
+    ALL.iter()
+        .find(|(file, _)| *file == name)
+        .map(|(_, text)| *text)
+        .ok_or_else(|| {
+            crate::store::StoreError::new(crate::FailureKind::Other, name, "no such statement")
+        })
+}
+
 /// Every statement by file name, for `flightstate sql --dialect oracle` and
 /// the snapshot tests.
 pub(crate) const ALL: &[(&str, &str)] = &[
@@ -48,6 +63,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_counters", INSERT_COUNTERS),
     ("insert_delays", INSERT_DELAYS),
     ("insert_effect_intent", INSERT_EFFECT_INTENT),
+    ("insert_flights", INSERT_FLIGHTS),
     ("insert_gates", INSERT_GATES),
     ("insert_migration", INSERT_MIGRATION),
     ("insert_route_points", INSERT_ROUTE_POINTS),
@@ -92,6 +108,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stands", SELECT_STANDS),
+    ("select_state_documents", SELECT_STATE_DOCUMENTS),
     ("select_table_column", SELECT_TABLE_COLUMN),
     ("select_version_floors", SELECT_VERSION_FLOORS),
     ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
@@ -152,6 +169,7 @@ pub(crate) const INSERT_CHUTES: &str = sql!("insert_chutes");
 pub(crate) const INSERT_COUNTERS: &str = sql!("insert_counters");
 pub(crate) const INSERT_DELAYS: &str = sql!("insert_delays");
 pub(crate) const INSERT_EFFECT_INTENT: &str = sql!("insert_effect_intent");
+pub(crate) const INSERT_FLIGHTS: &str = sql!("insert_flights");
 pub(crate) const INSERT_GATES: &str = sql!("insert_gates");
 pub(crate) const INSERT_MIGRATION: &str = sql!("insert_migration");
 pub(crate) const INSERT_ROUTE_POINTS: &str = sql!("insert_route_points");
@@ -188,6 +206,7 @@ pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
 pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
 pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");
 pub(crate) const SELECT_STANDS: &str = sql!("select_stands");
+pub(crate) const SELECT_STATE_DOCUMENTS: &str = sql!("select_state_documents");
 pub(crate) const SELECT_VERSION_FLOORS: &str = sql!("select_version_floors");
 pub(crate) const SET_REPEATABLE_READ: &str = sql!("set_repeatable_read");
 pub(crate) const TAKE_MIGRATION_LOCK: &str = sql!("take_migration_lock");
@@ -201,3 +220,27 @@ pub(crate) const SELECT_PROC_COUNTS: &str = sql!("select_proc_counts");
 pub(crate) const SELECT_LATEST_BY_STATUS: &str = sql!("select_latest_by_status");
 pub(crate) const SELECT_OUTBOX_BACKLOG: &str = sql!("select_outbox_backlog");
 pub(crate) const SELECT_SNAPSHOT_DAYS: &str = sql!("select_snapshot_days");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::DetailTable;
+    use crate::store::detail::{Detail, with_detail_table};
+
+    struct Lookup;
+    impl Lookup {
+        fn visit<D: Detail>(&self) -> Vec<Result<&'static str, crate::store::StoreError>> {
+            [D::SELECT, D::DELETE, D::INSERT].map(named).into()
+        }
+    }
+
+    #[test]
+    fn every_statement_the_detail_tables_declare_has_its_file() {
+        for table in DetailTable::ALL {
+            for found in with_detail_table!(table, Lookup) {
+                assert!(found.is_ok(), "{table:?}: {found:?}");
+            }
+        }
+        assert!(named("select_no_such_table").is_err());
+    }
+}

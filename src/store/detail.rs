@@ -4,11 +4,12 @@
 //! and (PostgreSQL) `COPY` every table from this declaration alone, through
 //! [`with_detail_table!`]; nothing here knows a dialect.
 
+use crate::FailureKind;
 use crate::state::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightState, Gate, RoutePoint, Stand,
     StoredFlight, TableRow,
 };
-use crate::store::DetailTable;
+use crate::store::{DetailTable, StoreError};
 
 /// A detail table: rows keyed by `(FLID, [ROUTE_KIND,] ORDINAL)` whose other
 /// columns are the row type's [`TableRow::COLUMNS`].
@@ -130,6 +131,23 @@ impl DetailTable {
             .filter(|table| with_detail_table!(table, differs))
             .collect()
     }
+}
+
+/// The statement of file `name` among a dialect's statements (`all`: file
+/// name and text), for the statements a declaration names.
+///
+/// # Errors
+///
+/// A name with no file (a test checks every declared one has its file in
+/// both dialects).
+pub(crate) fn statement(
+    all: &'static [(&'static str, &'static str)],
+    name: &'static str,
+) -> Result<&'static str, StoreError> {
+    all.iter()
+        .find(|(file, _)| *file == name)
+        .map(|(_, text)| *text)
+        .ok_or_else(|| StoreError::new(FailureKind::Other, name, "no such statement"))
 }
 
 /// One detail table's rows across many flights, with their keys, column by

@@ -13,21 +13,6 @@ macro_rules! sql {
     };
 }
 
-/// The statement of file `name`, for the statements a declaration names
-/// (the detail tables', [`Detail`](crate::store::detail::Detail)).
-///
-/// # Errors
-///
-/// A name with no file (a test checks every declared one has its file).
-pub(crate) fn named(name: &'static str) -> Result<&'static str, crate::store::StoreError> {
-    ALL.iter()
-        .find(|(file, _)| *file == name)
-        .map(|(_, text)| *text)
-        .ok_or_else(|| {
-            crate::store::StoreError::new(crate::FailureKind::Other, name, "no such statement")
-        })
-}
-
 /// Every statement by file name, for `flightstate sql` and the snapshot
 /// tests.
 pub(crate) const ALL: &[(&str, &str)] = &[
@@ -181,27 +166,3 @@ pub(crate) const SELECT_PROC_COUNTS: &str = sql!("select_proc_counts");
 pub(crate) const SELECT_LATEST_BY_STATUS: &str = sql!("select_latest_by_status");
 pub(crate) const SELECT_OUTBOX_BACKLOG: &str = sql!("select_outbox_backlog");
 pub(crate) const SELECT_SNAPSHOT_DAYS: &str = sql!("select_snapshot_days");
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::DetailTable;
-    use crate::store::detail::{Detail, with_detail_table};
-
-    struct Lookup;
-    impl Lookup {
-        fn visit<D: Detail>(&self) -> Vec<Result<&'static str, crate::store::StoreError>> {
-            [D::SELECT, D::DELETE, D::INSERT].map(named).into()
-        }
-    }
-
-    #[test]
-    fn every_statement_the_detail_tables_declare_has_its_file() {
-        for table in DetailTable::ALL {
-            for found in with_detail_table!(table, Lookup) {
-                assert!(found.is_ok(), "{table:?}: {found:?}");
-            }
-        }
-        assert!(named("select_no_such_table").is_err());
-    }
-}

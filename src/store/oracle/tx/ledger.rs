@@ -1,26 +1,31 @@
-//! The bookkeeping of a state transaction on Oracle: `PIPELINE_LOCK`, the
-//! snapshot ledger and list, outbox rows, processing outcomes and version
-//! floors.
+//! [`StateTx`] on Oracle: the ledger of a state transaction — `PIPELINE_LOCK`, the snapshot
+//! ledger and list, outbox rows, processing outcomes, version floors — run here; flights are
+//! read and written by the shared steps of [`flight_rows`] over `read` and `write`.
 
 use std::collections::HashMap;
 
 use chrono::{NaiveDate, NaiveDateTime};
-use oracle::sql_type::{OracleType, Timestamp};
+use oracle::sql_type::{OracleType, Timestamp, ToSql};
 
 use super::super::binds::{
     AsDate, AsTimestamp, Clob, LONG_TEXT_BIND, Text, clip, read_time, run_batch,
 };
 use super::super::errors::{at, query};
 use super::super::statements as sql;
-use super::{OracleTx, READ_BATCH, distinct};
+use super::{OracleTx, distinct};
 use crate::FailureKind;
+use crate::state::{StateDocument, StoredFlight};
+use crate::store::flight_rows;
 use crate::store::{
-    ChangeNotice, Outcome, PipelineLease, ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
-    StoreError,
+    ChangeNotice, FlightChange, FlightDigest, FlightRows, Outcome, PipelineLease, ProcRecord,
+    ProcStatus, SnapshotLedger, StateEvent, StateTx, StoreError,
 };
 
-impl OracleTx<'_> {
-    pub(super) fn lock(&mut self) -> Result<PipelineLease, StoreError> {
+/// How many message ids one read of `PROC_STATE` binds.
+const READ_BATCH: usize = 5_000;
+
+impl StateTx for OracleTx<'_> {
+    fn lock_pipeline(&mut self) -> Result<PipelineLease, StoreError> {
         let op = "lock_pipeline";
         let row = self
             .conn
@@ -34,7 +39,7 @@ impl OracleTx<'_> {
         })
     }
 
-    pub(super) fn ledger(&mut self, day: NaiveDate) -> Result<Option<SnapshotLedger>, StoreError> {
+    fn snapshot_ledger(&mut self, day: NaiveDate) -> Result<Option<SnapshotLedger>, StoreError> {
         let op = "select_snapshot_ledger";
         let mut rows = self
             .conn
@@ -53,7 +58,7 @@ impl OracleTx<'_> {
         }))
     }
 
-    pub(super) fn list(&mut self, day: NaiveDate) -> Result<Vec<i64>, StoreError> {
+    fn snapshot_list(&mut self, day: NaiveDate) -> Result<Vec<i64>, StoreError> {
         let op = "select_snapshot_list";
         let rows = self
             .conn
@@ -65,7 +70,7 @@ impl OracleTx<'_> {
         rows.map(|r| r.map_err(at(op))).collect()
     }
 
-    pub(super) fn replace_list(&mut self, day: NaiveDate, flids: &[i64]) -> Result<(), StoreError> {
+    fn replace_snapshot_list(&mut self, day: NaiveDate, flids: &[i64]) -> Result<(), StoreError> {
         self.conn
             .execute_named(
                 sql::DELETE_SNAPSHOT_LIST,
@@ -89,7 +94,7 @@ impl OracleTx<'_> {
         )
     }
 
-    pub(super) fn bump_version(
+    fn bump_snapshot_version(
         &mut self,
         day: NaiveDate,
         expected: Option<i64>,
@@ -151,7 +156,56 @@ impl OracleTx<'_> {
         }
     }
 
-    pub(super) fn insert_state_events(
+    fn load_flights(&mut self, flids: &[i64]) -> Result<HashMap<i64, StoredFlight>, StoreError> {
+        flight_rows::read_flights(self, flids)
+    }
+
+    fn flight_digests(&mut self, flids: &[i64]) -> Result<HashMap<i64, FlightDigest>, StoreError> {
+        flight_rows::read_digests(self, flids)
+    }
+
+    fn load_state_documents(
+        &mut self,
+        flids: &[i64],
+    ) -> Result<HashMap<i64, StateDocument>, StoreError> {
+        flight_rows::read_documents(self, flids)
+    }
+
+    fn write_flights(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: &[String],
+        rows: FlightRows,
+    ) -> Result<(), StoreError> {
+        flight_rows::write_flights(self, flights, digests, rows)
+    }
+
+    fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError> {
+        flight_rows::write_flight_changes(self, changes)
+    }
+
+    fn delete_flights_of_day(
+        &mut self,
+        day: NaiveDate,
+        new_list: &[i64],
+    ) -> Result<Vec<(i64, i64)>, StoreError> {
+        let op = "delete_flights_of_day";
+        let list = self.id_list(new_list, op)?;
+        let binds: [(&str, &dyn ToSql); 2] =
+            [("operation_day", &AsDate::day(day)), ("new_list", &list)];
+        self.delete_returning(sql::DELETE_FLIGHTS_OF_DAY, op, &binds)
+    }
+
+    fn delete_flights(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
+        if flids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let op = "delete_flights";
+        let list = self.id_list(&distinct(flids), op)?;
+        self.delete_returning(sql::DELETE_FLIGHTS, op, &[("flids", &list)])
+    }
+
+    fn append_state_events(
         &mut self,
         events: &[StateEvent],
         now: NaiveDateTime,
@@ -180,7 +234,7 @@ impl OracleTx<'_> {
         )
     }
 
-    pub(super) fn insert_change_notices(
+    fn append_change_notices(
         &mut self,
         notices: &[ChangeNotice],
         now: NaiveDateTime,
@@ -210,10 +264,7 @@ impl OracleTx<'_> {
         )
     }
 
-    pub(super) fn select_proc_states(
-        &mut self,
-        message_ids: &[i64],
-    ) -> Result<HashMap<i64, ProcRecord>, StoreError> {
+    fn proc_states(&mut self, message_ids: &[i64]) -> Result<HashMap<i64, ProcRecord>, StoreError> {
         let op = "select_proc_states";
         let ids = distinct(message_ids);
         let mut records = HashMap::with_capacity(ids.len());
@@ -247,7 +298,7 @@ impl OracleTx<'_> {
         Ok(records)
     }
 
-    pub(super) fn insert_outcomes(&mut self, outcomes: &[Outcome<'_>]) -> Result<(), StoreError> {
+    fn record_outcomes(&mut self, outcomes: &[Outcome<'_>]) -> Result<(), StoreError> {
         run_batch(
             self.conn,
             sql::RECORD_OUTCOMES,
@@ -280,7 +331,7 @@ impl OracleTx<'_> {
         )
     }
 
-    pub(super) fn upsert_floors(
+    fn upsert_version_floors(
         &mut self,
         floors: &[(i64, i64)],
         now: NaiveDateTime,
@@ -305,7 +356,7 @@ impl OracleTx<'_> {
         )
     }
 
-    pub(super) fn select_floors(&mut self, flids: &[i64]) -> Result<HashMap<i64, i64>, StoreError> {
+    fn select_version_floors(&mut self, flids: &[i64]) -> Result<HashMap<i64, i64>, StoreError> {
         let op = "select_version_floors";
         if flids.is_empty() {
             return Ok(HashMap::new());

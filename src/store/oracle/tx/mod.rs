@@ -1,7 +1,7 @@
 //! `OracleTx`: the repository operations inside one Oracle transaction, in three parts:
-//! `read` (flights whole, their digests and documents), `write` (whole flights, changes,
-//! deletes: the steps of [`full_write`](crate::store::full_write)) and `ledger` (the lock,
-//! the snapshot ledger and list, outbox rows, outcomes, version floors). Every statement
+//! `ledger` ([`StateTx`](crate::store::StateTx): the lock, the snapshot ledger and list,
+//! outbox rows, outcomes, version floors), `read` and `write` (the steps of
+//! [`flight_rows`](crate::store::flight_rows) that read and write flights). Every statement
 //! comes from `statements`; every value is a typed named bind.
 //!
 //! Set-based, as on PostgreSQL, within what 11g offers: writes of many rows are array DML
@@ -13,22 +13,14 @@ mod ledger;
 mod read;
 mod write;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use chrono::{NaiveDate, NaiveDateTime};
 use oracle::sql_type::Timestamp;
 use oracle::{Connection, Row};
 
 use super::binds::read_time;
-use crate::state::{StateDocument, StoredFlight, flight_tables};
-use crate::store::full_write;
-use crate::store::{
-    ChangeNotice, FlightChange, FlightDigest, FlightRows, Outcome, PipelineLease, ProcRecord,
-    SnapshotLedger, StateEvent, StateTx, StoreError,
-};
-
-/// How many FLIDs one read binds: a full day is two round trips per table.
-const READ_BATCH: usize = 5_000;
+use crate::state::flight_tables;
+use crate::store::StoreError;
 
 /// A state transaction on Oracle.
 pub struct OracleTx<'c> {
@@ -91,110 +83,6 @@ flight_tables!(oracle_row);
 fn distinct(ids: &[i64]) -> Vec<i64> {
     let mut seen = HashSet::with_capacity(ids.len());
     ids.iter().copied().filter(|id| seen.insert(*id)).collect()
-}
-
-impl StateTx for OracleTx<'_> {
-    fn lock_pipeline(&mut self) -> Result<PipelineLease, StoreError> {
-        self.lock()
-    }
-
-    fn snapshot_ledger(&mut self, day: NaiveDate) -> Result<Option<SnapshotLedger>, StoreError> {
-        self.ledger(day)
-    }
-
-    fn snapshot_list(&mut self, day: NaiveDate) -> Result<Vec<i64>, StoreError> {
-        self.list(day)
-    }
-
-    fn replace_snapshot_list(&mut self, day: NaiveDate, flids: &[i64]) -> Result<(), StoreError> {
-        self.replace_list(day, flids)
-    }
-
-    fn bump_snapshot_version(
-        &mut self,
-        day: NaiveDate,
-        expected: Option<i64>,
-        message_id: i64,
-        now: NaiveDateTime,
-    ) -> Result<i64, StoreError> {
-        self.bump_version(day, expected, message_id, now)
-    }
-
-    fn load_flights(&mut self, flids: &[i64]) -> Result<HashMap<i64, StoredFlight>, StoreError> {
-        self.read_flights(flids)
-    }
-
-    fn flight_digests(&mut self, flids: &[i64]) -> Result<HashMap<i64, FlightDigest>, StoreError> {
-        self.read_digests(flids)
-    }
-
-    fn load_state_documents(
-        &mut self,
-        flids: &[i64],
-    ) -> Result<HashMap<i64, StateDocument>, StoreError> {
-        self.read_documents(flids)
-    }
-
-    fn write_flights(
-        &mut self,
-        flights: &[StoredFlight],
-        digests: &[String],
-        rows: FlightRows,
-    ) -> Result<(), StoreError> {
-        full_write::write_flights(self, flights, digests, rows)
-    }
-
-    fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError> {
-        full_write::write_flight_changes(self, changes)
-    }
-
-    fn delete_flights_of_day(
-        &mut self,
-        day: NaiveDate,
-        new_list: &[i64],
-    ) -> Result<Vec<(i64, i64)>, StoreError> {
-        self.delete_of_day(day, new_list)
-    }
-
-    fn delete_flights(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
-        self.delete_listed(flids)
-    }
-
-    fn append_state_events(
-        &mut self,
-        events: &[StateEvent],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError> {
-        self.insert_state_events(events, now)
-    }
-
-    fn append_change_notices(
-        &mut self,
-        notices: &[ChangeNotice],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError> {
-        self.insert_change_notices(notices, now)
-    }
-
-    fn proc_states(&mut self, message_ids: &[i64]) -> Result<HashMap<i64, ProcRecord>, StoreError> {
-        self.select_proc_states(message_ids)
-    }
-
-    fn record_outcomes(&mut self, outcomes: &[Outcome<'_>]) -> Result<(), StoreError> {
-        self.insert_outcomes(outcomes)
-    }
-
-    fn upsert_version_floors(
-        &mut self,
-        floors: &[(i64, i64)],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError> {
-        self.upsert_floors(floors, now)
-    }
-
-    fn select_version_floors(&mut self, flids: &[i64]) -> Result<HashMap<i64, i64>, StoreError> {
-        self.select_floors(flids)
-    }
 }
 
 #[cfg(test)]

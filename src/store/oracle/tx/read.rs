@@ -1,5 +1,6 @@
-//! Reading flights on Oracle: whole (main rows, then each detail table as its declaration
-//! says), their digests, their state documents.
+//! Reading flights on Oracle: the statements of the read steps of
+//! [`flight_rows`](crate::store::flight_rows) (main rows, each detail table as its declaration
+//! says, stored documents, digests).
 
 use std::collections::HashMap;
 
@@ -8,9 +9,10 @@ use oracle::sql_type::Timestamp;
 use super::super::binds::{read_time, required_time};
 use super::super::errors::at;
 use super::super::statements as sql;
-use super::{FromOracleRow, OracleTx, READ_BATCH, distinct};
-use crate::state::{FlightFields, FlightState, StateDocument, StoredFlight};
-use crate::store::detail::{Detail, with_detail_table};
+use super::{FromOracleRow, OracleTx};
+use crate::state::{FlightFields, FlightState, StoredFlight};
+use crate::store::detail::{self, Detail, with_detail_table};
+use crate::store::flight_rows::TableReader;
 use crate::store::{DetailTable, FlightDigest, StoreError};
 
 /// Reads one detail table of `flids` into the loaded flights.
@@ -27,7 +29,7 @@ impl ReadTable<'_, '_> {
         let rows = self
             .tx
             .conn
-            .query_named(sql::named(op)?, &[("flids", &list)])
+            .query_named(detail::statement(sql::ALL, op)?, &[("flids", &list)])
             .map_err(at(op))?;
         for row in rows {
             let row = row.map_err(at(op))?;
@@ -46,24 +48,12 @@ impl ReadTable<'_, '_> {
     }
 }
 
-impl OracleTx<'_> {
-    pub(super) fn read_flights(
-        &mut self,
-        flids: &[i64],
-    ) -> Result<HashMap<i64, StoredFlight>, StoreError> {
-        let flids = distinct(flids);
-        let mut flights = HashMap::with_capacity(flids.len());
-        for batch in flids.chunks(READ_BATCH) {
-            self.read_batch(batch, &mut flights)?;
-        }
-        Ok(flights)
-    }
-
-    fn read_batch(
+impl TableReader for OracleTx<'_> {
+    fn read_main_rows(
         &mut self,
         flids: &[i64],
         flights: &mut HashMap<i64, StoredFlight>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<i64>, StoreError> {
         let op = "select_flights";
         let list = self.id_list(flids, op)?;
         let rows = self
@@ -90,81 +80,64 @@ impl OracleTx<'_> {
             found.push(flid);
             flights.insert(flid, stored);
         }
-        if found.is_empty() {
-            return Ok(());
-        }
-        for table in DetailTable::ALL {
-            let read = ReadTable {
-                tx: self,
-                flids: &found,
-                flights,
-            };
-            with_detail_table!(table, read)?;
-        }
-        Ok(())
+        Ok(found)
     }
 
-    pub(super) fn read_digests(
+    fn read_table_rows(
         &mut self,
+        table: DetailTable,
         flids: &[i64],
-    ) -> Result<HashMap<i64, FlightDigest>, StoreError> {
-        let op = "select_flight_digests";
-        let flids = distinct(flids);
-        let mut digests = HashMap::with_capacity(flids.len());
-        for batch in flids.chunks(READ_BATCH) {
-            let list = self.id_list(batch, op)?;
-            let rows = self
-                .conn
-                .query_named(sql::SELECT_FLIGHT_DIGESTS, &[("flids", &list)])
-                .map_err(at(op))?;
-            for row in rows {
-                let row = row.map_err(at(op))?;
-                let flid: i64 = row.get("flid").map_err(at(op))?;
-                let day: Option<Timestamp> = row.get("operation_day").map_err(at(op))?;
-                let digest = FlightDigest {
-                    digest: row.get("state_digest").map_err(at(op))?,
-                    operation_day: read_time(day).map(|t| t.date()),
-                    state_version: row.get("state_version").map_err(at(op))?,
-                };
-                digests.insert(flid, digest);
-            }
-        }
-        Ok(digests)
+        flights: &mut HashMap<i64, StoredFlight>,
+    ) -> Result<(), StoreError> {
+        let read = ReadTable {
+            tx: self,
+            flids,
+            flights,
+        };
+        with_detail_table!(table, read)
     }
 
-    pub(super) fn read_documents(
+    fn read_stored_documents(
         &mut self,
         flids: &[i64],
-    ) -> Result<HashMap<i64, StateDocument>, StoreError> {
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
         let op = "select_state_documents";
-        let flids = distinct(flids);
-        let mut documents = HashMap::with_capacity(flids.len());
-        // Rows written before documents were stored: built from the tables.
-        let mut unstored = Vec::new();
-        for batch in flids.chunks(READ_BATCH) {
-            let list = self.id_list(batch, op)?;
-            let rows = self
-                .conn
-                .query_named(sql::SELECT_STATE_DOCUMENTS, &[("flids", &list)])
-                .map_err(at(op))?;
-            for row in rows {
-                let row = row.map_err(at(op))?;
-                let flid: i64 = row.get("flid").map_err(at(op))?;
-                let json: Option<String> = row.get("state_document").map_err(at(op))?;
-                match json {
-                    Some(json) => {
-                        let document = StateDocument {
-                            state_version: row.get("state_version").map_err(at(op))?,
-                            json,
-                        };
-                        documents.insert(flid, document);
-                    }
-                    None => unstored.push(flid),
-                }
-            }
-        }
-        let built = self.read_flights(&unstored)?;
-        documents.extend(built.iter().map(|(flid, f)| (*flid, StateDocument::of(f))));
-        Ok(documents)
+        let list = self.id_list(flids, op)?;
+        let rows = self
+            .conn
+            .query_named(sql::SELECT_STATE_DOCUMENTS, &[("flids", &list)])
+            .map_err(at(op))?;
+        rows.map(|row| {
+            let row = row.map_err(at(op))?;
+            Ok((
+                row.get("flid").map_err(at(op))?,
+                row.get("state_version").map_err(at(op))?,
+                row.get("state_document").map_err(at(op))?,
+            ))
+        })
+        .collect()
+    }
+
+    fn read_stored_digests(
+        &mut self,
+        flids: &[i64],
+    ) -> Result<Vec<(i64, FlightDigest)>, StoreError> {
+        let op = "select_flight_digests";
+        let list = self.id_list(flids, op)?;
+        let rows = self
+            .conn
+            .query_named(sql::SELECT_FLIGHT_DIGESTS, &[("flids", &list)])
+            .map_err(at(op))?;
+        rows.map(|row| {
+            let row = row.map_err(at(op))?;
+            let day: Option<Timestamp> = row.get("operation_day").map_err(at(op))?;
+            let digest = FlightDigest {
+                digest: row.get("state_digest").map_err(at(op))?,
+                operation_day: read_time(day).map(|t| t.date()),
+                state_version: row.get("state_version").map_err(at(op))?,
+            };
+            Ok((row.get("flid").map_err(at(op))?, digest))
+        })
+        .collect()
     }
 }

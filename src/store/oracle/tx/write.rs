@@ -1,18 +1,18 @@
-//! Writing flights on Oracle: the steps of [`full_write`](crate::store::full_write) — main
+//! Writing flights on Oracle: the steps of [`flight_rows`](crate::store::flight_rows) — main
 //! rows by `upsert_flights` (MERGE) or `insert_flights`, each detail table by its group
 //! delete and its `insert_<table>`, all array DML — and the deletes of flights with their
 //! detail rows.
 
 use oracle::Connection;
-use oracle::sql_type::OracleType;
+use oracle::sql_type::{OracleType, ToSql};
 
 use super::super::binds::{AsDate, Clob, Text, batch_type, kind_of, run_batch, set_cell};
 use super::super::errors::at;
 use super::super::statements as sql;
-use super::{OracleTx, distinct};
+use super::OracleTx;
 use crate::state::{FlightFields, StoredFlight, TableRow, state_document};
-use crate::store::detail::{Detail, KeyedRows, with_detail_table};
-use crate::store::full_write::{self, TableWriter};
+use crate::store::detail::{self, Detail, KeyedRows, with_detail_table};
+use crate::store::flight_rows::{self, TableWriter};
 use crate::store::{DetailTable, FlightRows, StoreError};
 
 /// The group delete of one table for `flids`: one batch entry per flight.
@@ -37,10 +37,10 @@ fn deleted_pairs(
     conn: &Connection,
     text: &'static str,
     op: &'static str,
-    binds: &[(&str, &dyn oracle::sql_type::ToSql)],
+    binds: &[(&str, &dyn ToSql)],
 ) -> Result<Vec<(i64, i64)>, StoreError> {
     let out = OracleType::Number(19, 0);
-    let mut all: Vec<(&str, &dyn oracle::sql_type::ToSql)> = binds.to_vec();
+    let mut all: Vec<(&str, &dyn ToSql)> = binds.to_vec();
     all.push(("deleted_flid", &out));
     all.push(("deleted_version", &out));
     let mut stmt = conn.statement(text).build().map_err(at(op))?;
@@ -61,7 +61,12 @@ struct DeleteRows<'t> {
 
 impl DeleteRows<'_> {
     fn visit<D: Detail>(self) -> Result<(), StoreError> {
-        delete_by_flid(self.conn, sql::named(D::DELETE)?, D::DELETE, self.flids)
+        delete_by_flid(
+            self.conn,
+            detail::statement(sql::ALL, D::DELETE)?,
+            D::DELETE,
+            self.flids,
+        )
     }
 }
 
@@ -89,7 +94,7 @@ impl InsertRows<'_> {
                 .iter()
                 .map(|(name, kind)| (*name, batch_type(*kind))),
         );
-        let insert = sql::named(D::INSERT)?;
+        let insert = detail::statement(sql::ALL, D::INSERT)?;
         run_batch(
             self.conn,
             insert,
@@ -121,10 +126,8 @@ impl TableWriter for OracleTx<'_> {
         digests: &[String],
         rows: FlightRows,
     ) -> Result<(), StoreError> {
-        let (text, op) = match rows {
-            FlightRows::New => (sql::INSERT_FLIGHTS, "insert_flights"),
-            FlightRows::MayExist => (sql::UPSERT_FLIGHTS, "upsert_flights"),
-        };
+        let op = flight_rows::main_rows_statement(rows);
+        let text = detail::statement(sql::ALL, op)?;
         let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
         let documents = crate::cores::map_in_parallel(flights, |f| state_document(f));
         let mut types = vec![("flid", OracleType::Int64)];
@@ -188,33 +191,17 @@ impl TableWriter for OracleTx<'_> {
 }
 
 impl OracleTx<'_> {
-    pub(super) fn delete_listed(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
-        if flids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let op = "delete_flights";
-        let list = self.id_list(&distinct(flids), op)?;
-        let deleted = deleted_pairs(self.conn, sql::DELETE_FLIGHTS, op, &[("flids", &list)])?;
-        let found: Vec<i64> = deleted.iter().map(|d| d.0).collect();
-        full_write::delete_table_rows(self, &found)?;
-        Ok(deleted)
-    }
-
-    pub(super) fn delete_of_day(
+    /// Runs a `DELETE … RETURNING` of main rows, then deletes the detail rows of the flights
+    /// it deleted.
+    pub(super) fn delete_returning(
         &mut self,
-        day: chrono::NaiveDate,
-        new_list: &[i64],
+        text: &'static str,
+        op: &'static str,
+        binds: &[(&str, &dyn ToSql)],
     ) -> Result<Vec<(i64, i64)>, StoreError> {
-        let op = "delete_flights_of_day";
-        let list = self.id_list(new_list, op)?;
-        let deleted = deleted_pairs(
-            self.conn,
-            sql::DELETE_FLIGHTS_OF_DAY,
-            op,
-            &[("operation_day", &AsDate::day(day)), ("new_list", &list)],
-        )?;
+        let deleted = deleted_pairs(self.conn, text, op, binds)?;
         let found: Vec<i64> = deleted.iter().map(|d| d.0).collect();
-        full_write::delete_table_rows(self, &found)?;
+        flight_rows::delete_table_rows(self, &found)?;
         Ok(deleted)
     }
 }

@@ -1,6 +1,7 @@
-//! The bookkeeping of a state transaction on PostgreSQL: `PIPELINE_LOCK`,
-//! the snapshot ledger and list, outbox rows, processing outcomes and
-//! version floors.
+//! [`StateTx`] on PostgreSQL: the ledger of a state transaction —
+//! `PIPELINE_LOCK`, the snapshot ledger and list, outbox rows, processing
+//! outcomes, version floors — run here; flights are read and written by the
+//! shared steps of [`flight_rows`] over `read` and `write`.
 
 use std::collections::HashMap;
 
@@ -14,9 +15,11 @@ use super::super::rows::{FlidRow, LeaseRow, LedgerRow, ProcRow};
 use super::super::statements as sql;
 use super::{PgTx, statement};
 use crate::FailureKind;
+use crate::state::{StateDocument, StoredFlight};
+use crate::store::flight_rows;
 use crate::store::{
-    ChangeNotice, Outcome, PipelineLease, ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
-    StoreError,
+    ChangeNotice, FlightChange, FlightDigest, FlightRows, Outcome, PipelineLease, ProcRecord,
+    ProcStatus, SnapshotLedger, StateEvent, StateTx, StoreError,
 };
 
 #[derive(QueryableByName)]
@@ -27,8 +30,8 @@ struct FloorRow {
     state_version: i64,
 }
 
-impl PgTx<'_> {
-    pub(super) fn lock(&mut self) -> Result<PipelineLease, StoreError> {
+impl StateTx for PgTx<'_> {
+    fn lock_pipeline(&mut self) -> Result<PipelineLease, StoreError> {
         let row: LeaseRow = statement(sql::LOCK_PIPELINE)
             .prepared()
             .get_result(self.conn)
@@ -40,7 +43,7 @@ impl PgTx<'_> {
         })
     }
 
-    pub(super) fn ledger(&mut self, day: NaiveDate) -> Result<Option<SnapshotLedger>, StoreError> {
+    fn snapshot_ledger(&mut self, day: NaiveDate) -> Result<Option<SnapshotLedger>, StoreError> {
         let rows: Vec<LedgerRow> = statement(sql::SELECT_SNAPSHOT_LEDGER)
             .bind::<Date, _>(day)
             .prepared()
@@ -52,7 +55,7 @@ impl PgTx<'_> {
         }))
     }
 
-    pub(super) fn list(&mut self, day: NaiveDate) -> Result<Vec<i64>, StoreError> {
+    fn snapshot_list(&mut self, day: NaiveDate) -> Result<Vec<i64>, StoreError> {
         let rows: Vec<FlidRow> = statement(sql::SELECT_SNAPSHOT_LIST)
             .bind::<Date, _>(day)
             .prepared()
@@ -61,7 +64,7 @@ impl PgTx<'_> {
         Ok(rows.into_iter().map(|r| r.flid).collect())
     }
 
-    pub(super) fn replace_list(&mut self, day: NaiveDate, flids: &[i64]) -> Result<(), StoreError> {
+    fn replace_snapshot_list(&mut self, day: NaiveDate, flids: &[i64]) -> Result<(), StoreError> {
         self.execute(
             statement(sql::DELETE_SNAPSHOT_LIST).bind::<Date, _>(day),
             "delete_snapshot_list",
@@ -77,7 +80,7 @@ impl PgTx<'_> {
         Ok(())
     }
 
-    pub(super) fn bump_version(
+    fn bump_snapshot_version(
         &mut self,
         day: NaiveDate,
         expected: Option<i64>,
@@ -120,7 +123,54 @@ impl PgTx<'_> {
         }
     }
 
-    pub(super) fn insert_state_events(
+    fn load_flights(&mut self, flids: &[i64]) -> Result<HashMap<i64, StoredFlight>, StoreError> {
+        flight_rows::read_flights(self, flids)
+    }
+
+    fn flight_digests(&mut self, flids: &[i64]) -> Result<HashMap<i64, FlightDigest>, StoreError> {
+        flight_rows::read_digests(self, flids)
+    }
+
+    fn load_state_documents(
+        &mut self,
+        flids: &[i64],
+    ) -> Result<HashMap<i64, StateDocument>, StoreError> {
+        flight_rows::read_documents(self, flids)
+    }
+
+    fn write_flights(
+        &mut self,
+        flights: &[StoredFlight],
+        digests: &[String],
+        rows: FlightRows,
+    ) -> Result<(), StoreError> {
+        flight_rows::write_flights(self, flights, digests, rows)
+    }
+
+    fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError> {
+        flight_rows::write_flight_changes(self, changes)
+    }
+
+    fn delete_flights_of_day(
+        &mut self,
+        day: NaiveDate,
+        new_list: &[i64],
+    ) -> Result<Vec<(i64, i64)>, StoreError> {
+        let query = statement(sql::DELETE_FLIGHTS_OF_DAY)
+            .bind::<Date, _>(day)
+            .bind::<Array<BigInt>, _>(new_list.to_vec());
+        self.delete_returning(query, "delete_flights_of_day")
+    }
+
+    fn delete_flights(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
+        if flids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let query = statement(sql::DELETE_FLIGHTS).bind::<Array<BigInt>, _>(flids.to_vec());
+        self.delete_returning(query, "delete_flights")
+    }
+
+    fn append_state_events(
         &mut self,
         events: &[StateEvent],
         now: NaiveDateTime,
@@ -137,7 +187,7 @@ impl PgTx<'_> {
         self.execute(query, "insert_state_events").map(drop)
     }
 
-    pub(super) fn insert_change_notices(
+    fn append_change_notices(
         &mut self,
         notices: &[ChangeNotice],
         now: NaiveDateTime,
@@ -160,10 +210,7 @@ impl PgTx<'_> {
         self.execute(query, "insert_change_notices").map(drop)
     }
 
-    pub(super) fn select_proc_states(
-        &mut self,
-        message_ids: &[i64],
-    ) -> Result<HashMap<i64, ProcRecord>, StoreError> {
+    fn proc_states(&mut self, message_ids: &[i64]) -> Result<HashMap<i64, ProcRecord>, StoreError> {
         let op = "select_proc_states";
         let rows: Vec<ProcRow> = statement(sql::SELECT_PROC_STATES)
             .bind::<Array<BigInt>, _>(message_ids.to_vec())
@@ -191,7 +238,7 @@ impl PgTx<'_> {
             .collect()
     }
 
-    pub(super) fn insert_outcomes(&mut self, outcomes: &[Outcome<'_>]) -> Result<(), StoreError> {
+    fn record_outcomes(&mut self, outcomes: &[Outcome<'_>]) -> Result<(), StoreError> {
         if outcomes.is_empty() {
             return Ok(());
         }
@@ -216,7 +263,7 @@ impl PgTx<'_> {
         self.execute(query, "record_outcomes").map(drop)
     }
 
-    pub(super) fn upsert_floors(
+    fn upsert_version_floors(
         &mut self,
         floors: &[(i64, i64)],
         now: NaiveDateTime,
@@ -231,7 +278,7 @@ impl PgTx<'_> {
         self.execute(query, "upsert_version_floors").map(drop)
     }
 
-    pub(super) fn select_floors(&mut self, flids: &[i64]) -> Result<HashMap<i64, i64>, StoreError> {
+    fn select_version_floors(&mut self, flids: &[i64]) -> Result<HashMap<i64, i64>, StoreError> {
         if flids.is_empty() {
             return Ok(HashMap::new());
         }

@@ -1,5 +1,7 @@
-//! Reading flights on PostgreSQL: whole (main rows, then each detail table
-//! as its declaration says), their digests, their state documents.
+//! Reading flights on PostgreSQL: the statements of the read steps of
+//! [`flight_rows`](crate::store::flight_rows) (main rows, each detail table
+//! as its declaration says, stored documents), and the narrow read of
+//! digests.
 
 use std::collections::HashMap;
 
@@ -10,18 +12,11 @@ use super::super::errors;
 use super::super::prepared::Prepare;
 use super::super::rows::{DigestRow, DocumentRow, FromColumns, Keyed, MainRow};
 use super::super::statements as sql;
-use super::{PgTx, READ_BATCH, statement};
-use crate::state::{StateDocument, StoredFlight};
-use crate::store::detail::{Detail, with_detail_table};
+use super::{PgTx, statement};
+use crate::state::StoredFlight;
+use crate::store::detail::{self, Detail, with_detail_table};
+use crate::store::flight_rows::TableReader;
 use crate::store::{DetailTable, FlightDigest, StoreError};
-
-/// `flids` as the reads join them: each FLID once, in index order.
-fn as_list(flids: &[i64]) -> Vec<i64> {
-    let mut list = flids.to_vec();
-    list.sort_unstable();
-    list.dedup();
-    list
-}
 
 /// Reads one detail table of `flids` into the loaded flights.
 struct ReadTable<'t, 'c> {
@@ -32,7 +27,7 @@ struct ReadTable<'t, 'c> {
 
 impl ReadTable<'_, '_> {
     fn visit<D: Detail + FromColumns>(self) -> Result<(), StoreError> {
-        let rows: Vec<Keyed<D>> = statement(sql::named(D::SELECT)?)
+        let rows: Vec<Keyed<D>> = statement(detail::statement(sql::ALL, D::SELECT)?)
             .bind::<Array<BigInt>, _>(self.flids.to_vec())
             .prepared()
             .load(self.tx.conn)
@@ -46,97 +41,70 @@ impl ReadTable<'_, '_> {
     }
 }
 
-impl PgTx<'_> {
-    pub(super) fn read_flights(
-        &mut self,
-        flids: &[i64],
-    ) -> Result<HashMap<i64, StoredFlight>, StoreError> {
-        let flids = as_list(flids);
-        let mut flights = HashMap::with_capacity(flids.len());
-        for batch in flids.chunks(READ_BATCH) {
-            self.read_batch(batch, &mut flights)?;
-        }
-        Ok(flights)
-    }
-
-    fn read_batch(
+impl TableReader for PgTx<'_> {
+    fn read_main_rows(
         &mut self,
         flids: &[i64],
         flights: &mut HashMap<i64, StoredFlight>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<i64>, StoreError> {
         let mains: Vec<MainRow> = statement(sql::SELECT_FLIGHTS)
             .bind::<Array<BigInt>, _>(flids.to_vec())
             .prepared()
             .load(self.conn)
             .map_err(|e| errors::query("select_flights", e))?;
-        let found: Vec<i64> = mains.iter().map(|m| m.0.state.flid).collect();
+        let found = mains.iter().map(|m| m.0.state.flid).collect();
         flights.extend(mains.into_iter().map(|m| (m.0.state.flid, m.0)));
-        if found.is_empty() {
-            return Ok(());
-        }
-        for table in DetailTable::ALL {
-            let read = ReadTable {
-                tx: self,
-                flids: &found,
-                flights,
-            };
-            with_detail_table!(table, read)?;
-        }
-        Ok(())
+        Ok(found)
     }
 
-    pub(super) fn read_digests(
+    fn read_table_rows(
+        &mut self,
+        table: DetailTable,
+        flids: &[i64],
+        flights: &mut HashMap<i64, StoredFlight>,
+    ) -> Result<(), StoreError> {
+        let read = ReadTable {
+            tx: self,
+            flids,
+            flights,
+        };
+        with_detail_table!(table, read)
+    }
+
+    fn read_stored_documents(
         &mut self,
         flids: &[i64],
-    ) -> Result<HashMap<i64, FlightDigest>, StoreError> {
-        let mut digests = HashMap::with_capacity(flids.len());
-        for batch in flids.chunks(READ_BATCH) {
-            let rows: Vec<DigestRow> = statement(sql::SELECT_FLIGHT_DIGESTS)
-                .bind::<Array<BigInt>, _>(batch.to_vec())
-                .prepared()
-                .load(self.conn)
-                .map_err(|e| errors::query("select_flight_digests", e))?;
-            digests.extend(rows.into_iter().map(|r| {
+    ) -> Result<Vec<(i64, i64, Option<String>)>, StoreError> {
+        let rows: Vec<DocumentRow> = statement(sql::SELECT_STATE_DOCUMENTS)
+            .bind::<Array<BigInt>, _>(flids.to_vec())
+            .prepared()
+            .load(self.conn)
+            .map_err(|e| errors::query("select_state_documents", e))?;
+        Ok(rows
+            .into_iter()
+            .map(|r| (r.flid, r.state_version, r.state_document))
+            .collect())
+    }
+
+    fn read_stored_digests(
+        &mut self,
+        flids: &[i64],
+    ) -> Result<Vec<(i64, FlightDigest)>, StoreError> {
+        let rows: Vec<DigestRow> = statement(sql::SELECT_FLIGHT_DIGESTS)
+            .bind::<Array<BigInt>, _>(flids.to_vec())
+            .prepared()
+            .load(self.conn)
+            .map_err(|e| errors::query("select_flight_digests", e))?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
                 let digest = FlightDigest {
                     digest: r.state_digest,
                     operation_day: r.operation_day,
                     state_version: r.state_version,
                 };
                 (r.flid, digest)
-            }));
-        }
-        Ok(digests)
-    }
-
-    pub(super) fn read_documents(
-        &mut self,
-        flids: &[i64],
-    ) -> Result<HashMap<i64, StateDocument>, StoreError> {
-        let flids = as_list(flids);
-        let mut documents = HashMap::with_capacity(flids.len());
-        // Rows written before documents were stored: built from the tables.
-        let mut unstored = Vec::new();
-        for batch in flids.chunks(READ_BATCH) {
-            let rows: Vec<DocumentRow> = statement(sql::SELECT_STATE_DOCUMENTS)
-                .bind::<Array<BigInt>, _>(batch.to_vec())
-                .prepared()
-                .load(self.conn)
-                .map_err(|e| errors::query("select_state_documents", e))?;
-            for row in rows {
-                match row.state_document {
-                    Some(json) => {
-                        let document = StateDocument {
-                            state_version: row.state_version,
-                            json,
-                        };
-                        documents.insert(row.flid, document);
-                    }
-                    None => unstored.push(row.flid),
-                }
-            }
-        }
-        let built = self.read_flights(&unstored)?;
-        documents.extend(built.iter().map(|(flid, f)| (*flid, StateDocument::of(f))));
-        Ok(documents)
+            })
+            .collect())
     }
 }

@@ -1,5 +1,5 @@
 //! Writing flights on PostgreSQL: the steps of
-//! [`full_write`](crate::store::full_write) — main rows by `upsert_flights`
+//! [`flight_rows`](crate::store::flight_rows) — main rows by `upsert_flights`
 //! or `insert_flights`, each detail table by its group delete and its
 //! `insert_<table>` (a few flights) or `COPY` (a snapshot's) — and the
 //! deletes of flights with their detail rows.
@@ -14,8 +14,8 @@ use super::super::rows::DeletedFlight;
 use super::super::statements as sql;
 use super::{Boxed, PgTx, statement};
 use crate::state::{ColumnValues, FlightFields, StoredFlight, TableRow, state_document};
-use crate::store::detail::{Detail, KeyedRows, with_detail_table};
-use crate::store::full_write::{self, TableWriter};
+use crate::store::detail::{self, Detail, KeyedRows, with_detail_table};
+use crate::store::flight_rows::{self, TableWriter};
 use crate::store::{DetailTable, FlightRows, StoreError};
 
 /// Binds one column of many rows as the array the statement unnests.
@@ -38,7 +38,8 @@ struct DeleteRows<'t, 'c> {
 
 impl DeleteRows<'_, '_> {
     fn visit<D: Detail>(self) -> Result<(), StoreError> {
-        let query = statement(sql::named(D::DELETE)?).bind::<Array<BigInt>, _>(self.flids.to_vec());
+        let query = statement(detail::statement(sql::ALL, D::DELETE)?)
+            .bind::<Array<BigInt>, _>(self.flids.to_vec());
         self.tx.execute(query, D::DELETE).map(drop)
     }
 }
@@ -59,7 +60,8 @@ impl InsertRows<'_, '_> {
         if self.bulk {
             return D::copy(self.tx.conn, &rows);
         }
-        let mut query = statement(sql::named(D::INSERT)?).bind::<Array<BigInt>, _>(rows.flids);
+        let mut query =
+            statement(detail::statement(sql::ALL, D::INSERT)?).bind::<Array<BigInt>, _>(rows.flids);
         if D::has_route_kind() {
             query = query.bind::<Array<Nullable<Text>>, _>(rows.route_kinds);
         }
@@ -78,11 +80,8 @@ impl TableWriter for PgTx<'_> {
         digests: &[String],
         rows: FlightRows,
     ) -> Result<(), StoreError> {
-        let (text, op) = match rows {
-            FlightRows::New => (sql::INSERT_FLIGHTS, "insert_flights"),
-            FlightRows::MayExist => (sql::UPSERT_FLIGHTS, "upsert_flights"),
-        };
-        let mut query = statement(text)
+        let op = flight_rows::main_rows_statement(rows);
+        let mut query = statement(detail::statement(sql::ALL, op)?)
             .bind::<Array<BigInt>, _>(flights.iter().map(|f| f.state.flid).collect::<Vec<_>>());
         query = FlightFields::columns(flights.iter().map(|f| &f.state.fields))
             .into_iter()
@@ -129,7 +128,7 @@ impl TableWriter for PgTx<'_> {
 impl PgTx<'_> {
     /// Runs a delete of main rows that returns `FLID, STATE_VERSION`, then
     /// deletes the detail rows of the flights it deleted.
-    fn delete_returning(
+    pub(super) fn delete_returning(
         &mut self,
         query: Boxed,
         op: &'static str,
@@ -139,30 +138,11 @@ impl PgTx<'_> {
             .load(self.conn)
             .map_err(|e| errors::query(op, e))?;
         let found: Vec<i64> = deleted.iter().map(|d| d.flid).collect();
-        full_write::delete_table_rows(self, &found)?;
+        flight_rows::delete_table_rows(self, &found)?;
         Ok(deleted
             .into_iter()
             .map(|d| (d.flid, d.state_version))
             .collect())
-    }
-
-    pub(super) fn delete_listed(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
-        if flids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let query = statement(sql::DELETE_FLIGHTS).bind::<Array<BigInt>, _>(flids.to_vec());
-        self.delete_returning(query, "delete_flights")
-    }
-
-    pub(super) fn delete_of_day(
-        &mut self,
-        day: chrono::NaiveDate,
-        new_list: &[i64],
-    ) -> Result<Vec<(i64, i64)>, StoreError> {
-        let query = statement(sql::DELETE_FLIGHTS_OF_DAY)
-            .bind::<Date, _>(day)
-            .bind::<Array<BigInt>, _>(new_list.to_vec());
-        self.delete_returning(query, "delete_flights_of_day")
     }
 }
 

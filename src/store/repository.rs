@@ -39,6 +39,13 @@ pub trait Store: Send + Sync + 'static {
 
 /// The operations of a state transaction. Method names are the names of the
 /// SQL files that run them.
+///
+/// Each dialect implements every operation: there is no fallback that one
+/// dialect would override and another inherit, so a contract written here
+/// holds in both. The two provided methods, [`proc_state`](StateTx::proc_state)
+/// and [`record_outcome`](StateTx::record_outcome), are the one-message
+/// shorthands of [`proc_states`](StateTx::proc_states) and
+/// [`record_outcomes`](StateTx::record_outcomes), not fallbacks.
 pub trait StateTx {
     /// Takes `PIPELINE_LOCK` until the end of the transaction and reads the
     /// lease, so that state transactions are serialised and a pump can check

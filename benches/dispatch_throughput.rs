@@ -29,7 +29,7 @@ use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings};
 use flightstate::protocol::Body;
 use flightstate::state::{StoredFlight, state_document, state_from_record};
 use flightstate::store::pg::{PgStore, run_pending_migrations};
-use flightstate::store::{EventKind, StateEvent, StateTx, Store};
+use flightstate::store::{EventKind, FlightRows, StateEvent, StateTx, Store};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
@@ -124,7 +124,8 @@ fn main() -> BenchResult<()> {
     let started = Instant::now();
     for chunk in flights.chunks(5_000) {
         store.transaction(|tx| {
-            tx.write_flights(chunk)?;
+            let digests: Vec<String> = chunk.iter().map(|f| f.state.digest()).collect();
+            tx.write_flights(chunk, &digests, FlightRows::MayExist)?;
             let events: Vec<StateEvent> = chunk
                 .iter()
                 .map(|f| StateEvent {

@@ -1,7 +1,9 @@
-//! New flights' main rows, loaded by PostgreSQL's binary `COPY`, read back
-//! exactly as the upsert writes them: every column of `FLIGHT_SCHD` (and of
-//! the detail tables), for a generated day's flights with every weight the
-//! state allows; and a FLID that already has a row fails the load.
+//! New flights, inserted (`insert_flights`, the detail tables by `COPY`),
+//! read back exactly as the upsert writes them: every column of
+//! `FLIGHT_SCHD` (and of the detail tables), for a generated day's flights
+//! with every weight the state allows; and the repository's contract for new
+//! flights, through the trait: a FLID that already has a row is an error,
+//! never overwritten.
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -12,7 +14,7 @@ use flightstate::FailureKind;
 use flightstate::protocol::Body;
 use flightstate::state::{StoredFlight, state_from_record};
 use flightstate::store::pg::PgTx;
-use flightstate::store::{StateTx, Store, StoreError};
+use flightstate::store::{FlightRows, StateTx, Store, StoreError};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
 
 /// Weights at every place value and boundary a `NUMERIC(11, 2)` weight has.
@@ -72,15 +74,15 @@ fn write(db: &PgDb, flights: &[StoredFlight], how: Write) -> Result<(), StoreErr
 }
 
 #[test]
-fn new_flights_loaded_by_copy_read_back_as_upserted() {
+fn new_flights_inserted_read_back_as_upserted() {
     let flights = flights();
     let (copied, upserted) = (PgDb::migrated(), PgDb::migrated());
     write(&copied, &flights, |tx, f, d| {
-        tx.insert_flights_digested(f, d)
+        tx.write_flights(f, d, FlightRows::New)
     })
-    .expect("copy");
+    .expect("insert");
     write(&upserted, &flights, |tx, f, d| {
-        tx.write_flights_digested(f, d)
+        tx.write_flights(f, d, FlightRows::MayExist)
     })
     .expect("upsert");
     assert_eq!(
@@ -104,19 +106,31 @@ fn new_flights_loaded_by_copy_read_back_as_upserted() {
 }
 
 #[test]
-fn a_flid_that_has_a_row_fails_the_load_and_changes_nothing() {
+fn a_new_flight_that_has_a_row_is_an_error_never_overwritten() {
     let flights = flights();
     let db = PgDb::migrated();
     write(&db, &flights[..3], |tx, f, d| {
-        tx.insert_flights_digested(f, d)
+        tx.write_flights(f, d, FlightRows::New)
     })
-    .expect("copy");
+    .expect("insert");
     let before = db.dump();
-    let err = write(&db, &flights[2..6], |tx, f, d| {
-        tx.insert_flights_digested(f, d)
+    // flights[2] again, in another state: were it overwritten, the dump
+    // would show its new version.
+    let mut again = flights[2..6].to_vec();
+    again[0].state_version += 10;
+    again[0].state.fields.remc = Some("written over".to_owned());
+    let err = write(&db, &again, |tx, f, d| {
+        tx.write_flights(f, d, FlightRows::New)
     })
     .expect_err("FLID of flights[2] is taken");
-    assert_ne!(err.kind(), FailureKind::BadInput, "{err}");
-    assert_eq!(err.op(), "copy_flights", "{err}");
+    assert_eq!(err.kind(), FailureKind::Duplicate, "{err}");
+    assert_eq!(err.op(), "insert_flights", "{err}");
     assert_eq!(db.dump(), before);
+    // The same flights may be written over when the caller says they may
+    // exist.
+    write(&db, &again, |tx, f, d| {
+        tx.write_flights(f, d, FlightRows::MayExist)
+    })
+    .expect("upsert");
+    assert_ne!(db.dump(), before);
 }

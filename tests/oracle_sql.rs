@@ -46,28 +46,10 @@ const PG_ONLY: &[(&str, &str)] = &[
     copy_only!("bridges"),
     copy_only!("chocks"),
     copy_only!("route_points"),
-    (
-        "copy_flights",
-        "new flights' main rows by COPY FROM STDIN are PostgreSQL's saving on ON CONFLICT and \
-         on array binds (built by diesel from the state's columns, not a file of sql/pg/); \
-         Oracle writes new flights through StateTx's default insert_flights_digested, with \
-         the MERGE of upsert_flights",
-    ),
 ];
 
-/// Columns the Oracle `upsert_flights` does not write (left NULL), with why.
-const UNWRITTEN_COLUMNS: &[(&str, &str)] = &[(
-    "state_document",
-    "a document is several KB, a CLOB bind per row of every array DML in 11g; NULL means \
-     \"not stored\" and the dispatcher builds the document from the tables",
-)];
-
 /// Files of `sql/pg/` with no Oracle twin by design, each with why.
-const PG_ONLY_FILES: &[(&str, &str)] = &[(
-    "select_state_documents",
-    "Oracle leaves STATE_DOCUMENT NULL (UNWRITTEN_COLUMNS): its dispatcher reads the tables \
-         through select_flights",
-)];
+const PG_ONLY_FILES: &[(&str, &str)] = &[];
 
 /// Oracle's reserved words (11.2 *SQL Language Reference*, "Oracle SQL Reserved Words"): not
 /// usable as column names, nor as bind names (ORA-01745).
@@ -729,6 +711,26 @@ fn nonempty_guards() -> BTreeMap<String, (String, BTreeSet<String>)> {
     out
 }
 
+/// The `.rs` files under `dir` (relative to the crate), subdirectories included, sorted.
+fn rust_sources(dir: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(format!("{ROOT}/{dir}")).expect("a source directory") {
+        let name = entry
+            .expect("an entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        let path = format!("{dir}/{name}");
+        if std::path::Path::new(&format!("{ROOT}/{path}")).is_dir() {
+            out.extend(rust_sources(&path));
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Every function of `src/store/<dialect>/` that runs statement `name` (`sql::NAME`) and does
 /// not call `guard` before it; a finding too when no function runs it.
 fn unguarded_callers(dialect: &str, name: &str, guard: &str) -> Vec<String> {
@@ -736,8 +738,7 @@ fn unguarded_callers(dialect: &str, name: &str, guard: &str) -> Vec<String> {
     let call = format!("nonempty::{guard}(");
     let mut callers = 0;
     let mut found = Vec::new();
-    for file in dir_names(&format!("src/store/{dialect}"), ".rs") {
-        let path = format!("src/store/{dialect}/{file}.rs");
+    for path in rust_sources(&format!("src/store/{dialect}")) {
         let source = std::fs::read_to_string(format!("{ROOT}/{path}")).expect("a dialect source");
         for (at, _) in source.match_indices(&constant) {
             if source[at + constant.len()..]
@@ -1456,16 +1457,15 @@ fn statements_rust_and_migrations_agree_on_every_column() {
             "last_message_id",
             "updated_at",
             "state_digest",
+            "state_document",
         ]
         .map(str::to_owned),
     );
-    assert_eq!(insert_columns("upsert_flights"), main);
-    assert_eq!(binds(&body(statement("upsert_flights"))), main);
-    let written: Vec<String> = migrated_columns("flight_schd")
-        .into_iter()
-        .filter(|c| !UNWRITTEN_COLUMNS.iter().any(|(u, _)| u == c))
-        .collect();
-    assert_eq!(written, main);
+    for write in ["upsert_flights", "insert_flights"] {
+        assert_eq!(insert_columns(write), main, "{write}");
+        assert_eq!(binds(&body(statement(write))), main, "{write} binds");
+    }
+    assert_eq!(migrated_columns("flight_schd"), main);
 }
 
 #[test]

@@ -22,7 +22,9 @@ use flightstate::pipeline::{Applied, Settings, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::state::{FlightState, Gate, StateDocument, StoredFlight};
 use flightstate::store::pg::PgStore;
-use flightstate::store::{Selection, StateTx, Store, StoreError, read_flights, read_states};
+use flightstate::store::{
+    FlightRows, Selection, StateTx, Store, StoreError, read_flights, read_states,
+};
 use flightstate::synth::{DayOptions, airport_day};
 
 use common::TestDatabase;
@@ -260,7 +262,10 @@ fn versioned(flid: i64, version: i64) -> StoredFlight {
 fn write_all(store: &PgStore, flids: &[i64], version: i64) {
     let flights: Vec<StoredFlight> = flids.iter().map(|f| versioned(*f, version)).collect();
     store
-        .transaction(|tx| tx.write_flights(&flights))
+        .transaction(|tx| {
+            let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
+            tx.write_flights(&flights, &digests, FlightRows::MayExist)
+        })
         .expect("write flights");
 }
 

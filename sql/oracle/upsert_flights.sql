@@ -70,6 +70,7 @@
 --   :last_message_id number(19)
 --   :updated_at date
 --   :state_digest varchar2(64)  (lower-case hex SHA-256 of the state written)
+--   :state_document clob  (the JSON the state topic carries, of the state written)
 -- returns: nothing
 -- locks: the FLIGHT_SCHD rows written (row locks, until commit)
 MERGE INTO FLIGHT_SCHD f
@@ -139,7 +140,8 @@ USING (
         :state_version AS STATE_VERSION,
         :last_message_id AS LAST_MESSAGE_ID,
         :updated_at AS UPDATED_AT,
-        :state_digest AS STATE_DIGEST
+        :state_digest AS STATE_DIGEST,
+        :state_document AS STATE_DOCUMENT
     FROM DUAL
 ) s
 ON (f.FLID = s.FLID)
@@ -207,7 +209,8 @@ WHEN MATCHED THEN UPDATE SET
     f.STATE_VERSION = s.STATE_VERSION,
     f.LAST_MESSAGE_ID = s.LAST_MESSAGE_ID,
     f.UPDATED_AT = s.UPDATED_AT,
-    f.STATE_DIGEST = s.STATE_DIGEST
+    f.STATE_DIGEST = s.STATE_DIGEST,
+    f.STATE_DOCUMENT = s.STATE_DOCUMENT
 WHEN NOT MATCHED THEN INSERT (
     FLID,
     ALCD,
@@ -273,7 +276,8 @@ WHEN NOT MATCHED THEN INSERT (
     STATE_VERSION,
     LAST_MESSAGE_ID,
     UPDATED_AT,
-    STATE_DIGEST
+    STATE_DIGEST,
+    STATE_DOCUMENT
 )
 VALUES (
     s.FLID,
@@ -340,5 +344,6 @@ VALUES (
     s.STATE_VERSION,
     s.LAST_MESSAGE_ID,
     s.UPDATED_AT,
-    s.STATE_DIGEST
+    s.STATE_DIGEST,
+    s.STATE_DOCUMENT
 )

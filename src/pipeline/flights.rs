@@ -11,7 +11,7 @@ use super::settings::{Settings, check_fence};
 use super::working::Working;
 use crate::protocol::{Field, Schedule};
 use crate::state::{AbsentFields, CollectionRules, FlightEvent, merge_adft, merge_event};
-use crate::store::{Outcome, StateTx, Store, VersionFloorOps};
+use crate::store::{Outcome, StateTx, Store};
 
 /// What a flight-level message does, checked before any transaction.
 #[derive(Clone, Copy)]
@@ -103,7 +103,7 @@ pub(super) fn check_recs(schedule: &Schedule) -> Result<(), PipelineError> {
 ///
 /// A database fault, or [`PipelineError::BadInput`] for an ADFT record
 /// that cannot merge; the caller rolls the whole run back.
-pub(super) fn apply_flight_messages<T: StateTx + VersionFloorOps>(
+pub(super) fn apply_flight_messages<T: StateTx>(
     tx: &mut T,
     collections: &CollectionRules,
     absent: AbsentFields,

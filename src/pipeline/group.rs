@@ -29,7 +29,7 @@ use super::message_ref::MessageRef;
 use super::settings::{Settings, check_fence};
 use crate::protocol::{self, Body, Message, ScheduleSubtype};
 use crate::state::FlightEvent;
-use crate::store::{ProcStatus, StateTx, VersionFloorOps};
+use crate::store::{ProcStatus, StateTx};
 
 /// The largest body considered for a group. Flight-level messages are a
 /// few KiB; a day's snapshot (tens of MiB) is not parsed twice just to learn
@@ -101,7 +101,7 @@ pub fn prepare_grouped(settings: &Settings, id: i64, body: &[u8]) -> Option<Grou
 /// A database fault, a fenced pump, or bad input found inside the
 /// transaction; the caller rolls the group back and applies its messages
 /// one by one.
-pub fn apply_group<T: StateTx + VersionFloorOps>(
+pub fn apply_group<T: StateTx>(
     tx: &mut T,
     settings: &Settings,
     group: &[Grouped],

@@ -23,8 +23,8 @@ use crate::state::{
     snapshot_day, state_from_record,
 };
 use crate::store::{
-    ChangeNotice, EventKind, RequestOps, SnapshotLedger, StateEvent, StateTx, Store,
-    VersionFloorOps, first_version,
+    ChangeNotice, EventKind, FlightRows, RequestOps, SnapshotLedger, StateEvent, StateTx, Store,
+    first_version,
 };
 
 /// The most flights one snapshot may carry (RECS is at most 4 digits).
@@ -192,7 +192,7 @@ pub(super) fn apply_snapshot<S: Store>(
     }
 }
 
-fn snapshot_transaction<T: StateTx + VersionFloorOps + RequestOps>(
+fn snapshot_transaction<T: StateTx + RequestOps>(
     tx: &mut T,
     settings: &Settings,
     message: &MessageRef<'_>,
@@ -275,7 +275,7 @@ pub(super) struct Written {
 /// Writes `flights` (all of a day's, or a part of them) with the day: new
 /// and changed flights get a new state version, an event and a notice;
 /// flights already in exactly that state are not written.
-pub(super) fn write_flights<T: StateTx + VersionFloorOps>(
+pub(super) fn write_flights<T: StateTx>(
     tx: &mut T,
     day: NaiveDate,
     message_id: i64,
@@ -361,15 +361,15 @@ pub(super) fn write_flights<T: StateTx + VersionFloorOps>(
             updated_at: now,
         });
     }
-    tx.insert_flights_digested(&new, &new_digests)?;
-    tx.write_flights_digested(&changed, &changed_digests)?;
+    tx.write_flights(&new, &new_digests, FlightRows::New)?;
+    tx.write_flights(&changed, &changed_digests, FlightRows::MayExist)?;
     Ok(())
 }
 
 /// The steps after the flights are written: delete `(O − N)` of the day
 /// with tombstones, replace the list, CAS-bump the version, register the
 /// events and the outcome.
-pub(super) fn finish<T: StateTx + VersionFloorOps + RequestOps>(
+pub(super) fn finish<T: StateTx + RequestOps>(
     tx: &mut T,
     message: &MessageRef<'_>,
     (day, day_source): (NaiveDate, state::DaySource),

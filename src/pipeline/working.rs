@@ -18,8 +18,7 @@ use super::message_ref::{MessageRef, json};
 use super::report::EventReport;
 use crate::state::{FlightState, StoredFlight, changed_parts};
 use crate::store::{
-    ChangeNotice, DetailTable, EventKind, FlightChange, StateEvent, StateTx, VersionFloorOps,
-    first_version,
+    ChangeNotice, DetailTable, EventKind, FlightChange, StateEvent, StateTx, first_version,
 };
 
 /// A flight's state while a message is being applied: `None` once deleted.
@@ -53,10 +52,7 @@ pub(super) struct Working {
 impl Working {
     /// Reads the full stored state of `flids` (repeats allowed): every
     /// flight any message of the run names.
-    pub(super) fn load<T: StateTx + VersionFloorOps>(
-        tx: &mut T,
-        flids: &[i64],
-    ) -> Result<Working, PipelineError> {
+    pub(super) fn load<T: StateTx>(tx: &mut T, flids: &[i64]) -> Result<Working, PipelineError> {
         let order = first_mentions(flids);
         let stored = tx.load_flights(&order)?;
         let absent: Vec<i64> = order
@@ -208,7 +204,7 @@ impl Working {
     /// the main row and the detail tables that differ from what was
     /// stored; deletes the flights the run left deleted; records the run's
     /// tombstones as version floors.
-    pub(super) fn flush<T: StateTx + VersionFloorOps>(
+    pub(super) fn flush<T: StateTx>(
         self,
         tx: &mut T,
         now: NaiveDateTime,

@@ -9,6 +9,8 @@ use std::error::Error as StdError;
 
 use crate::FailureKind;
 
+mod detail;
+mod flight_rows;
 mod full_read;
 mod journal;
 mod lease;
@@ -38,10 +40,10 @@ pub use records::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
     ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
-pub use repository::{StateTx, Store};
+pub use repository::{FlightRows, StateTx, Store};
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use timeouts::Timeouts;
-pub use version_floor::{VersionFloorOps, first_version};
+pub use version_floor::first_version;
 
 /// A state-database operation failed.
 ///
@@ -97,5 +99,38 @@ impl StoreError {
     /// Which operation failed (for logs and metrics labels).
     pub fn op(&self) -> &'static str {
         self.op
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::detail::{self, Detail, with_detail_table};
+    use super::*;
+
+    /// The statements a detail table declares, looked up among `all`.
+    struct Lookup(&'static [(&'static str, &'static str)]);
+    impl Lookup {
+        fn visit<D: Detail>(&self) -> Vec<Result<&'static str, StoreError>> {
+            [D::SELECT, D::DELETE, D::INSERT]
+                .map(|name| detail::statement(self.0, name))
+                .into()
+        }
+    }
+
+    #[test]
+    fn every_statement_the_detail_tables_declare_has_its_file_in_each_dialect() {
+        let mut dialects = Vec::new();
+        #[cfg(feature = "postgres")]
+        dialects.push(pg::statements());
+        #[cfg(feature = "oracle")]
+        dialects.push(oracle::statements());
+        for all in dialects {
+            for table in DetailTable::ALL {
+                for found in with_detail_table!(table, Lookup(all)) {
+                    assert!(found.is_ok(), "{table:?}: {found:?}");
+                }
+            }
+            assert!(detail::statement(all, "select_no_such_table").is_err());
+        }
     }
 }

@@ -6,7 +6,7 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
-use crate::state::{FlightState, StoredFlight};
+use crate::state::StoredFlight;
 
 /// A detail table of a flight (DESIGN §3): what a partial write replaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,25 +44,6 @@ impl DetailTable {
         DetailTable::Chock,
         DetailTable::RoutePoint,
     ];
-
-    /// The tables whose rows differ between two states of one flight:
-    /// exactly what a write of `new` over `old` must replace.
-    pub fn changed(old: &FlightState, new: &FlightState) -> Vec<DetailTable> {
-        let differs = |table: &DetailTable| match table {
-            DetailTable::Gate => old.gates != new.gates,
-            DetailTable::Counter => old.counters != new.counters,
-            DetailTable::Carousel => old.carousels != new.carousels,
-            DetailTable::Stand => old.stands != new.stands,
-            DetailTable::Chute => old.chutes != new.chutes,
-            DetailTable::Delay => old.delays != new.delays,
-            DetailTable::Bridge => old.bridges != new.bridges,
-            DetailTable::Chock => old.chocks != new.chocks,
-            DetailTable::RoutePoint => {
-                old.route != new.route || old.entire_route != new.entire_route
-            }
-        };
-        DetailTable::ALL.into_iter().filter(differs).collect()
-    }
 }
 
 /// One flight to write with the detail tables to replace.

@@ -16,19 +16,12 @@ use super::records::{
     StateEvent,
 };
 use super::request::RequestOps;
-use super::version_floor::VersionFloorOps;
 use crate::state::{StateDocument, StoredFlight};
 
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
     /// A transaction in progress.
-    type Tx<'c>: StateTx
-        + LeaseOps
-        + JournalOps
-        + OutboxOps
-        + VersionFloorOps
-        + ReadOps
-        + RequestOps
+    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + ReadOps + RequestOps
     where
         Self: 'c;
 
@@ -47,6 +40,13 @@ pub trait Store: Send + Sync + 'static {
 
 /// The operations of a state transaction. Method names are the names of the
 /// SQL files that run them.
+///
+/// Each dialect implements every operation: there is no fallback that one
+/// dialect would override and another inherit, so a contract written here
+/// holds in both. The two provided methods, [`proc_state`](StateTx::proc_state)
+/// and [`record_outcome`](StateTx::record_outcome), are the one-message
+/// shorthands of [`proc_states`](StateTx::proc_states) and
+/// [`record_outcomes`](StateTx::record_outcomes), not fallbacks.
 pub trait StateTx {
     /// Takes `PIPELINE_LOCK` until the end of the transaction and reads the
     /// lease, so that state transactions are serialised and a pump can check
@@ -81,73 +81,38 @@ pub trait StateTx {
     /// The stored flights among `flids` (absent FLIDs are simply missing).
     fn load_flights(&mut self, flids: &[i64]) -> Result<HashMap<i64, StoredFlight>, StoreError>;
 
-    /// The digest, day and version of the stored flights among `flids`:
+    /// The digest, day and version of the stored flights among `flids`
+    /// (absent FLIDs are simply missing), from the stored `STATE_DIGEST`:
     /// enough to recognise unchanged flights without reading them whole.
-    ///
-    /// The default reads the flights whole and digests them; a dialect
-    /// overrides it with a narrow read of the stored `STATE_DIGEST`.
-    fn flight_digests(&mut self, flids: &[i64]) -> Result<HashMap<i64, FlightDigest>, StoreError> {
-        Ok(self
-            .load_flights(flids)?
-            .into_iter()
-            .map(|(flid, flight)| {
-                let digest = FlightDigest {
-                    digest: Some(flight.state.digest()),
-                    operation_day: flight.operation_day,
-                    state_version: flight.state_version,
-                };
-                (flid, digest)
-            })
-            .collect())
-    }
+    fn flight_digests(&mut self, flids: &[i64]) -> Result<HashMap<i64, FlightDigest>, StoreError>;
 
-    /// The state documents of the stored flights among `flights` (absent
-    /// FLIDs are simply missing): what the dispatcher publishes.
-    ///
-    /// The default reads the flights whole and builds their documents; a
-    /// dialect that stores `STATE_DOCUMENT` with the main row overrides it
-    /// with a read of that one column.
+    /// The stored state documents (`STATE_DOCUMENT`) of the flights among
+    /// `flids` (absent FLIDs are simply missing): what the dispatcher
+    /// publishes. A row written before documents were stored has none; its
+    /// document is built from the tables.
     fn load_state_documents(
         &mut self,
         flids: &[i64],
-    ) -> Result<HashMap<i64, StateDocument>, StoreError> {
-        Ok(self
-            .load_flights(flids)?
-            .into_iter()
-            .map(|(flid, flight)| (flid, StateDocument::of(&flight)))
-            .collect())
-    }
+    ) -> Result<HashMap<i64, StateDocument>, StoreError>;
 
-    /// Writes the full state of each flight: main row and every collection
-    /// (group delete-insert), set-based over all of them.
-    fn write_flights(&mut self, flights: &[StoredFlight]) -> Result<(), StoreError>;
-
-    /// [`write_flights`](StateTx::write_flights) for a caller that already
-    /// has each flight's state digest: `digests[i]` is
-    /// `flights[i].state.digest()`, so that a dialect storing `STATE_DIGEST`
-    /// need not compute it again. The default ignores them.
-    fn write_flights_digested(
+    /// Writes the full state of each flight: main row (with `digests[i]`,
+    /// the [`digest`](crate::state::FlightState::digest) of `flights[i]`,
+    /// as `STATE_DIGEST`, and its state document) and every collection,
+    /// set-based over all of them. `rows` says whether the flights may
+    /// already have rows.
+    ///
+    /// # Errors
+    ///
+    /// With [`FlightRows::New`], a [`StoreError`] of kind `Duplicate` when
+    /// one of the flights does have a row: it is never overwritten. A
+    /// number of digests other than the number of flights is an error of
+    /// kind `Other`.
+    fn write_flights(
         &mut self,
         flights: &[StoredFlight],
         digests: &[String],
-    ) -> Result<(), StoreError> {
-        let _ = digests;
-        self.write_flights(flights)
-    }
-
-    /// [`write_flights_digested`](StateTx::write_flights_digested) for
-    /// flights that have no row yet: the caller read them absent in this
-    /// transaction, under `PIPELINE_LOCK`. A dialect may insert them without
-    /// the upsert's matching (a day's first snapshot is all new flights);
-    /// a flight that does exist is then an error, never overwritten. The
-    /// default writes them like any others.
-    fn insert_flights_digested(
-        &mut self,
-        flights: &[StoredFlight],
-        digests: &[String],
-    ) -> Result<(), StoreError> {
-        self.write_flights_digested(flights, digests)
-    }
+        rows: FlightRows,
+    ) -> Result<(), StoreError>;
 
     /// The set-difference delete of a snapshot of `day` whose new list is
     /// `new_list`: deletes the flights of the old list that the new one
@@ -201,4 +166,30 @@ pub trait StateTx {
     /// row, whatever their operation day. Returns each deleted FLID with its
     /// last state version; FLIDs not stored are skipped.
     fn delete_flights(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError>;
+
+    /// Records `(FLID, tombstone version)` of flights deleted at `now`
+    /// (`FLIGHT_VERSION_FLOOR`, see [`first_version`](super::first_version));
+    /// an existing floor only ever rises.
+    fn upsert_version_floors(
+        &mut self,
+        floors: &[(i64, i64)],
+        now: NaiveDateTime,
+    ) -> Result<(), StoreError>;
+
+    /// The floors of `flids`: the tombstone version of each flight deleted
+    /// before (FLIDs never deleted are absent).
+    fn select_version_floors(&mut self, flids: &[i64]) -> Result<HashMap<i64, i64>, StoreError>;
+}
+
+/// Whether the flights of a full write may already have rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlightRows {
+    /// The caller read the flights absent in this transaction, under
+    /// `PIPELINE_LOCK` (a day's first snapshot is all new flights): they are
+    /// inserted, without an upsert's matching, and a flight that does have a
+    /// row is an error, never overwritten.
+    New,
+    /// The flights may have rows: each is upserted and its detail rows
+    /// replaced.
+    MayExist,
 }

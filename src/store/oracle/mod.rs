@@ -20,7 +20,6 @@ mod request;
 pub(crate) mod statements;
 mod store;
 mod tx;
-mod version_floor;
 
 pub use migrate::{run_pending_migrations, script_statements};
 pub use store::OracleStore;

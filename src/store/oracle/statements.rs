@@ -50,6 +50,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_counters", INSERT_COUNTERS),
     ("insert_delays", INSERT_DELAYS),
     ("insert_effect_intent", INSERT_EFFECT_INTENT),
+    ("insert_flights", INSERT_FLIGHTS),
     ("insert_gates", INSERT_GATES),
     ("insert_migration", INSERT_MIGRATION),
     ("insert_request", INSERT_REQUEST),
@@ -99,6 +100,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stands", SELECT_STANDS),
+    ("select_state_documents", SELECT_STATE_DOCUMENTS),
     ("select_table_column", SELECT_TABLE_COLUMN),
     ("select_table_constraint", SELECT_TABLE_CONSTRAINT),
     ("select_version_floors", SELECT_VERSION_FLOORS),
@@ -164,6 +166,7 @@ pub(crate) const INSERT_CHUTES: &str = sql!("insert_chutes");
 pub(crate) const INSERT_COUNTERS: &str = sql!("insert_counters");
 pub(crate) const INSERT_DELAYS: &str = sql!("insert_delays");
 pub(crate) const INSERT_EFFECT_INTENT: &str = sql!("insert_effect_intent");
+pub(crate) const INSERT_FLIGHTS: &str = sql!("insert_flights");
 pub(crate) const INSERT_GATES: &str = sql!("insert_gates");
 pub(crate) const INSERT_MIGRATION: &str = sql!("insert_migration");
 pub(crate) const INSERT_ROUTE_POINTS: &str = sql!("insert_route_points");
@@ -200,6 +203,7 @@ pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
 pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
 pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");
 pub(crate) const SELECT_STANDS: &str = sql!("select_stands");
+pub(crate) const SELECT_STATE_DOCUMENTS: &str = sql!("select_state_documents");
 pub(crate) const SELECT_VERSION_FLOORS: &str = sql!("select_version_floors");
 pub(crate) const SET_REPEATABLE_READ: &str = sql!("set_repeatable_read");
 pub(crate) const TAKE_MIGRATION_LOCK: &str = sql!("take_migration_lock");

@@ -46,6 +46,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_counters", INSERT_COUNTERS),
     ("insert_delays", INSERT_DELAYS),
     ("insert_effect_intent", INSERT_EFFECT_INTENT),
+    ("insert_flights", INSERT_FLIGHTS),
     ("insert_gates", INSERT_GATES),
     ("insert_request", INSERT_REQUEST),
     ("insert_route_points", INSERT_ROUTE_POINTS),
@@ -128,6 +129,7 @@ pub(crate) const INSERT_CHUTES: &str = sql!("insert_chutes");
 pub(crate) const INSERT_COUNTERS: &str = sql!("insert_counters");
 pub(crate) const INSERT_DELAYS: &str = sql!("insert_delays");
 pub(crate) const INSERT_EFFECT_INTENT: &str = sql!("insert_effect_intent");
+pub(crate) const INSERT_FLIGHTS: &str = sql!("insert_flights");
 pub(crate) const INSERT_GATES: &str = sql!("insert_gates");
 pub(crate) const INSERT_ROUTE_POINTS: &str = sql!("insert_route_points");
 pub(crate) const INSERT_SNAPSHOT_LEDGER: &str = sql!("insert_snapshot_ledger");

@@ -1,0 +1,207 @@
+//! Writing flights on Oracle: the steps of [`flight_rows`](crate::store::flight_rows) — main
+//! rows by `upsert_flights` (MERGE) or `insert_flights`, each detail table by its group
+//! delete and its `insert_<table>`, all array DML — and the deletes of flights with their
+//! detail rows.
+
+use oracle::Connection;
+use oracle::sql_type::{OracleType, ToSql};
+
+use super::super::binds::{AsDate, Clob, Text, batch_type, kind_of, run_batch, set_cell};
+use super::super::errors::at;
+use super::super::statements as sql;
+use super::OracleTx;
+use crate::state::{FlightFields, StoredFlight, TableRow, state_document};
+use crate::store::detail::{self, Detail, KeyedRows, with_detail_table};
+use crate::store::flight_rows::{self, TableWriter};
+use crate::store::{DetailTable, FlightRows, StoreError};
+
+/// The group delete of one table for `flids`: one batch entry per flight.
+fn delete_by_flid(
+    conn: &Connection,
+    delete: &'static str,
+    op: &'static str,
+    flids: &[i64],
+) -> Result<(), StoreError> {
+    run_batch(
+        conn,
+        delete,
+        op,
+        &[("flid", OracleType::Int64)],
+        flids.len(),
+        |batch, row| batch.set("flid", &flids[row]),
+    )
+}
+
+/// Reads `FLID, STATE_VERSION` pairs returned by a `DELETE … RETURNING … INTO`.
+fn deleted_pairs(
+    conn: &Connection,
+    text: &'static str,
+    op: &'static str,
+    binds: &[(&str, &dyn ToSql)],
+) -> Result<Vec<(i64, i64)>, StoreError> {
+    let out = OracleType::Number(19, 0);
+    let mut all: Vec<(&str, &dyn ToSql)> = binds.to_vec();
+    all.push(("deleted_flid", &out));
+    all.push(("deleted_version", &out));
+    let mut stmt = conn.statement(text).build().map_err(at(op))?;
+    stmt.execute_named(&all).map_err(at(op))?;
+    let flids: Vec<i64> = stmt.returned_values("deleted_flid").map_err(at(op))?;
+    let versions: Vec<i64> = stmt.returned_values("deleted_version").map_err(at(op))?;
+    let mut pairs: Vec<(i64, i64)> = flids.into_iter().zip(versions).collect();
+    // PostgreSQL returns them in no promised order either; sorted, callers and tests agree.
+    pairs.sort_unstable();
+    Ok(pairs)
+}
+
+/// The group delete of one detail table.
+struct DeleteRows<'t> {
+    conn: &'t Connection,
+    flids: &'t [i64],
+}
+
+impl DeleteRows<'_> {
+    fn visit<D: Detail>(self) -> Result<(), StoreError> {
+        delete_by_flid(
+            self.conn,
+            detail::statement(sql::ALL, D::DELETE)?,
+            D::DELETE,
+            self.flids,
+        )
+    }
+}
+
+/// The insert of one detail table's rows of flights that have none, as array DML: key
+/// binds, then the row's own columns.
+struct InsertRows<'t> {
+    conn: &'t Connection,
+    flights: &'t [&'t StoredFlight],
+}
+
+impl InsertRows<'_> {
+    fn visit<D: Detail>(self) -> Result<(), StoreError> {
+        let rows = KeyedRows::<D>::of(self.flights);
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let with_route_kind = D::has_route_kind();
+        let columns = D::columns(rows.items.iter().copied());
+        let mut types = vec![("flid", OracleType::Int64), ("ordinal", OracleType::Int64)];
+        if with_route_kind {
+            types.push(("route_kind", OracleType::Varchar2(4)));
+        }
+        types.extend(
+            D::COLUMNS
+                .iter()
+                .map(|(name, kind)| (*name, batch_type(*kind))),
+        );
+        let insert = detail::statement(sql::ALL, D::INSERT)?;
+        run_batch(
+            self.conn,
+            insert,
+            D::INSERT,
+            &types,
+            rows.items.len(),
+            |batch, row| {
+                batch.set("flid", &rows.flids[row])?;
+                batch.set("ordinal", &rows.ordinals[row])?;
+                if with_route_kind {
+                    batch.set("route_kind", &Text(rows.route_kinds[row]))?;
+                }
+                for ((name, _), values) in D::COLUMNS.iter().zip(&columns) {
+                    set_cell(batch, name, values, row)?;
+                }
+                Ok(())
+            },
+        )
+    }
+}
+
+impl TableWriter for OracleTx<'_> {
+    /// `insert_flights` or the MERGE of `upsert_flights`, as array DML, each row with its
+    /// state document as a CLOB bind (a document is several KB; a `VARCHAR2` bind stops at
+    /// 4,000 bytes).
+    fn write_main_rows(
+        &mut self,
+        flights: &[&StoredFlight],
+        digests: &[String],
+        rows: FlightRows,
+    ) -> Result<(), StoreError> {
+        let op = flight_rows::main_rows_statement(rows);
+        let text = detail::statement(sql::ALL, op)?;
+        let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
+        let documents = crate::cores::map_in_parallel(flights, |f| state_document(f));
+        let mut types = vec![("flid", OracleType::Int64)];
+        types.extend(
+            FlightFields::COLUMNS
+                .iter()
+                .map(|(name, kind)| (*name, batch_type(*kind))),
+        );
+        types.extend([
+            ("operation_day", OracleType::Date),
+            ("state_version", OracleType::Int64),
+            ("last_message_id", OracleType::Int64),
+            ("updated_at", OracleType::Date),
+            ("state_digest", OracleType::Varchar2(64)),
+            ("state_document", OracleType::CLOB),
+        ]);
+        debug_assert!(
+            columns
+                .iter()
+                .zip(FlightFields::COLUMNS)
+                .all(|(v, (_, k))| kind_of(v) == *k)
+        );
+        run_batch(self.conn, text, op, &types, flights.len(), |batch, row| {
+            let flight = flights[row];
+            batch.set("flid", &flight.state.flid)?;
+            for ((name, _), values) in FlightFields::COLUMNS.iter().zip(&columns) {
+                set_cell(batch, name, values, row)?;
+            }
+            batch.set(
+                "operation_day",
+                &flight.operation_day.map_or(AsDate(None), AsDate::day),
+            )?;
+            batch.set("state_version", &flight.state_version)?;
+            batch.set("last_message_id", &flight.last_message_id)?;
+            batch.set("updated_at", &AsDate(Some(flight.updated_at)))?;
+            batch.set("state_digest", &Text(Some(digests[row].as_str())))?;
+            batch.set("state_document", &Clob(&documents[row]))
+        })
+    }
+
+    fn delete_table_rows(&mut self, table: DetailTable, flids: &[i64]) -> Result<(), StoreError> {
+        let delete = DeleteRows {
+            conn: self.conn,
+            flids,
+        };
+        with_detail_table!(table, delete)
+    }
+
+    fn insert_table_rows(
+        &mut self,
+        table: DetailTable,
+        flights: &[&StoredFlight],
+        _bulk: bool,
+    ) -> Result<(), StoreError> {
+        let insert = InsertRows {
+            conn: self.conn,
+            flights,
+        };
+        with_detail_table!(table, insert)
+    }
+}
+
+impl OracleTx<'_> {
+    /// Runs a `DELETE … RETURNING` of main rows, then deletes the detail rows of the flights
+    /// it deleted.
+    pub(super) fn delete_returning(
+        &mut self,
+        text: &'static str,
+        op: &'static str,
+        binds: &[(&str, &dyn ToSql)],
+    ) -> Result<Vec<(i64, i64)>, StoreError> {
+        let deleted = deleted_pairs(self.conn, text, op, binds)?;
+        let found: Vec<i64> = deleted.iter().map(|d| d.0).collect();
+        flight_rows::delete_table_rows(self, &found)?;
+        Ok(deleted)
+    }
+}

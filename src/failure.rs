@@ -24,6 +24,11 @@ pub enum FailureKind {
     DataRejected,
     /// A concurrent writer won (serialization failure, deadlock, CAS miss).
     Conflict,
+    /// Another pump took the lease over: this pump's epoch is no longer the
+    /// current one, so none of its transactions may commit. Not retried by
+    /// this pump; the message is the new holder's, and the pump stops and
+    /// waits for the lease.
+    Fenced,
     /// The connection to a server was lost or could not be made.
     ConnectionLost,
     /// A statement or call ran past its time limit.
@@ -87,6 +92,12 @@ mod tests {
     #[derive(Debug, thiserror::Error)]
     #[error(transparent)]
     struct Transparent(#[from] Outer);
+
+    #[test]
+    fn a_fenced_pump_is_not_retried() {
+        assert!(!FailureKind::Fenced.retryable());
+        assert!(FailureKind::Conflict.retryable());
+    }
 
     #[test]
     fn causes_show_every_source_once() {

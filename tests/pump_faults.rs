@@ -18,9 +18,8 @@
 mod common;
 mod pumping;
 
-use std::io::Write;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
@@ -32,6 +31,7 @@ use flightstate::pipeline::Settings;
 use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use mysql::prelude::Queryable;
+use pumping::log::Captured;
 use pumping::{
     MailboxDatabase, mailbox_settings, proc_reasons, proc_states, pump_settings, state_dump,
 };
@@ -394,26 +394,6 @@ fn a_graceful_stop_stops_after_the_message_in_hand() {
     );
 }
 
-/// A log writer the test can read back.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log buffer").extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("log buffer")).into_owned()
-    }
-}
-
 #[test]
 fn a_waiting_pump_says_whose_lease_it_waits_for_once() {
     let db = TestDatabase::migrated();
@@ -423,12 +403,7 @@ fn a_waiting_pump_says_whose_lease_it_waits_for_once() {
     drain(&mut active);
     let mut standby = new_pump(&db, &mb, pump_settings("standby-host:2:bbbb"));
     let log = Captured::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    tracing::subscriber::with_default(subscriber, || {
+    log.during(|| {
         for _ in 0..3 {
             assert_eq!(standby.step().expect("no failpoint"), Step::Standby);
         }

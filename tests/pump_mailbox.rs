@@ -8,8 +8,7 @@
 mod common;
 mod pumping;
 
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
@@ -19,25 +18,15 @@ use flightstate::journal::{Executor, WorkerLease};
 use flightstate::mailbox::{Mailbox, WriteBack};
 use flightstate::pipeline::Settings;
 use flightstate::pump::{Pump, PumpSettings, Step, utc_now};
-use flightstate::store::pg::{PgStore, PgTx};
-use flightstate::store::{Store, StoreError};
-use pumping::{
-    MailboxDatabase, Proxy, effect_calls, mailbox_settings, proc_states, pump_settings, state_dump,
-};
+use flightstate::store::Store;
+use pumping::pg::{TwoPumps, mailbox, pg_store, two_pumps};
+use pumping::{MailboxDatabase, Proxy, effect_calls, proc_states, pump_settings, state_dump};
 
 fn pipeline() -> Settings {
     Settings {
         parse: parse_options(),
         ..Settings::default()
     }
-}
-
-fn pg_store(url: &str) -> PgStore {
-    PgStore::connect(url, 4, Duration::from_secs(2)).expect("pool on the test database")
-}
-
-fn mailbox(url: String) -> Arc<Mailbox> {
-    Arc::new(Mailbox::connect(mailbox_settings(url)).expect("mailbox pool"))
 }
 
 fn new_pump<S: Store + Clone>(store: S, mailbox: Arc<Mailbox>, holder: &str) -> Pump<S> {
@@ -319,168 +308,6 @@ fn mariadb_unreachable_during_write_back_then_back() {
     );
 }
 
-/// A store whose N-th next transaction stops until the test lets it go:
-/// right after BEGIN (the pump is then inside a transaction, before its
-/// lock), or with `at_commit` once the transaction's work succeeded, just
-/// before COMMIT (a state transaction then holds `PIPELINE_LOCK`, past the
-/// fence check and the write-back intent). Only transactions that reach the
-/// pause point count.
-#[derive(Clone)]
-struct PausingStore {
-    inner: PgStore,
-    gate: Arc<Gate>,
-}
-
-struct Gate {
-    at_commit: bool,
-    countdown: Mutex<Option<usize>>,
-    paused: Mutex<Option<mpsc::Sender<()>>>,
-    resume: Mutex<Option<mpsc::Receiver<()>>>,
-}
-
-impl Gate {
-    fn pass(&self) {
-        let pause = {
-            let mut countdown = self.countdown.lock().expect("gate");
-            match *countdown {
-                Some(1) => {
-                    *countdown = None;
-                    true
-                }
-                Some(n) => {
-                    *countdown = Some(n - 1);
-                    false
-                }
-                None => false,
-            }
-        };
-        if pause {
-            if let Some(paused) = self.paused.lock().expect("gate").take() {
-                let _ = paused.send(());
-            }
-            if let Some(resume) = self.resume.lock().expect("gate").take() {
-                let _ = resume.recv_timeout(Duration::from_secs(30));
-            }
-        }
-    }
-}
-
-impl Store for PausingStore {
-    type Tx<'c> = PgTx<'c>;
-
-    fn transaction<T, E, F>(&self, work: F) -> Result<T, E>
-    where
-        E: From<StoreError>,
-        F: FnOnce(&mut PgTx<'_>) -> Result<T, E>,
-    {
-        self.inner.transaction(|tx| {
-            if !self.gate.at_commit {
-                self.gate.pass();
-            }
-            let value = work(tx)?;
-            if self.gate.at_commit {
-                self.gate.pass();
-            }
-            Ok(value)
-        })
-    }
-}
-
-#[test]
-fn two_pumps_only_one_applies_and_a_fenced_commit_is_refused() {
-    let db = TestDatabase::migrated();
-    let mb = MailboxDatabase::create("twopumps");
-    let (paused_tx, paused_rx) = mpsc::channel();
-    let (resume_tx, resume_rx) = mpsc::channel();
-    let gate = Arc::new(Gate {
-        at_commit: false,
-        countdown: Mutex::new(None),
-        paused: Mutex::new(Some(paused_tx)),
-        resume: Mutex::new(Some(resume_rx)),
-    });
-    let store_a = PausingStore {
-        inner: pg_store(db.url()),
-        gate: Arc::clone(&gate),
-    };
-    let mut pump_a = Pump::new(
-        store_a,
-        mailbox(mb.url()),
-        pipeline(),
-        PumpSettings {
-            inline_effects: false,
-            ..pump_settings("pump-a")
-        },
-    );
-    let mut pump_b = new_pump(pg_store(db.url()), mailbox(mb.url()), "pump-b");
-
-    assert_eq!(
-        pump_a.step().expect("step"),
-        Step::Idle,
-        "A takes the lease"
-    );
-    let epoch_a = pump_a.epoch().expect("A holds the lease");
-    assert_eq!(pump_b.step().expect("step"), Step::Standby, "B waits");
-
-    let id = mb.insert(&day_snapshot(&[1, 2]));
-    // A's second transaction for the message is its state transaction (the
-    // first reads PROC_STATE): pause A right after its BEGIN.
-    *gate.countdown.lock().expect("gate") = Some(2);
-    let a = std::thread::spawn(move || {
-        let step = pump_a.step().expect("step");
-        (pump_a, step)
-    });
-    paused_rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("A reaches its state transaction");
-
-    // A's lease runs out while A is inside the transaction; B takes over
-    // and applies the message.
-    let mut conn = db.connect();
-    diesel::sql_query(
-        "UPDATE pipeline_lock SET lease_expires_at = (now() AT TIME ZONE 'UTC') - interval '1 second'",
-    )
-    .execute(&mut conn)
-    .expect("expire A's lease");
-    assert_eq!(pump_b.step().expect("step"), Step::Progress { messages: 1 });
-    let epoch_b = pump_b.epoch().expect("B holds the lease");
-    assert!(epoch_b > epoch_a);
-
-    resume_tx.send(()).expect("resume A");
-    let (mut pump_a, step_a) = a.join().expect("A's thread");
-    assert_eq!(
-        step_a,
-        Step::LeaseLost,
-        "A's commit is refused by the epoch check"
-    );
-    assert_eq!(
-        pump_a.step().expect("step"),
-        Step::Standby,
-        "A stops and waits"
-    );
-
-    assert_eq!(
-        proc_states(&mut conn),
-        [(id, "SUCCEEDED".into(), None, 1)],
-        "applied exactly once"
-    );
-    assert_eq!(common::sis::count(&mut conn, "schd_gen", "version = 1"), 1);
-    assert_eq!(
-        common::sis::count(&mut conn, "kafka_schd", "true"),
-        2,
-        "one event per flight, from B only"
-    );
-    assert_eq!(drain(&mut pump_b).last(), Some(&Step::Idle));
-    mb.assert_each_written_back_once();
-    assert_eq!(
-        common::sis::count(
-            &mut conn,
-            "effect_call",
-            &format!("status = 'ACCEPTED' AND lease_epoch = {epoch_b}")
-        ),
-        1
-    );
-}
-
 /// Polls `condition` every 20 ms for at most `limit`; says whether it held.
 fn within(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
     let end = Instant::now() + limit;
@@ -499,37 +326,14 @@ fn within(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
 fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create("heldlock");
-    let (paused_tx, paused_rx) = mpsc::channel();
-    let (resume_tx, resume_rx) = mpsc::channel();
-    let gate = Arc::new(Gate {
-        at_commit: true,
-        countdown: Mutex::new(None),
-        paused: Mutex::new(Some(paused_tx)),
-        resume: Mutex::new(Some(resume_rx)),
-    });
-    let store_a = PausingStore {
-        inner: pg_store(db.url()),
-        gate: Arc::clone(&gate),
-    };
     // A leaves its write-backs to whoever holds the lease next.
-    let mut pump_a = Pump::new(
-        store_a,
-        mailbox(mb.url()),
-        pipeline(),
-        PumpSettings {
-            inline_effects: false,
-            ..pump_settings("pump-a")
-        },
-    );
-    let mut pump_b = new_pump(pg_store(db.url()), mailbox(mb.url()), "pump-b");
-
-    assert_eq!(
-        pump_a.step().expect("step"),
-        Step::Idle,
-        "A takes the lease"
-    );
-    let epoch_a = pump_a.epoch().expect("A holds the lease");
-    assert_eq!(pump_b.step().expect("step"), Step::Standby, "B waits");
+    let TwoPumps {
+        a: mut pump_a,
+        b: mut pump_b,
+        gate,
+        control,
+        epoch_a,
+    } = two_pumps(db.url(), mb.url(), true, pipeline(), pipeline());
 
     let bodies = [
         day_snapshot(&[1, 2]),
@@ -548,12 +352,13 @@ fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
     // A's first transaction for the message reads PROC_STATE; the second is
     // its state transaction: pause A there just before COMMIT, holding
     // PIPELINE_LOCK after its fence check passed.
-    *gate.countdown.lock().expect("gate") = Some(2);
+    gate.stop_at(2);
     let a = std::thread::spawn(move || {
         let step = pump_a.step().expect("step");
         (pump_a, step)
     });
-    paused_rx
+    control
+        .paused
         .recv_timeout(Duration::from_secs(30))
         .expect("A reaches the end of its state transaction");
     // A read its batch before: the next messages are B's.
@@ -594,7 +399,7 @@ fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
         "the epoch has not moved while A holds the row"
     );
 
-    resume_tx.send(()).expect("resume A");
+    control.resume.send(()).expect("resume A");
     let (_pump_a, step_a) = a.join().expect("A's thread");
     assert_eq!(
         step_a,

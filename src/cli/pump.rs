@@ -11,7 +11,7 @@ use anyhow::Context;
 use flightstate::config::Config;
 use flightstate::mailbox::{Mailbox, MailboxSettings};
 use flightstate::pipeline::Settings;
-use flightstate::pump::{Pump, PumpSettings, default_holder};
+use flightstate::pump::{Pump, PumpSettings};
 use flightstate::store::Store;
 
 #[derive(Debug, clap::Args)]
@@ -85,7 +85,7 @@ impl<S> Parts<S> {
             store,
             mailbox: Arc::new(mailbox),
             pipeline: Settings::from_config(config),
-            pump: pump_settings(config, inline_effects),
+            pump: PumpSettings::from_config(&config.pump, inline_effects),
         })
     }
 }
@@ -101,21 +101,4 @@ pub(super) fn mailbox_settings(config: &Config) -> anyhow::Result<MailboxSetting
         connect_timeout: Duration::from_secs(m.connect_timeout_secs),
         io_timeout: Duration::from_secs(m.io_timeout_secs),
     })
-}
-
-fn pump_settings(config: &Config, inline_effects: bool) -> PumpSettings {
-    let p = &config.pump;
-    PumpSettings {
-        holder: p.holder.clone().unwrap_or_else(default_holder),
-        lease_ttl: Duration::from_secs(p.lease_secs),
-        unsupported_threshold: i32::try_from(p.unsupported_threshold).unwrap_or(i32::MAX),
-        unsupported_retry: Duration::from_millis(p.unsupported_retry_ms),
-        backoff_initial: Duration::from_millis(p.backoff_initial_ms),
-        backoff_max: Duration::from_millis(p.backoff_max_ms),
-        idle_poll: Duration::from_millis(p.idle_poll_ms),
-        head_batch: p.head_batch as usize,
-        effect_batch: i64::from(p.effect_batch),
-        group_commit: p.group_commit as usize,
-        inline_effects,
-    }
 }

@@ -15,6 +15,7 @@ use super::report::{EventReport, SnapshotReport};
 use super::settings::Settings;
 use super::snapshot::apply_snapshot;
 use super::streamed::apply_streamed;
+use crate::FailureKind;
 use crate::failure::Causes;
 use crate::protocol::{self, Body, ScheduleSubtype};
 use crate::store::{Outcome, ProcRecord, ProcStatus, StateTx, Store, StoreError};
@@ -89,8 +90,9 @@ impl Applied {
 /// # Errors
 ///
 /// A [`PipelineError`] for a fault that may pass (database down, lost CAS
-/// beyond the retries, a fenced pump). It is recorded as FAILED(INFRA) when
-/// the database allows; the caller retries later.
+/// beyond the retries): it is recorded as FAILED(INFRA) when the database
+/// allows, and the caller retries later. A fenced pump
+/// ([`FailureKind::Fenced`]) records nothing: it must stop.
 pub fn apply_message<S: Store>(
     store: &S,
     settings: &Settings,
@@ -155,6 +157,8 @@ pub fn apply_message<S: Store>(
         Err(PipelineError::Unsupported { msg_type, subtype }) => {
             record.unsupported(store, settings.unsupported_threshold, msg_type, subtype)
         }
+        // The lease moved on: the message is the new holder's, left as it is.
+        Err(e) if e.kind() == FailureKind::Fenced => Err(e),
         // The database refused this message's own values: the same values
         // fail the same way every time, so retrying would block the head for
         // ever. The database's words are in the reason.

@@ -5,8 +5,10 @@ use crate::store::StoreError;
 
 /// A failure while applying a message. Its [`kind`](PipelineError::kind)
 /// decides the outcome: bad input is DEAD at once, unsupported input is
-/// FAILED(UNSUPPORTED), everything else is an infrastructure fault that is
-/// retried.
+/// FAILED(UNSUPPORTED), a fenced pump ([`FailureKind::Fenced`], a
+/// [`Store`](PipelineError::Store) error from
+/// [`check_fence`](super::check_fence)) leaves the message untouched and
+/// stops, everything else is an infrastructure fault that is retried.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PipelineError {
@@ -22,17 +24,10 @@ pub enum PipelineError {
         /// META STYP.
         subtype: String,
     },
-    /// The state database failed.
+    /// The state database failed, or refused a pump whose lease was taken
+    /// over (kind [`FailureKind::Fenced`]).
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// A pump whose lease was taken over tried to commit.
-    #[error("the pump lease moved to epoch {current} (this pump holds {held}); not committing")]
-    Fenced {
-        /// The epoch this pump acquired.
-        held: i64,
-        /// The epoch found under the lock.
-        current: i64,
-    },
     /// A failure injected by a test (feature `failpoints`).
     #[cfg(feature = "failpoints")]
     #[error(transparent)]
@@ -46,7 +41,6 @@ impl PipelineError {
             PipelineError::BadInput(_) => FailureKind::BadInput,
             PipelineError::Unsupported { .. } => FailureKind::Unsupported,
             PipelineError::Store(e) => e.kind(),
-            PipelineError::Fenced { .. } => FailureKind::Conflict,
             #[cfg(feature = "failpoints")]
             PipelineError::Injected(e) => match e.action {
                 crate::failpoint::Action::Conflict => FailureKind::Conflict,

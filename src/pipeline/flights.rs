@@ -146,7 +146,7 @@ pub(super) fn apply_alone<S: Store>(
 ) -> Result<EventReport, PipelineError> {
     store.transaction(|tx| {
         let lease = tx.lock_pipeline()?;
-        check_fence(settings, &lease)?;
+        check_fence(settings.fence, &lease)?;
         let mut reports = apply_flight_messages(
             tx,
             &settings.merge.collections,

@@ -108,7 +108,7 @@ pub fn apply_group<T: StateTx>(
     now: NaiveDateTime,
 ) -> Result<Vec<Applied>, PipelineError> {
     let lease = tx.lock_pipeline()?;
-    check_fence(settings, &lease)?;
+    check_fence(settings.fence, &lease)?;
     let mut outcomes: Vec<Option<Applied>> = Vec::with_capacity(group.len());
     let mut to_apply = Vec::new();
     let ids: Vec<i64> = group.iter().map(|g| g.id).collect();

@@ -25,5 +25,5 @@ pub use error::PipelineError;
 pub use group::{GROUP_MAX_BODY, Grouped, apply_group, prepare_grouped};
 pub use identity::identity_key;
 pub use report::{EventReport, SnapshotReport};
-pub use settings::{STREAM_FROM_BYTES, STREAM_PART_FLIGHTS, Settings};
+pub use settings::{STREAM_FROM_BYTES, STREAM_PART_FLIGHTS, Settings, check_fence};
 pub use snapshot::MAX_SNAPSHOT_FLIGHTS;

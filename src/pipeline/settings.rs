@@ -1,15 +1,15 @@
-//! How messages are applied at a site, and the fence every transaction
-//! checks. Every rule reads these, so they live apart from the rules: a
+//! How messages are applied at a site, and the fence every transaction of a
+//! pump passes. Every rule reads these, so they live apart from the rules: a
 //! rule that needs the settings must not have to depend on the module that
 //! dispatches to it.
 
 use chrono::NaiveTime;
 
-use super::PipelineError;
+use crate::FailureKind;
 use crate::config::Config;
 use crate::protocol::ParseOptions;
 use crate::state::MergeRules;
-use crate::store::PipelineLease;
+use crate::store::{PipelineLease, StoreError};
 
 /// The size from which a message is streamed: about 400 flights of a
 /// snapshot, below which reading and writing in turn costs a few
@@ -72,13 +72,30 @@ impl Default for Settings {
     }
 }
 
-/// Refuses to go on when the lease has moved past this pump's epoch.
-pub(super) fn check_fence(settings: &Settings, lease: &PipelineLease) -> Result<(), PipelineError> {
-    match settings.fence {
-        Some(held) if held != lease.epoch => Err(PipelineError::Fenced {
-            held,
-            current: lease.epoch,
-        }),
+/// The fence, the one check of the pump's epoch: refuses to go on when the
+/// lease in `lease` (read under `PIPELINE_LOCK`) has moved past `held`, the
+/// epoch this pump acquired. `None` (one-off applies outside the pump) is
+/// never fenced.
+///
+/// The pipeline checks it as soon as a state transaction holds the lock, so
+/// a fenced pump does no work; the pump checks it again before the commit
+/// of every transaction that leaves a `PROC_STATE` (`pump::message_store`),
+/// which covers the transactions the pipeline does not lock.
+///
+/// # Errors
+///
+/// A [`StoreError`] of kind [`FailureKind::Fenced`]: the transaction must
+/// roll back and the pump stop; retrying cannot help.
+pub fn check_fence(held: Option<i64>, lease: &PipelineLease) -> Result<(), StoreError> {
+    match held {
+        Some(held) if held != lease.epoch => Err(StoreError::new(
+            FailureKind::Fenced,
+            "check the pump lease",
+            format!(
+                "the pump lease moved to epoch {} (this pump holds {held}); not committing",
+                lease.epoch
+            ),
+        )),
         _ => Ok(()),
     }
 }

@@ -254,7 +254,7 @@ pub(super) fn begin<T: StateTx>(
     day: NaiveDate,
 ) -> Result<Begun, PipelineError> {
     let lease = tx.lock_pipeline()?;
-    check_fence(settings, &lease)?;
+    check_fence(settings.fence, &lease)?;
     Ok(match tx.snapshot_ledger(day)? {
         Some(ledger) if ledger.last_message_id == message_id => Begun::Replay(ledger),
         ledger => Begun::Fresh(ledger),

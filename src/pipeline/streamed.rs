@@ -174,7 +174,7 @@ impl From<PipelineError> for Stopped {
     fn from(e: PipelineError) -> Self {
         match e.kind() {
             FailureKind::BadInput => Stopped::Abandoned("a flight is bad input"),
-            FailureKind::Conflict => Stopped::Abandoned("a lost version race or a moved lease"),
+            FailureKind::Conflict => Stopped::Abandoned("a lost version race"),
             _ => Stopped::Failed(e),
         }
     }

@@ -35,7 +35,7 @@ impl<S: Store + Clone> Pump<S> {
                 Ok(PassReport { retry, .. }) if retry > 0 => return Ok(false),
                 Ok(_) => {}
                 Err(JournalError::LeaseLost { .. }) => {
-                    self.lose_lease();
+                    self.lose_lease("a write-back pass found it moved on");
                     return Ok(false);
                 }
                 #[cfg(feature = "failpoints")]

@@ -1,15 +1,30 @@
 //! The pump's group commit: consecutive flight-level messages at the head
 //! are applied in one state transaction (`pipeline::apply_group`), each
 //! with its own outcome and its own journaled write-back, committed
-//! together. The order, the fencing and the crash points are those of a
-//! single message; a group that fails is handed back to be applied one
-//! message at a time.
+//! together. The order, the fence, the write-back intents (one
+//! `message_store::seal` for the group) and the crash points are those of
+//! a single message; a group that fails is handed back to be applied one
+//! message at a time, and a fenced group stops the pump like a fenced
+//! message.
 
-use super::{Processed, Pump, Step, journal_write_back, seal_point, utc_now};
+use super::message_store::{Final, seal};
+use super::policy::say_applied;
+use super::{Processed, Pump, Step, utc_now};
+use crate::FailureKind;
 use crate::failure::Causes;
 use crate::mailbox::InboundMessage;
-use crate::pipeline::{Applied, Grouped, PipelineError, Settings, apply_group, prepare_grouped};
+use crate::pipeline::{Grouped, PipelineError, Settings, apply_group, prepare_grouped};
 use crate::store::Store;
+
+/// What became of a group.
+pub(super) enum GroupOutcome {
+    /// Committed, or this pump must stop.
+    Done(Processed),
+    /// Rolled back as a whole (a database fault, an ADFT record that cannot
+    /// merge): its messages are applied one by one, which pins the failure
+    /// to one message.
+    OneByOne,
+}
 
 impl<S: Store + Clone> Pump<S> {
     /// The flight-level messages at the front of `todo` that can be applied
@@ -25,15 +40,13 @@ impl<S: Store + Clone> Pump<S> {
             .collect()
     }
 
-    /// Applies `group` in one transaction: `Some` with what happened, or
-    /// `None` when the group failed as a whole and was rolled back (its
-    /// messages are then applied one by one, which pins the failure).
+    /// Applies `group` in one transaction.
     pub(super) fn process_group(
         &mut self,
         group: &[Grouped],
-    ) -> Result<Option<Processed>, super::PumpError> {
+    ) -> Result<GroupOutcome, super::PumpError> {
         let Some(epoch) = self.epoch() else {
-            return Ok(Some(Processed::Stop(Step::LeaseLost)));
+            return Ok(GroupOutcome::Done(Processed::Stop(Step::LeaseLost)));
         };
         let span = tracing::info_span!(
             "group",
@@ -52,54 +65,36 @@ impl<S: Store + Clone> Pump<S> {
         let started = std::time::Instant::now();
         let result = self.store.transaction(|tx| {
             let applied = apply_group(tx, &settings, group, now)?;
-            for (grouped, applied) in group.iter().zip(&applied) {
-                journal_write_back(
-                    tx,
-                    &mailbox,
-                    grouped.id(),
-                    applied.status(),
-                    applied.redelivered(),
-                    now,
-                )?;
-            }
-            seal_point()?;
+            let finals: Vec<Final> = group
+                .iter()
+                .zip(&applied)
+                .map(|(grouped, applied)| Final {
+                    id: grouped.id(),
+                    status: applied.status(),
+                    redelivered: applied.redelivered(),
+                })
+                .collect();
+            seal(tx, Some(epoch), &mailbox, &finals, now)?;
             Ok::<_, PipelineError>(applied)
         });
         match result {
             Ok(applied) => {
                 super::APPLY_LATENCY.observe(started.elapsed(), group.len());
                 for (grouped, applied) in group.iter().zip(&applied) {
-                    match applied {
-                        Applied::Dead { reason } => tracing::warn!(
-                            msg.id = grouped.id(),
-                            %reason,
-                            "message is DEAD; released from the head"
-                        ),
-                        Applied::AlreadyProcessed { status } => tracing::info!(
-                            msg.id = grouped.id(),
-                            status = status.code(),
-                            "already processed; only its write-back is redone"
-                        ),
-                        Applied::ChangedBody { reason } => tracing::warn!(
-                            msg.id = grouped.id(),
-                            %reason,
-                            "a processed message came again with another body; written back DEAD"
-                        ),
-                        _ => tracing::debug!(msg.id = grouped.id(), "applied"),
-                    }
+                    say_applied(grouped.id(), applied);
                 }
                 crate::failpoint!("pump.after_commit");
-                Ok(Some(Processed::Final(group.len())))
+                Ok(GroupOutcome::Done(Processed::Final(group.len())))
             }
-            Err(PipelineError::Fenced { held, current }) => {
-                Ok(Some(self.fenced_out(held, current)))
+            Err(e) if e.kind() == FailureKind::Fenced => {
+                Ok(GroupOutcome::Done(self.fenced_out(&e)))
             }
             Err(e) => {
                 tracing::info!(
                     error = %Causes(&e),
                     "the group was rolled back; its messages are applied one by one"
                 );
-                Ok(None)
+                Ok(GroupOutcome::OneByOne)
             }
         }
     }

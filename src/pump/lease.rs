@@ -11,6 +11,17 @@ use crate::failure::Causes;
 use crate::journal::WorkerLease;
 use crate::store::{LeaseOps, StateTx, Store, StoreError};
 
+/// Whether this pump holds the lease, as [`Pump::ensure_lease`] found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tenure {
+    /// Held (taken, renewed, or not yet due for renewal).
+    Held,
+    /// Held until now: the renewal was refused, the lease moved on.
+    Lost,
+    /// Another pump holds a live lease.
+    Standby,
+}
+
 impl<S: Store + Clone> Pump<S> {
     pub(super) fn publish(&self) {
         let view = self.lease.as_ref().map(|l| WorkerLease {
@@ -31,12 +42,12 @@ impl<S: Store + Clone> Pump<S> {
             .unwrap_or_else(|_| chrono::Duration::seconds(15))
     }
 
-    /// Holds the lease after this call, or says why not: `Ok(None)` when
-    /// another pump holds it, `Ok(Some(false))` when it was just lost.
-    pub(super) fn ensure_lease(&mut self) -> Result<Option<bool>, StoreError> {
+    /// Takes the lease, or renews it when due; says whether this pump holds
+    /// it now.
+    pub(super) fn ensure_lease(&mut self) -> Result<Tenure, StoreError> {
         let holder = self.settings.holder.clone();
         match &self.lease {
-            Some(held) if Instant::now() < held.renew_at => Ok(Some(true)),
+            Some(held) if Instant::now() < held.renew_at => Ok(Tenure::Held),
             Some(held) => {
                 let epoch = held.epoch;
                 let now = utc_now();
@@ -49,10 +60,10 @@ impl<S: Store + Clone> Pump<S> {
                     if let Some(held) = self.lease.as_mut() {
                         held.renew_at = renew_at;
                     }
-                    Ok(Some(true))
+                    Ok(Tenure::Held)
                 } else {
-                    self.lose_lease();
-                    Ok(Some(false))
+                    self.lose_lease("its renewal was refused");
+                    Ok(Tenure::Lost)
                 }
             }
             None => {
@@ -72,11 +83,11 @@ impl<S: Store + Clone> Pump<S> {
                         // What this pump knew under an older lease is stale.
                         self.awaiting.clear();
                         self.publish();
-                        Ok(Some(true))
+                        Ok(Tenure::Held)
                     }
                     None => {
                         self.say_why_waiting();
-                        Ok(None)
+                        Ok(Tenure::Standby)
                     }
                 }
             }
@@ -105,11 +116,14 @@ impl<S: Store + Clone> Pump<S> {
         }
     }
 
-    pub(super) fn lose_lease(&mut self) {
+    /// Forgets the lease and what this pump knew under it, saying once why:
+    /// the pump stops pumping and tries to take the lease again.
+    pub(super) fn lose_lease(&mut self, why: &str) {
         if let Some(held) = self.lease.take() {
             tracing::warn!(
                 lease.epoch = held.epoch,
-                "lost the pump lease; stopped pumping"
+                why,
+                "lost the pump lease; stopped pumping until it can be taken again"
             );
         }
         self.awaiting.clear();
@@ -125,7 +139,7 @@ impl<S: Store + Clone> Pump<S> {
             // Force a renewal now: something suggested the lease moved.
             held.renew_at = Instant::now();
         }
-        !matches!(self.ensure_lease(), Ok(Some(false)) | Ok(None))
+        matches!(self.ensure_lease(), Ok(Tenure::Held) | Err(_))
     }
 
     /// Lets the lease go (graceful stop), so another pump can take over at

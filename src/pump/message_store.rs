@@ -1,30 +1,61 @@
-//! The per-message view of the state database: every transaction that
-//! leaves a message with a final `PROC_STATE` is fenced by the pump's epoch
-//! and records the message's write-back intent before it commits (DESIGN
-//! §6.1), and a row delivered again is written back again.
+//! The fence and the write-back intent of the pump's transactions: every
+//! transaction that leaves a message with a final `PROC_STATE` is fenced by
+//! the pump's epoch and records the message's write-back intent before it
+//! commits (DESIGN §6.1), by one function, [`seal`], whether the transaction
+//! is one message's ([`MessageStore`]), a group's or a redelivery's; a row
+//! delivered again is written back again.
 
 use std::sync::Arc;
 
 use chrono::NaiveDateTime;
 
 use super::{Pump, utc_now};
-use crate::FailureKind;
 use crate::journal::{Recorded, record_intent};
 use crate::mailbox::{MailboxSettings, write_back_intent};
-use crate::store::{ProcStatus, StateTx, Store, StoreError};
+use crate::pipeline::check_fence;
+use crate::store::{JournalOps, ProcStatus, StateTx, Store, StoreError};
 
-pub(super) fn fenced(held: Option<i64>, current: i64) -> StoreError {
-    StoreError::new(
-        FailureKind::Conflict,
-        "check the pump lease",
-        format!("the pump lease moved to epoch {current} (this pump holds {held:?})"),
-    )
+/// A message a transaction leaves with a final status, to be written back.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Final {
+    /// The message (its mailbox row).
+    pub(super) id: i64,
+    /// Its `PROC_STATE` status.
+    pub(super) status: ProcStatus,
+    /// Whether it was final before this delivery of its row (see
+    /// [`journal_write_back`]).
+    pub(super) redelivered: bool,
+}
+
+/// Seals a transaction of the pump before its commit: refuses it when the
+/// lease moved past `fence` (taking `PIPELINE_LOCK`, which the transaction
+/// may hold already), then records the write-back intent of each of
+/// `finals`. The one way for a single message, a group and a redelivery.
+///
+/// # Errors
+///
+/// A [`StoreError`] of kind [`Fenced`](crate::FailureKind::Fenced) when the lease moved
+/// on, or the one a statement failed with; the caller rolls back.
+pub(super) fn seal<T: StateTx + JournalOps + ?Sized>(
+    tx: &mut T,
+    fence: Option<i64>,
+    mailbox: &MailboxSettings,
+    finals: &[Final],
+    now: NaiveDateTime,
+) -> Result<(), StoreError> {
+    if fence.is_some() {
+        let lease = tx.lock_pipeline()?;
+        check_fence(fence, &lease)?;
+    }
+    for message in finals {
+        journal_write_back(tx, mailbox, *message, now)?;
+    }
+    seal_point()
 }
 
 impl<S: Store + Clone> Pump<S> {
     /// Records the write-back of a row delivered again after its message was
-    /// final (see [`journal_write_back`]), fenced like every transaction of a
-    /// message.
+    /// final, sealed like every transaction of a message.
     pub(super) fn journal_redelivery(
         &self,
         message_id: i64,
@@ -33,14 +64,13 @@ impl<S: Store + Clone> Pump<S> {
     ) -> Result<(), StoreError> {
         let mailbox = self.mailbox.settings().clone();
         let now = utc_now();
-        self.store.transaction(|tx| {
-            let lease = tx.lock_pipeline()?;
-            if lease.epoch != epoch {
-                return Err(fenced(Some(epoch), lease.epoch));
-            }
-            journal_write_back(tx, &mailbox, message_id, status, true, now)?;
-            seal_point()
-        })
+        let redelivery = Final {
+            id: message_id,
+            status,
+            redelivered: true,
+        };
+        self.store
+            .transaction(|tx| seal(tx, Some(epoch), &mailbox, &[redelivery], now))
     }
 }
 
@@ -80,33 +110,24 @@ impl<S: Store> MessageStore<S> {
         }
     }
 
-    fn seal<T>(&self, tx: &mut T) -> Result<(), StoreError>
-    where
-        T: StateTx + crate::store::JournalOps,
-    {
+    /// Seals a transaction that left the message with a `PROC_STATE`; one
+    /// that did not (a read, a failed attempt rolled back) needs neither the
+    /// fence nor an intent.
+    fn seal<T: StateTx + JournalOps>(&self, tx: &mut T) -> Result<(), StoreError> {
         let Some(record) = tx.proc_state(self.message_id)? else {
             return Ok(());
         };
-        if let Some(fence) = self.fence {
-            let lease = tx.lock_pipeline()?;
-            if lease.epoch != fence {
-                return Err(fenced(Some(fence), lease.epoch));
-            }
-        }
-        journal_write_back(
-            tx,
-            &self.mailbox,
-            self.message_id,
-            record.status,
-            false,
-            self.now,
-        )?;
-        seal_point()
+        let message = Final {
+            id: self.message_id,
+            status: record.status,
+            redelivered: false,
+        };
+        seal(tx, self.fence, &self.mailbox, &[message], self.now)
     }
 }
 
-/// Records, in the transaction that gave message `message_id` its final
-/// `status`, the intent of its mailbox write-back (DESIGN §6.1).
+/// Records, in the transaction that gave `message` its final status, the
+/// intent of its mailbox write-back (DESIGN §6.1).
 ///
 /// A `redelivered` row (its message was final before this delivery) is
 /// written back again by a new call named after the redelivery, unless a
@@ -114,14 +135,17 @@ impl<S: Store> MessageStore<S> {
 /// twice, and a row left pending would hold the head for ever (DESIGN §4
 /// "Redelivery"). Redeliveries are rare, so they are found by looking up
 /// `backfill:{id}`, `backfill:{id}:resent:1`, … until one is missing.
-pub(super) fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
+fn journal_write_back<T: JournalOps + ?Sized>(
     tx: &mut T,
     mailbox: &MailboxSettings,
-    message_id: i64,
-    status: ProcStatus,
-    redelivered: bool,
+    message: Final,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
+    let Final {
+        id: message_id,
+        status,
+        redelivered,
+    } = message;
     let mut delivery = 0;
     let intent = loop {
         let Some(intent) = write_back_intent(mailbox, message_id, status, delivery) else {
@@ -160,13 +184,13 @@ pub(super) fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
 }
 
 #[cfg(feature = "failpoints")]
-pub(super) fn seal_point() -> Result<(), StoreError> {
+fn seal_point() -> Result<(), StoreError> {
     crate::failpoint::hit("pump.before_commit")
-        .map_err(|e| StoreError::new(FailureKind::Other, "failpoint pump.before_commit", e))
+        .map_err(|e| StoreError::new(crate::FailureKind::Other, "failpoint pump.before_commit", e))
 }
 
 #[cfg(not(feature = "failpoints"))]
-pub(super) fn seal_point() -> Result<(), StoreError> {
+fn seal_point() -> Result<(), StoreError> {
     Ok(())
 }
 

@@ -1,42 +1,43 @@
 //! The single active main pump (DESIGN §4): drains the mailbox in id order,
-//! applies each message through [`apply_message`], follows the failure
-//! policy, holds the lease in `PIPELINE_LOCK`, and hands each final outcome
-//! to the effect journal as a mailbox write-back.
-//!
-//! What it owns:
-//!
-//! - **The lease.** Acquired and renewed in short transactions; acquiring
-//!   bumps the fencing epoch; every transaction of a message is fenced by
-//!   that epoch under the row lock (the pipeline's own check, and
-//!   [`MessageStore`]'s check before commit). A pump that loses the lease
-//!   stops and waits to take it again.
-//! - **The failure policy.** DEAD releases the head at once;
-//!   FAILED(UNSUPPORTED) is retried and turns DEAD at
-//!   `unsupported_threshold` attempts; any other failure (FAILED(INFRA):
-//!   database, mailbox, a CAS conflict beyond the pipeline's own retries)
-//!   blocks the head and is retried with capped exponential backoff and
-//!   jitter.
-//! - **The write-back intent.** [`MessageStore`] inserts it inside every
-//!   transaction that leaves a final `PROC_STATE` (SUCCEEDED or DEAD) before
-//!   it commits, so "applied but never written back" cannot be forgotten.
+//! applies each message through [`apply_message`](crate::pipeline::apply_message),
+//! follows the failure policy, holds the lease in `PIPELINE_LOCK`, and hands
+//! each final outcome to the effect journal as a mailbox write-back.
 //!
 //! It never parses or applies anything itself and never talks SQL. One
-//! file per job: `lease.rs`, `message_store.rs` (the fence and the
-//! write-back intent, redeliveries), `effects.rs` (the write-backs and the
-//! effect worker), `group.rs` (group commit), `latency.rs`, `settings.rs`;
-//! this file holds the step loop and the failure policy.
+//! file per job:
+//!
+//! - `lease.rs`: **the lease**, acquired and renewed in short
+//!   transactions; acquiring bumps the fencing epoch. A pump that loses the
+//!   lease stops and waits to take it again.
+//! - `policy.rs`: **the failure policy**: DEAD releases the head at once,
+//!   FAILED(UNSUPPORTED) is retried up to a threshold, FAILED(INFRA) blocks
+//!   the head with backoff, and a fenced pump stops at once, never retrying.
+//! - `message_store.rs`: **the fence and the write-back intent**: one
+//!   function seals every transaction that leaves a final `PROC_STATE` —
+//!   one message's ([`MessageStore`]), a group's, a redelivery's — checking
+//!   the epoch under the row lock and recording the intent before the
+//!   commit, so "applied but never written back" cannot be forgotten and a
+//!   stale pump can never commit.
+//! - `effects.rs`: **the write-backs**, made inline or by the effect
+//!   worker; `group.rs`: group commit; `latency.rs`; `settings.rs`.
+//!
+//! This file holds the step loop.
 
 mod effects;
 mod group;
 mod latency;
 mod lease;
 mod message_store;
+mod policy;
 mod settings;
 
 pub use effects::run_effect_worker;
+use group::GroupOutcome;
 pub use latency::{APPLY_LATENCY, ApplyLatency, LatencyReading};
+use lease::Tenure;
 pub use message_store::MessageStore;
-use message_store::{journal_write_back, seal_point};
+use policy::BlockedHead;
+pub use policy::backoff;
 pub use settings::{PumpSettings, default_holder};
 
 use std::collections::BTreeSet;
@@ -49,21 +50,12 @@ use chrono::NaiveDateTime;
 use crate::failure::Causes;
 use crate::journal::{PassReport, WorkerLease};
 use crate::mailbox::{InboundMessage, Mailbox};
-use crate::pipeline::{Applied, PipelineError, Settings, apply_message};
-use crate::store::{LeaseOps, Store};
+use crate::pipeline::Settings;
+use crate::store::Store;
 
 /// The current time as the state database stores bookkeeping times (UTC).
 pub fn utc_now() -> NaiveDateTime {
     chrono::Utc::now().naive_utc()
-}
-
-/// Capped exponential backoff with jitter: the `failures`-th retry waits
-/// between half and all of `initial · 2^(failures-1)`, at most `max`.
-pub fn backoff(initial: Duration, max: Duration, failures: u32) -> Duration {
-    let exponent = failures.saturating_sub(1).min(30);
-    let full = initial.saturating_mul(1u32 << exponent).min(max);
-    // Jitter spreads the retries of pumps that failed together.
-    full.mul_f64(0.5 + fastrand::f64() * 0.5)
 }
 
 /// The lease as the effect worker sees it: set while the pump holds it.
@@ -108,12 +100,6 @@ pub enum PumpError {
 struct HeldLease {
     epoch: i64,
     renew_at: Instant,
-}
-
-struct BlockedHead {
-    message_id: i64,
-    failures: u32,
-    until: Instant,
 }
 
 /// The main pump over state database `S` and a mailbox.
@@ -170,54 +156,6 @@ impl<S: Store + Clone> Pump<S> {
         self.lease.as_ref().map(|l| l.epoch)
     }
 
-    fn blocked_for(&mut self, message_id: i64, delay: Duration) -> Step {
-        let failures = match &self.blocked {
-            Some(b) if b.message_id == message_id => b.failures,
-            _ => 0,
-        };
-        let until = Instant::now() + delay;
-        self.blocked = Some(BlockedHead {
-            message_id,
-            failures,
-            until,
-        });
-        Step::Blocked {
-            message_id: Some(message_id),
-            until,
-        }
-    }
-
-    fn infra_failure(&mut self, message_id: i64) -> Step {
-        let failures = match &self.blocked {
-            Some(b) if b.message_id == message_id => b.failures + 1,
-            _ => 1,
-        };
-        let delay = backoff(
-            self.settings.backoff_initial,
-            self.settings.backoff_max,
-            failures,
-        );
-        let until = Instant::now() + delay;
-        self.blocked = Some(BlockedHead {
-            message_id,
-            failures,
-            until,
-        });
-        let now = utc_now();
-        let next = now + chrono::Duration::from_std(delay).unwrap_or_default();
-        // Best effort: the database may be what failed.
-        if let Err(e) = self
-            .store
-            .transaction(|tx| tx.schedule_retry(message_id, next, now))
-        {
-            tracing::debug!(error = %Causes(&e), "cannot record the retry time");
-        }
-        Step::Blocked {
-            message_id: Some(message_id),
-            until,
-        }
-    }
-
     /// One look at the head: takes or renews the lease, reads the pending
     /// rows, applies them in id order until one blocks, then (with inline
     /// effects) writes back what reached a final status.
@@ -239,9 +177,9 @@ impl<S: Store + Clone> Pump<S> {
     /// Only an injected failure (tests).
     pub fn step_unless(&mut self, stop: &AtomicBool) -> Result<Step, PumpError> {
         match self.ensure_lease() {
-            Ok(Some(true)) => {}
-            Ok(Some(false)) => return Ok(Step::LeaseLost),
-            Ok(None) => return Ok(Step::Standby),
+            Ok(Tenure::Held) => {}
+            Ok(Tenure::Lost) => return Ok(Step::LeaseLost),
+            Ok(Tenure::Standby) => return Ok(Step::Standby),
             Err(e) => {
                 tracing::warn!(error = %Causes(&e), "cannot take or renew the pump lease");
                 return Ok(Step::Blocked {
@@ -315,8 +253,8 @@ impl<S: Store + Clone> Pump<S> {
             let processed = match group.len() {
                 0 => self.process(message)?,
                 n => match self.process_group(&group)? {
-                    Some(processed) => processed,
-                    None => {
+                    GroupOutcome::Done(processed) => processed,
+                    GroupOutcome::OneByOne => {
                         alone_until = next + n;
                         self.process(message)?
                     }
@@ -345,11 +283,11 @@ impl<S: Store + Clone> Pump<S> {
             // Renew between messages when due, so a long batch keeps the
             // lease; a loss stops the batch.
             match self.ensure_lease() {
-                Ok(Some(true)) => {}
+                Ok(Tenure::Held) => {}
                 // Fencing still guards every commit; the next message will
                 // meet the same fault and block the head if it lasts.
                 Err(e) => tracing::warn!(error = %Causes(&e), "cannot renew the pump lease"),
-                Ok(_) => {
+                Ok(Tenure::Lost | Tenure::Standby) => {
                     outcome = Some(Step::LeaseLost);
                     break;
                 }
@@ -393,120 +331,6 @@ impl<S: Store + Clone> Pump<S> {
         let seen: BTreeSet<i64> = heads.iter().map(|m| m.id).collect();
         self.awaiting
             .retain(|id| seen.contains(id) || (full && last.is_some_and(|l| *id > l)));
-    }
-
-    fn message_store(&self, message_id: i64, epoch: i64, now: NaiveDateTime) -> MessageStore<S> {
-        MessageStore::new(
-            self.store.clone(),
-            Arc::new(self.mailbox.settings().clone()),
-            message_id,
-            Some(epoch),
-            now,
-        )
-    }
-
-    /// Applies one message under the failure policy.
-    fn process(&mut self, message: &InboundMessage) -> Result<Processed, PumpError> {
-        let Some(epoch) = self.epoch() else {
-            return Ok(Processed::Stop(Step::LeaseLost));
-        };
-        let span = tracing::info_span!(
-            "message",
-            msg.id = message.id,
-            msg.status = tracing::field::Empty
-        );
-        let _enter = span.enter();
-        let now = utc_now();
-        let store = self.message_store(message.id, epoch, now);
-        let settings = Settings {
-            fence: Some(epoch),
-            unsupported_threshold: Some(self.settings.unsupported_threshold),
-            ..self.pipeline.clone()
-        };
-        let started = Instant::now();
-        let applied = apply_message(&store, &settings, message.id, &message.body, now);
-        APPLY_LATENCY.observe(started.elapsed(), 1);
-        match applied {
-            Ok(Applied::Unsupported { msg_type, subtype }) => {
-                span.record("msg.status", "FAILED");
-                Ok(self.unsupported(message, &msg_type, &subtype))
-            }
-            Ok(applied) => {
-                span.record("msg.status", applied.status().code());
-                match &applied {
-                    Applied::Dead { reason } => {
-                        tracing::warn!(%reason, "message is DEAD; released from the head")
-                    }
-                    Applied::AlreadyProcessed { status } => {
-                        tracing::info!(
-                            status = status.code(),
-                            "already processed; only its write-back is redone"
-                        )
-                    }
-                    Applied::ChangedBody { reason } => tracing::warn!(
-                        %reason,
-                        "a processed message came again with another body; written back DEAD"
-                    ),
-                    _ => tracing::debug!("applied"),
-                }
-                if applied.redelivered()
-                    && let Err(e) = self.journal_redelivery(message.id, applied.status(), epoch)
-                {
-                    if !self.still_leased() {
-                        return Ok(Processed::Stop(Step::LeaseLost));
-                    }
-                    tracing::warn!(error = %Causes(&e), "cannot record the write-back of a row delivered again; retrying");
-                    return Ok(Processed::Stop(self.infra_failure(message.id)));
-                }
-                crate::failpoint!("pump.after_commit");
-                Ok(Processed::Final(1))
-            }
-            Err(PipelineError::Fenced { held, current }) => Ok(self.fenced_out(held, current)),
-            Err(e) => {
-                span.record("msg.status", "FAILED");
-                // Said before the lease is checked: that check may itself
-                // wait for the database that just failed.
-                tracing::warn!(
-                    error = %Causes(&e),
-                    kind = ?e.kind(),
-                    "FAILED({}); the head is blocked and retried with backoff",
-                    e.error_kind()
-                );
-                if !self.still_leased() {
-                    return Ok(Processed::Stop(Step::LeaseLost));
-                }
-                Ok(Processed::Stop(self.infra_failure(message.id)))
-            }
-        }
-    }
-
-    /// A state transaction was refused by the fence: the lease moved on, so
-    /// this pump stops until it takes the lease again.
-    fn fenced_out(&mut self, held: i64, current: i64) -> Processed {
-        tracing::warn!(
-            held,
-            current,
-            "the lease moved on; this pump's transaction was refused"
-        );
-        self.lose_lease();
-        Processed::Stop(Step::LeaseLost)
-    }
-
-    /// FAILED(UNSUPPORTED) below the threshold: the head waits for the next
-    /// attempt (the pipeline makes it DEAD in the attempt that reaches the
-    /// threshold).
-    fn unsupported(
-        &mut self,
-        message: &InboundMessage,
-        msg_type: &str,
-        subtype: &str,
-    ) -> Processed {
-        tracing::info!(
-            threshold = self.settings.unsupported_threshold,
-            "unsupported {msg_type}/{subtype}; retried until the threshold"
-        );
-        let delay = self.settings.unsupported_retry;
-        Processed::Stop(self.blocked_for(message.id, delay))
     }
 
     /// Runs until `stop` is set, or (with `until_idle`) until there is
@@ -557,34 +381,5 @@ pub fn sleep_unless_stopped(duration: Duration, stop: &AtomicBool) {
             break;
         }
         std::thread::sleep(left.min(Duration::from_millis(50)));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        let initial = Duration::from_millis(100);
-        let max = Duration::from_secs(2);
-        for failures in 1..40 {
-            let d = backoff(initial, max, failures);
-            let full = initial
-                .saturating_mul(1u32 << failures.saturating_sub(1).min(30))
-                .min(max);
-            assert!(d <= full, "{failures}: {d:?} > {full:?}");
-            assert!(d >= full / 2, "{failures}: {d:?} < half of {full:?}");
-        }
-        assert!(backoff(initial, max, 30) <= max);
-    }
-
-    #[test]
-    fn holder_names_host_and_process() {
-        let holder = default_holder();
-        assert!(
-            holder.contains(&format!(":{}:", std::process::id())),
-            "{holder}"
-        );
     }
 }

@@ -1,7 +1,10 @@
-//! How the pump behaves: the settings `[pump]` configures, with the
-//! defaults a site starts from.
+//! How the pump behaves: the settings `[pump]` configures, in the types the
+//! pump works with. The defaults are the configuration's
+//! ([`PumpConfig::default`]), so there is one set of them.
 
 use std::time::Duration;
+
+use crate::config::PumpConfig;
 
 /// How the pump behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,21 +38,30 @@ pub struct PumpSettings {
     pub inline_effects: bool,
 }
 
-impl Default for PumpSettings {
-    fn default() -> Self {
+impl PumpSettings {
+    /// The settings the `[pump]` section gives; `inline_effects` is the
+    /// subcommand's choice, not configuration.
+    pub fn from_config(config: &PumpConfig, inline_effects: bool) -> PumpSettings {
         PumpSettings {
-            holder: default_holder(),
-            lease_ttl: Duration::from_secs(15),
-            unsupported_threshold: 3,
-            unsupported_retry: Duration::ZERO,
-            backoff_initial: Duration::from_millis(200),
-            backoff_max: Duration::from_secs(30),
-            idle_poll: Duration::from_millis(500),
-            head_batch: 500,
-            effect_batch: 500,
-            group_commit: 50,
-            inline_effects: true,
+            holder: config.holder.clone().unwrap_or_else(default_holder),
+            lease_ttl: Duration::from_secs(config.lease_secs),
+            unsupported_threshold: i32::try_from(config.unsupported_threshold).unwrap_or(i32::MAX),
+            unsupported_retry: Duration::from_millis(config.unsupported_retry_ms),
+            backoff_initial: Duration::from_millis(config.backoff_initial_ms),
+            backoff_max: Duration::from_millis(config.backoff_max_ms),
+            idle_poll: Duration::from_millis(config.idle_poll_ms),
+            head_batch: usize::try_from(config.head_batch).unwrap_or(usize::MAX),
+            effect_batch: i64::from(config.effect_batch),
+            group_commit: usize::try_from(config.group_commit).unwrap_or(usize::MAX),
+            inline_effects,
         }
+    }
+}
+
+impl Default for PumpSettings {
+    /// The defaults of `[pump]`, making the write-backs inline.
+    fn default() -> Self {
+        PumpSettings::from_config(&PumpConfig::default(), true)
     }
 }
 
@@ -62,4 +74,36 @@ pub fn default_holder() -> String {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "localhost".to_owned());
     format!("{host}:{}:{:04x}", std::process::id(), fastrand::u16(..))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_the_configurations() {
+        let config = PumpConfig::default();
+        let defaults = PumpSettings::default();
+        assert_eq!(defaults.lease_ttl.as_secs(), config.lease_secs);
+        assert_eq!(
+            defaults.backoff_max,
+            Duration::from_millis(config.backoff_max_ms)
+        );
+        assert_eq!(defaults.group_commit, config.group_commit as usize);
+        assert!(defaults.inline_effects);
+        let named = PumpConfig {
+            holder: Some("pump-a".to_owned()),
+            ..config
+        };
+        assert_eq!(PumpSettings::from_config(&named, false).holder, "pump-a");
+    }
+
+    #[test]
+    fn holder_names_host_and_process() {
+        let holder = default_holder();
+        assert!(
+            holder.contains(&format!(":{}:", std::process::id())),
+            "{holder}"
+        );
+    }
 }

@@ -6,6 +6,10 @@
 //! of the state database for comparing runs.
 #![allow(dead_code)]
 
+pub mod log;
+#[cfg(feature = "postgres")]
+pub mod pg;
+
 use std::io::ErrorKind;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};

@@ -1,0 +1,50 @@
+//! The `[pump]` section: the main pump's lease, failure policy and batches,
+//! and their defaults — the only ones: `pump::PumpSettings` is built from
+//! this section, its default from this default.
+
+use serde::{Deserialize, Serialize};
+
+/// The main pump (`flightstate pump`, `flightstate run`); see `docs/pump.md`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct PumpConfig {
+    /// Name of this pump in `PIPELINE_LOCK.LEASE_HOLDER`; default
+    /// `host:pid:random`.
+    pub holder: Option<String>,
+    /// How long the lease lasts unless renewed (renewed after a third).
+    pub lease_secs: u64,
+    /// FAILED(UNSUPPORTED) attempts after which a message is DEAD.
+    pub unsupported_threshold: u32,
+    /// Wait before an unsupported head is tried again.
+    pub unsupported_retry_ms: u64,
+    /// First backoff of a head blocked by a database or mailbox fault.
+    pub backoff_initial_ms: u64,
+    /// Longest backoff.
+    pub backoff_max_ms: u64,
+    /// Sleep of an idle or stand-by pump between looks.
+    pub idle_poll_ms: u64,
+    /// Mailbox rows read per look at the head.
+    pub head_batch: u32,
+    /// Write-backs made per pass of the effect worker.
+    pub effect_batch: u32,
+    /// Most consecutive flight-level messages (FLOP, SCHD ADFT/DEL) applied
+    /// in one state transaction; 1 commits every message on its own.
+    pub group_commit: u32,
+}
+
+impl Default for PumpConfig {
+    fn default() -> Self {
+        PumpConfig {
+            holder: None,
+            lease_secs: 15,
+            unsupported_threshold: 3,
+            unsupported_retry_ms: 0,
+            backoff_initial_ms: 200,
+            backoff_max_ms: 30_000,
+            idle_poll_ms: 500,
+            head_batch: 500,
+            effect_batch: 500,
+            group_commit: 50,
+        }
+    }
+}

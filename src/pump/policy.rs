@@ -1,0 +1,225 @@
+//! The failure policy (DESIGN §4): what the pump does with the head after
+//! applying it. DEAD releases the head at once; FAILED(UNSUPPORTED) is
+//! retried and turns DEAD at `unsupported_threshold` attempts; a fenced
+//! pump (its lease taken over) stops at once, leaving the message to the
+//! new holder; any other failure (FAILED(INFRA): database, mailbox, a CAS
+//! conflict beyond the pipeline's own retries) blocks the head and is
+//! retried with capped exponential backoff and jitter.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDateTime;
+
+use super::{APPLY_LATENCY, MessageStore, Processed, Pump, PumpError, Step, utc_now};
+use crate::FailureKind;
+use crate::failure::Causes;
+use crate::mailbox::InboundMessage;
+use crate::pipeline::{Applied, Settings, apply_message};
+use crate::store::{LeaseOps, Store};
+
+/// Capped exponential backoff with jitter: the `failures`-th retry waits
+/// between half and all of `initial · 2^(failures-1)`, at most `max`.
+pub fn backoff(initial: Duration, max: Duration, failures: u32) -> Duration {
+    let exponent = failures.saturating_sub(1).min(30);
+    let full = initial.saturating_mul(1u32 << exponent).min(max);
+    // Jitter spreads the retries of pumps that failed together.
+    full.mul_f64(0.5 + fastrand::f64() * 0.5)
+}
+
+/// The head message that waits for its next attempt.
+pub(super) struct BlockedHead {
+    pub(super) message_id: i64,
+    failures: u32,
+    pub(super) until: Instant,
+}
+
+impl<S: Store + Clone> Pump<S> {
+    fn message_store(&self, message_id: i64, epoch: i64, now: NaiveDateTime) -> MessageStore<S> {
+        MessageStore::new(
+            self.store.clone(),
+            Arc::new(self.mailbox.settings().clone()),
+            message_id,
+            Some(epoch),
+            now,
+        )
+    }
+
+    /// Applies one message under the failure policy.
+    pub(super) fn process(&mut self, message: &InboundMessage) -> Result<Processed, PumpError> {
+        let Some(epoch) = self.epoch() else {
+            return Ok(Processed::Stop(Step::LeaseLost));
+        };
+        let span = tracing::info_span!(
+            "message",
+            msg.id = message.id,
+            msg.status = tracing::field::Empty
+        );
+        let _enter = span.enter();
+        let now = utc_now();
+        let store = self.message_store(message.id, epoch, now);
+        let settings = Settings {
+            fence: Some(epoch),
+            unsupported_threshold: Some(self.settings.unsupported_threshold),
+            ..self.pipeline.clone()
+        };
+        let started = Instant::now();
+        let applied = apply_message(&store, &settings, message.id, &message.body, now);
+        APPLY_LATENCY.observe(started.elapsed(), 1);
+        match applied {
+            Ok(Applied::Unsupported { msg_type, subtype }) => {
+                span.record("msg.status", "FAILED");
+                Ok(self.unsupported(message, &msg_type, &subtype))
+            }
+            Ok(applied) => {
+                span.record("msg.status", applied.status().code());
+                say_applied(message.id, &applied);
+                if applied.redelivered()
+                    && let Err(e) = self.journal_redelivery(message.id, applied.status(), epoch)
+                {
+                    if e.kind() == FailureKind::Fenced {
+                        return Ok(self.fenced_out(&e));
+                    }
+                    if !self.still_leased() {
+                        return Ok(Processed::Stop(Step::LeaseLost));
+                    }
+                    tracing::warn!(error = %Causes(&e), "cannot record the write-back of a row delivered again; retrying");
+                    return Ok(Processed::Stop(self.infra_failure(message.id)));
+                }
+                crate::failpoint!("pump.after_commit");
+                Ok(Processed::Final(1))
+            }
+            Err(e) if e.kind() == FailureKind::Fenced => Ok(self.fenced_out(&e)),
+            Err(e) => {
+                span.record("msg.status", "FAILED");
+                // Said before the lease is checked: that check may itself
+                // wait for the database that just failed.
+                tracing::warn!(
+                    error = %Causes(&e),
+                    kind = ?e.kind(),
+                    "FAILED({}); the head is blocked and retried with backoff",
+                    e.error_kind()
+                );
+                if !self.still_leased() {
+                    return Ok(Processed::Stop(Step::LeaseLost));
+                }
+                Ok(Processed::Stop(self.infra_failure(message.id)))
+            }
+        }
+    }
+
+    /// A transaction was refused by the fence: another pump took the lease
+    /// over, so this one stops at once, never retrying (the message is the
+    /// new holder's), and waits to take the lease again.
+    pub(super) fn fenced_out(&mut self, refusal: &(dyn std::error::Error + 'static)) -> Processed {
+        self.lose_lease(&format!(
+            "another pump took it over and refused this one's transaction: {}",
+            Causes(refusal)
+        ));
+        Processed::Stop(Step::LeaseLost)
+    }
+
+    /// FAILED(UNSUPPORTED) below the threshold: the head waits for the next
+    /// attempt (the pipeline makes it DEAD in the attempt that reaches the
+    /// threshold).
+    fn unsupported(
+        &mut self,
+        message: &InboundMessage,
+        msg_type: &str,
+        subtype: &str,
+    ) -> Processed {
+        tracing::info!(
+            threshold = self.settings.unsupported_threshold,
+            "unsupported {msg_type}/{subtype}; retried until the threshold"
+        );
+        let failures = self.failures_of(message.id);
+        Processed::Stop(self.block(message.id, failures, self.settings.unsupported_retry))
+    }
+
+    /// The INFRA failures in a row of `message_id` if it is the blocked
+    /// head.
+    fn failures_of(&self, message_id: i64) -> u32 {
+        match &self.blocked {
+            Some(b) if b.message_id == message_id => b.failures,
+            _ => 0,
+        }
+    }
+
+    fn block(&mut self, message_id: i64, failures: u32, delay: Duration) -> Step {
+        let until = Instant::now() + delay;
+        self.blocked = Some(BlockedHead {
+            message_id,
+            failures,
+            until,
+        });
+        Step::Blocked {
+            message_id: Some(message_id),
+            until,
+        }
+    }
+
+    /// FAILED(INFRA): the head is blocked for the next backoff, and its
+    /// retry time recorded.
+    fn infra_failure(&mut self, message_id: i64) -> Step {
+        let failures = self.failures_of(message_id) + 1;
+        let delay = backoff(
+            self.settings.backoff_initial,
+            self.settings.backoff_max,
+            failures,
+        );
+        let step = self.block(message_id, failures, delay);
+        let now = utc_now();
+        let next = now + chrono::Duration::from_std(delay).unwrap_or_default();
+        // Best effort: the database may be what failed.
+        if let Err(e) = self
+            .store
+            .transaction(|tx| tx.schedule_retry(message_id, next, now))
+        {
+            tracing::debug!(error = %Causes(&e), "cannot record the retry time");
+        }
+        step
+    }
+}
+
+/// Says what became of message `message_id` when it reached a final
+/// status, alone or in a group.
+pub(super) fn say_applied(message_id: i64, applied: &Applied) {
+    match applied {
+        Applied::Dead { reason } => tracing::warn!(
+            msg.id = message_id,
+            %reason,
+            "message is DEAD; released from the head"
+        ),
+        Applied::AlreadyProcessed { status } => tracing::info!(
+            msg.id = message_id,
+            status = status.code(),
+            "already processed; only its write-back is redone"
+        ),
+        Applied::ChangedBody { reason } => tracing::warn!(
+            msg.id = message_id,
+            %reason,
+            "a processed message came again with another body; written back DEAD"
+        ),
+        _ => tracing::debug!(msg.id = message_id, "applied"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let initial = Duration::from_millis(100);
+        let max = Duration::from_secs(2);
+        for failures in 1..40 {
+            let d = backoff(initial, max, failures);
+            let full = initial
+                .saturating_mul(1u32 << failures.saturating_sub(1).min(30))
+                .min(max);
+            assert!(d <= full, "{failures}: {d:?} > {full:?}");
+            assert!(d >= full / 2, "{failures}: {d:?} < half of {full:?}");
+        }
+        assert!(backoff(initial, max, 30) <= max);
+    }
+}

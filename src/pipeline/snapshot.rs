@@ -74,8 +74,8 @@ impl Received<'_> {
 /// Why an attempt at the transaction did not commit.
 enum Stop {
     /// The whole message says another day than the one the transaction
-    /// began for (a streamed message's first flight): read it again for
-    /// that day.
+    /// began for (a streamed message's first flight), or the first part told
+    /// none: read it again for that day.
     OtherDay(NaiveDate),
     Failed(PipelineError),
 }
@@ -117,9 +117,9 @@ pub(super) fn apply_snapshot<S: Store>(
     let mut attempt = 0;
     loop {
         let result = source.read(|first_day, parts| {
-            let day = match known_day.or(first_day) {
-                Some(day) => day,
-                None => parts.end()?.day,
+            let Some(day) = known_day.or(first_day) else {
+                // No flight read yet tells the day: the whole message does.
+                return Err(Stop::OtherDay(parts.end()?.day));
             };
             store.transaction(|tx| snapshot_transaction(tx, settings, message, day, parts))
         });

@@ -105,6 +105,7 @@ impl Source for StreamSource<'_> {
                 from_reader,
                 first: None,
                 verdict: None,
+                ended: false,
             };
             let Ok(reader) = reader else {
                 // No thread to read on: the usual path reads it whole.
@@ -134,8 +135,10 @@ struct StreamParts<'s, 'a> {
     from_reader: Receiver<Read>,
     /// The first part, taken to learn the day before the transaction.
     first: Option<Built>,
-    /// What [`Parts::end`] said, once it was asked.
+    /// What the checks said of the whole message, once it was read.
     verdict: Option<Result<Checked, String>>,
+    /// Whether [`Parts::end`] was asked before.
+    ended: bool,
 }
 
 impl StreamParts<'_, '_> {
@@ -202,7 +205,7 @@ impl Parts for StreamParts<'_, '_> {
     }
 
     fn end(&mut self) -> Result<Checked, PipelineError> {
-        let first = self.verdict.is_none();
+        let first = !std::mem::replace(&mut self.ended, true);
         self.first = None;
         while self.receive().is_some() {}
         let checked = match &self.verdict {

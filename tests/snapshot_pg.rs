@@ -701,7 +701,7 @@ mod injected {
     }
 
     /// The same faults on the streamed path: a failure of a valid snapshot
-    /// is its own (FAILED, retried), a lost race goes the usual way.
+    /// is its own (FAILED, retried), a lost race is retried by parts.
     mod streamed {
         #[test]
         fn a_failure_after_the_deletes_rolls_everything_back() {

@@ -5,7 +5,9 @@
 //! Prints, for each of a few rounds on fresh databases, the three times, the
 //! CPU each side used, and the rows written by the unchanged re-apply; then
 //! the medians, the ratios apply/COPY and unchanged/apply (median and
-//! range over the rounds) and the peak RSS. A 2-core VM's times move by a
+//! range over the rounds) and the bench process's peak RSS (which holds the
+//! message, its XML and the baseline's rows besides the apply: the apply's own
+//! is `scripts/apply-peak-rss`'s). A 2-core VM's times move by a
 //! quarter from one run to the next; the rounds let the ratios be read
 //! through that. Nothing here is asserted on time: the numbers are for
 //! people.
@@ -16,7 +18,8 @@
 //! `FLIGHTSTATE_BENCH_ROUNDS` (default 3); `FLIGHTSTATE_BENCH_READ_WHOLE=1`
 //! reads the message whole before writing instead of streaming it
 //! (`pipeline::streamed`), to compare the two; `FLIGHTSTATE_BENCH_PARSE_ONE_CORE=1` reads
-//! it on one core (`ParseOptions::two_cores_from_bytes`).
+//! it on one core (`ParseOptions::two_cores_from_bytes`) where it is read whole and in
+//! "parse alone" (a streamed message is always read on one core).
 
 use std::io::Write;
 use std::process::Command;

@@ -597,10 +597,53 @@ fn a_streamed_day_leaves_what_a_day_read_whole_leaves() {
         dead += usize::from(matches!(read_whole, Applied::Dead { .. }));
     }
     assert_eq!(dead, 4);
-    // Each valid snapshot went by parts, but the one whose first flight is
-    // of another day: that one was rolled back and read whole.
-    assert_eq!(parts, vec![(1, 4), (2, 4), (3, 2), (4, 0), (5, 4), (10, 2)]);
+    // Each valid snapshot went by parts; the one whose first flight is of
+    // another day too, read again for its day.
+    assert_eq!(parts, vec![(1, 4), (2, 4), (3, 2), (4, 2), (5, 4), (10, 2)]);
     assert_eq!(streamed.dump(), whole.dump());
+}
+
+/// One rule for a replay, whichever way the message is read: the day's
+/// latest snapshot again, without its `PROC_STATE` row, is recognised by the
+/// ledger in the streamed transaction itself (not rolled back and read
+/// again whole), records SUCCEEDED and changes nothing else, and reports
+/// what the same replay read whole reports.
+#[test]
+fn a_streamed_replay_is_recorded_as_one_read_whole_is() {
+    let body = snapshot(
+        sep(9),
+        (1..=9)
+            .map(|flid| flight(flid, at(9, 6 + flid as u32, 0)))
+            .collect(),
+    );
+    let mut reports = Vec::new();
+    for part in [Some(2), None] {
+        STREAM_PART.with(|p| p.set(part));
+        let db = common::dialects::PgDb::migrated();
+        let store = db.store();
+        applied_snapshot(&store, 10, &body);
+        db.execute("DELETE FROM proc_state");
+        let before = db.dump();
+        let mut report = applied_snapshot(&store, 10, &body);
+        assert!(report.replay);
+        assert_eq!((report.version, report.unchanged), (1, 9));
+        assert_eq!(proc_status(&store, 10).0, ProcStatus::Succeeded);
+        let without_proc = |dump: &str| {
+            dump.lines()
+                .filter(|l| !l.starts_with("proc_state"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(without_proc(&db.dump()), without_proc(&before));
+        let parts = std::mem::take(&mut report.streamed_parts);
+        assert_eq!(
+            parts > 0,
+            part.is_some(),
+            "decided on the path it was read by"
+        );
+        reports.push(report);
+    }
+    assert_eq!(reports[0], reports[1]);
 }
 
 /// The full day once per dialect (not in `dialect_tests!`: PostgreSQL adds a
@@ -658,7 +701,7 @@ mod injected {
     }
 
     /// The same faults on the streamed path: a failure of a valid snapshot
-    /// is its own (FAILED, retried), a lost race goes the usual way.
+    /// is its own (FAILED, retried), a lost race is retried by parts.
     mod streamed {
         #[test]
         fn a_failure_after_the_deletes_rolls_everything_back() {
@@ -668,12 +711,15 @@ mod injected {
             );
         }
 
+        /// The retry reads the message by parts again: it is not handed to
+        /// the path that reads it whole.
         #[test]
         fn a_lost_version_race_is_rolled_back_and_retried() {
             crate::stream_by(2);
-            super::a_lost_version_race_is_rolled_back_and_retried(
+            let report = super::a_lost_version_race_is_rolled_back_and_retried(
                 &crate::common::dialects::PgDb::migrated(),
             );
+            assert_eq!(report.streamed_parts, 1);
         }
     }
 
@@ -724,7 +770,7 @@ mod injected {
         );
     }
 
-    fn a_lost_version_race_is_rolled_back_and_retried<D: ScenarioDb>(db: &D) {
+    fn a_lost_version_race_is_rolled_back_and_retried<D: ScenarioDb>(db: &D) -> SnapshotReport {
         let store = db.store();
         failpoint::arm("snapshot.before_bump", Action::Conflict, 2);
         let fired = failpoint::fired("snapshot.before_bump");
@@ -738,5 +784,6 @@ mod injected {
         // Two rolled-back attempts left nothing behind: one set of events.
         assert_eq!(db.count("kafka_schd", "1 = 1"), 1);
         assert_eq!(db.count("flight_schd", "1 = 1"), 1);
+        report
     }
 }

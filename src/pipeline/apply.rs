@@ -13,11 +13,13 @@ use super::identity::identity_key;
 use super::message_ref::MessageRef;
 use super::report::{EventReport, SnapshotReport};
 use super::settings::Settings;
-use super::snapshot::apply_snapshot;
-use super::streamed::apply_streamed;
+use super::snapshot::{Received, WholeSource, apply_snapshot};
+use super::snapshot_check::Whole;
+use super::streamed::{Streamed, apply_streamed};
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::protocol::{self, Body, ScheduleSubtype};
+use crate::request;
 use crate::store::{Outcome, ProcRecord, ProcStatus, StateTx, Store, StoreError};
 
 /// What became of a message.
@@ -119,11 +121,21 @@ pub fn apply_message<S: Store>(
         Seen::ToApply => {}
     }
     crate::failpoint!("apply.before_parse");
-    let (parsed, streamed) = if body.len() >= settings.stream_from_bytes {
-        let streamed = apply_streamed(store, settings, (message_id, &identity, now), body);
-        (streamed.parsed, streamed.outcome)
+    let received = Received {
+        id: message_id,
+        identity_key: &identity,
+        now,
+    };
+    let parsed = if body.len() >= settings.stream_from_bytes {
+        match apply_streamed(store, settings, received, body) {
+            Streamed::Snapshot { kind, outcome } => {
+                (record.msg_type, record.subtype) = kind.unzip();
+                return record.outcome(store, settings, outcome.map(Applied::Snapshot));
+            }
+            Streamed::Other(parsed) => parsed,
+        }
     } else {
-        (protocol::parse_slice(body, &settings.parse), None)
+        protocol::parse_slice(body, &settings.parse)
     };
     let message = match parsed {
         Ok(message) => message,
@@ -131,67 +143,35 @@ pub fn apply_message<S: Store>(
     };
     record.msg_type = Some(message.meta.msg_type.clone());
     record.subtype = Some(message.meta.styp.clone());
-    let message_ref = MessageRef {
-        id: message_id,
-        identity_key: &identity,
-        msg_type: &message.meta.msg_type,
-        subtype: &message.meta.styp,
-        sender: &message.meta.sndr,
-        now,
-    };
-    let result = match streamed {
-        Some(outcome) => outcome.map(Applied::Snapshot),
-        None => {
-            crate::failpoint!("apply.after_parse");
-            apply_parsed(store, settings, &message_ref, &message)
-        }
-    };
-    let records = match &message.body {
-        Body::Schedule(schedule) => schedule.flights.len(),
-        _ => 0,
-    };
-    crate::cores::free(message, records);
-    match result {
-        Ok(applied) => Ok(applied),
-        Err(PipelineError::BadInput(reason)) => record.dead(store, reason),
-        Err(PipelineError::Unsupported { msg_type, subtype }) => {
-            record.unsupported(store, settings.unsupported_threshold, msg_type, subtype)
-        }
-        // The lease moved on: the message is the new holder's, left as it is.
-        Err(e) if e.kind() == FailureKind::Fenced => Err(e),
-        // The database refused this message's own values: the same values
-        // fail the same way every time, so retrying would block the head for
-        // ever. The database's words are in the reason.
-        Err(e) if !e.kind().retryable() => {
-            let reason = Causes(&e).to_string();
-            record.save(store, ProcStatus::Dead, e.error_kind(), &reason)?;
-            Ok(Applied::Dead { reason })
-        }
-        Err(e) => {
-            // Recording is best effort: the database may be what failed.
-            if let Err(again) = record.save(
-                store,
-                ProcStatus::Failed,
-                e.error_kind(),
-                &Causes(&e).to_string(),
-            ) {
-                tracing::warn!(msg.id = message_id, error = %Causes(&again), "cannot record the failure");
-            }
-            Err(e)
-        }
-    }
+    crate::failpoint!("apply.after_parse");
+    let result = apply_parsed(store, settings, received, &message);
+    record.outcome(store, settings, result)
 }
 
 /// Applies a message read whole by the rule for its kind.
 fn apply_parsed<S: Store>(
     store: &S,
     settings: &Settings,
-    message_ref: &MessageRef<'_>,
+    received: Received<'_>,
     message: &protocol::Message,
 ) -> Result<Applied, PipelineError> {
+    let message_ref = &MessageRef {
+        id: received.id,
+        identity_key: received.identity_key,
+        msg_type: &message.meta.msg_type,
+        subtype: &message.meta.styp,
+        sender: &message.meta.sndr,
+        now: received.now,
+    };
     match &message.body {
         Body::Schedule(schedule) if schedule.subtype.is_snapshot() => {
-            apply_snapshot(store, settings, message_ref, schedule).map(Applied::Snapshot)
+            let source = WholeSource {
+                whole: Whole::of(schedule, settings, request_day(store, message_ref, schedule)?)?,
+                msg_type: message_ref.msg_type,
+                subtype: message_ref.subtype,
+                sender: message_ref.sender,
+            };
+            apply_snapshot(store, settings, received, &source).map(Applied::Snapshot)
         }
         Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Adft => {
             apply_adft(store, settings, message_ref, schedule).map(Applied::Flights)
@@ -207,6 +187,21 @@ fn apply_parsed<S: Store>(
             subtype: message.meta.styp.clone(),
         }),
     }
+}
+
+/// The day of the request a RESP that names no day answers (DESIGN §4), so
+/// that its flights' scheduled times need not agree on one.
+fn request_day<S: Store>(
+    store: &S,
+    message: &MessageRef<'_>,
+    schedule: &protocol::Schedule,
+) -> Result<Option<chrono::NaiveDate>, PipelineError> {
+    if schedule.operation_day.is_some()
+        || !request::takes_request_day(message.msg_type, message.subtype)
+    {
+        return Ok(None);
+    }
+    Ok(store.transaction(|tx| request::request_day(tx, message.sender))?)
 }
 
 /// What a message's `PROC_STATE` says about applying it now.
@@ -310,6 +305,46 @@ impl Recorder<'_> {
             })
         })?;
         Ok(applied)
+    }
+
+    /// Records what `result` says of the message: bad input DEAD,
+    /// unsupported input FAILED(UNSUPPORTED) (DEAD at the threshold), values
+    /// the database refused DEAD, any other failure FAILED (and returned).
+    fn outcome<S: Store>(
+        &self,
+        store: &S,
+        settings: &Settings,
+        result: Result<Applied, PipelineError>,
+    ) -> Result<Applied, PipelineError> {
+        match result {
+            Ok(applied) => Ok(applied),
+            Err(PipelineError::BadInput(reason)) => self.dead(store, reason),
+            Err(PipelineError::Unsupported { msg_type, subtype }) => {
+                self.unsupported(store, settings.unsupported_threshold, msg_type, subtype)
+            }
+            // The lease moved on: the message is the new holder's, left as it is.
+            Err(e) if e.kind() == FailureKind::Fenced => Err(e),
+            // The database refused this message's own values: the same values
+            // fail the same way every time, so retrying would block the head for
+            // ever. The database's words are in the reason.
+            Err(e) if !e.kind().retryable() => {
+                let reason = Causes(&e).to_string();
+                self.save(store, ProcStatus::Dead, e.error_kind(), &reason)?;
+                Ok(Applied::Dead { reason })
+            }
+            Err(e) => {
+                // Recording is best effort: the database may be what failed.
+                if let Err(again) = self.save(
+                    store,
+                    ProcStatus::Failed,
+                    e.error_kind(),
+                    &Causes(&e).to_string(),
+                ) {
+                    tracing::warn!(msg.id = self.message_id, error = %Causes(&again), "cannot record the failure");
+                }
+                Err(e)
+            }
+        }
     }
 
     fn dead<S: Store>(&self, store: &S, reason: String) -> Result<Applied, PipelineError> {

@@ -118,7 +118,7 @@ pub(super) fn apply_flight_messages<T: StateTx>(
     for m in messages {
         working.begin(&m.work.flids());
         m.work.merge(&mut working, collections, absent)?;
-        settled.push(working.settle(&m.message));
+        settled.push(working.settle(&m.message)?);
     }
     working.flush(tx, last.message.now)?;
     let mut reports = Vec::with_capacity(messages.len());

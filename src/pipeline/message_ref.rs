@@ -5,6 +5,7 @@
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
+use super::PipelineError;
 use crate::store::{Outcome, ProcStatus};
 
 /// The parts of a message the transaction records.
@@ -35,7 +36,41 @@ impl MessageRef<'_> {
     }
 }
 
-/// Serialises a notice payload; our own plain values always serialise.
-pub(super) fn json(value: &impl Serialize) -> String {
-    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+/// Serialises a notice payload.
+///
+/// # Errors
+///
+/// A value that cannot be written as JSON fails the message (DEAD, with the
+/// reason): a notice is what the change topic's readers get, and a payload
+/// put in its place would reach them as if it were the notice. The same
+/// values fail the same way every time, so retrying would not help.
+pub(super) fn json(value: &impl Serialize) -> Result<String, PipelineError> {
+    serde_json::to_string(value).map_err(|e| {
+        PipelineError::BadInput(format!("a change notice cannot be written as JSON: {e}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No notice the rules write can fail to serialise (they are JSON
+    /// objects with string keys, and reports of plain values), so no real
+    /// input reaches this path: a map with non-string keys stands in for a
+    /// payload that serde_json refuses.
+    #[test]
+    fn a_payload_that_does_not_serialise_is_an_error_not_a_payload() {
+        let unserialisable = std::collections::BTreeMap::from([((1, 2), "pair key")]);
+        let e = json(&unserialisable).expect_err("serde_json refuses non-string keys");
+        assert_eq!(e.kind(), crate::FailureKind::BadInput);
+        assert!(
+            e.to_string()
+                .starts_with("a change notice cannot be written as JSON: "),
+            "{e}"
+        );
+        assert_eq!(
+            json(&serde_json::json!({"a": 1})).ok().as_deref(),
+            Some(r#"{"a":1}"#)
+        );
+    }
 }

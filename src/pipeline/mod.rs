@@ -17,6 +17,8 @@ mod message_ref;
 mod report;
 mod settings;
 mod snapshot;
+mod snapshot_check;
+mod snapshot_write;
 mod streamed;
 mod working;
 
@@ -26,4 +28,4 @@ pub use group::{GROUP_MAX_BODY, Grouped, apply_group, prepare_grouped};
 pub use identity::identity_key;
 pub use report::{EventReport, SnapshotReport};
 pub use settings::{STREAM_FROM_BYTES, STREAM_PART_FLIGHTS, Settings, check_fence};
-pub use snapshot::MAX_SNAPSHOT_FLIGHTS;
+pub use snapshot_check::MAX_SNAPSHOT_FLIGHTS;

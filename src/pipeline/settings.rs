@@ -16,9 +16,10 @@ use crate::store::{PipelineLease, StoreError};
 /// milliseconds more at most.
 pub const STREAM_FROM_BYTES: usize = 1024 * 1024;
 
-/// Flights per part of a streamed snapshot: a day of 9,999 flights is five
-/// parts, so the first is written while four fifths of the day are still
-/// being read, and a day costs a handful of statements per table.
+/// Flights per part of a streamed snapshot, once the parts have grown to it
+/// (they start at an eighth and double: `pipeline::streamed`): a day of
+/// 9,999 flights is eight parts (250, 500, 1,000, four of 2,000 and 249),
+/// and costs a handful of statements per table and part.
 pub const STREAM_PART_FLIGHTS: usize = 2_000;
 
 /// How messages are applied at this site.
@@ -43,8 +44,9 @@ pub struct Settings {
     pub merge: MergeRules,
     /// From this size on (bytes), a message is read on a thread of its own
     /// and a snapshot's flights are written while the rest is still being
-    /// read (`pipeline::streamed`); a smaller message is read first, which
-    /// costs no thread. Either way a message has the same outcome.
+    /// read, a part at a time (`pipeline::streamed`); a smaller message is
+    /// read whole first, which costs no thread. Either way a message has the
+    /// same outcome.
     pub stream_from_bytes: usize,
     /// Flights per part of a streamed snapshot (at least 1).
     pub stream_part_flights: usize,

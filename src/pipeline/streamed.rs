@@ -1,298 +1,295 @@
-//! Applying a large snapshot while it is still being read: the steps of
-//! `snapshot`, in one transaction, with the flights written part by part
-//! as the reader hands them out. Reading the message (this process) and
-//! writing the day (the database) then overlap on the machine's cores
+//! Reading a large snapshot while it is being written: a reader thread
+//! parses the message, builds each flight's state and `STATE_DIGEST` as its
+//! FLTR is read, and hands them by parts to the snapshot's transaction
+//! (`snapshot::Parts`), which writes each part while the next is being
+//! read. Reading (this process) and writing (the database) then overlap
 //! instead of taking turns.
 //!
-//! The day is provisional until the message is read whole: it is the day of
-//! the first part's first scheduled time. The checks `snapshot` makes before
-//! its transaction (RECS, the day, every record, no FLID twice) come at the
-//! end here and decide whether the transaction commits. When they do not
-//! hold — or the day's ledger says the message is a replay, or the version
-//! race is lost — the transaction rolls back and the message takes the path
-//! of every other message, which decides and reports what it always does:
-//! this path changes how soon a valid snapshot is applied, never what any
-//! message does.
+//! Only a few parts are held at a time: the reader keeps no record it
+//! handed on, the transaction drops each part once written, and what the
+//! checks need of the whole message is a tally (`snapshot_check::Tally`:
+//! the FLIDs and scheduled times). So a day's memory is its XML and a few
+//! parts, not the day. Each attempt at the transaction reads the message
+//! again (a lost version race is rare; keeping the day to spare it would
+//! cost the memory this saves).
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
-use super::message_ref::MessageRef;
 use super::report::SnapshotReport;
 use super::settings::Settings;
-use super::snapshot::{
-    Begun, Built, Written, begin, check_schedule, finish, snapshot_list, write_flights,
-};
-use crate::FailureKind;
-use crate::protocol::{self, Body, Message, ProtocolError};
-use crate::state::{self, FlightState, day_of};
-use crate::store::{Store, StoreError};
+use super::snapshot::{Parts, Received, Source, apply_snapshot};
+use super::snapshot_check::{Built, Checked, Tally};
+use crate::protocol::{self, Body, FlightRecord, Message, ParseOptions, ProtocolError};
+use crate::state::{FlightState, RecordError};
+use crate::store::Store;
 
-/// What the reader hands the writer.
-enum Read {
-    /// The next flights' states and digests, in input order.
-    Part(Built),
-    /// The message is read: the snapshot's day and envelope when it is a
-    /// snapshot that passes every check and whose flights were all handed
-    /// out; `None` otherwise.
-    End(Option<Checked>),
+/// What became of a message read by parts.
+pub(super) enum Streamed {
+    /// A snapshot, whose flights were handed out as read: its outcome, and
+    /// its META TYPE and STYP once the message could be read.
+    Snapshot {
+        kind: Option<(String, String)>,
+        outcome: Result<SnapshotReport, PipelineError>,
+    },
+    /// No flight was handed out (not a snapshot, or one without FLTR):
+    /// the message as read, whole, for the usual path.
+    Other(Result<Message, ProtocolError>),
 }
 
-/// What the whole message says, once read.
-struct Checked {
-    day: NaiveDate,
-    day_source: state::DaySource,
-    msg_type: String,
-    subtype: String,
-    sender: String,
-}
-
-/// The message as read, and what the streamed path made of it.
-pub(super) struct Streamed {
-    /// The message, read whole.
-    pub(super) parsed: Result<Message, ProtocolError>,
-    /// The snapshot's outcome; `None` when the message is to be applied
-    /// the usual way (it is no valid snapshot, or the streamed transaction
-    /// was rolled back for a reason the usual way decides).
-    pub(super) outcome: Option<Result<SnapshotReport, PipelineError>>,
-}
-
-/// Reads `body` and, when it is a snapshot, writes its flights as they are
-/// read: the reader (this message's XML into each record's state and
-/// `STATE_DIGEST`, on two cores for a large message) hands whole parts to
-/// the writer (the calling thread, in the transaction). A day recognised
-/// unchanged takes about the reader's time.
+/// Applies `body` as a snapshot read by parts, when it is one.
 pub(super) fn apply_streamed<S: Store>(
     store: &S,
     settings: &Settings,
-    message: (i64, &str, NaiveDateTime),
+    received: Received<'_>,
     body: &[u8],
 ) -> Streamed {
-    let (to_writer, parts) = sync_channel(2);
-    std::thread::scope(|scope| {
-        let reader = std::thread::Builder::new()
-            .name("snapshot-reader".to_owned())
-            .spawn_scoped(scope, || {
-                crate::cores::work_behind_the_writer();
-                read(body, settings, to_writer)
-            });
-        let Ok(reader) = reader else {
-            // No thread to read on: read here, the usual way.
-            return Streamed {
-                parsed: protocol::parse_slice(body, &settings.parse),
-                outcome: None,
-            };
-        };
-        let outcome = write(store, settings, message, parts);
-        let parsed = match reader.join() {
-            Ok(parsed) => parsed,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        Streamed { parsed, outcome }
-    })
+    let source = StreamSource {
+        body,
+        settings,
+        kind: RefCell::new(None),
+        other: RefCell::new(None),
+    };
+    let outcome = apply_snapshot(store, settings, received, &source);
+    match source.other.into_inner() {
+        Some(parsed) => Streamed::Other(parsed),
+        None => Streamed::Snapshot {
+            kind: source.kind.into_inner(),
+            outcome,
+        },
+    }
 }
 
-/// The reader: parses `body`, building each snapshot record's state and
-/// digest on the thread that read it (`protocol::parse_slice_mapped`), and
-/// hands them out by parts as soon as they are built; ends with what the
-/// whole message says. A record whose state cannot be built ends the parts
-/// and makes the end `None` (the usual path reports it). Stops handing out
-/// when the writer stops listening.
-fn read(
-    body: &[u8],
-    settings: &Settings,
-    parts: SyncSender<Read>,
-) -> Result<Message, ProtocolError> {
+/// What the reader hands the transaction.
+enum Read {
+    /// The next flights' states and digests, in input order.
+    Part(Built),
+    /// The message is read.
+    End(Box<Ended>),
+}
+
+/// The end of a reading.
+struct Ended {
+    /// The message; a snapshot's `flights` holds none of those handed out.
+    parsed: Result<Message, ProtocolError>,
+    tally: Tally,
+    parts: usize,
+}
+
+/// A message to read by parts, once per attempt.
+struct StreamSource<'a> {
+    body: &'a [u8],
+    settings: &'a Settings,
+    /// META TYPE and STYP, once read.
+    kind: RefCell<Option<(String, String)>>,
+    /// The message read whole, when it handed out no flight.
+    other: RefCell<Option<Result<Message, ProtocolError>>>,
+}
+
+impl Source for StreamSource<'_> {
+    fn read<R>(&self, run: impl FnOnce(Option<NaiveDate>, &mut dyn Parts) -> R) -> R {
+        // Two parts queued: the reader keeps ahead of the writer by one part
+        // while the writer writes another.
+        let (to_writer, from_reader) = sync_channel(2);
+        let (body, settings) = (self.body, self.settings);
+        std::thread::scope(|scope| {
+            let reader = std::thread::Builder::new()
+                .name("snapshot-reader".to_owned())
+                .spawn_scoped(scope, move || read(body, settings, to_writer));
+            let mut parts = StreamParts {
+                source: self,
+                from_reader,
+                first: None,
+                verdict: None,
+                ended: false,
+            };
+            let Ok(reader) = reader else {
+                // No thread to read on: the usual path reads it whole.
+                self.other
+                    .replace(Some(protocol::parse_slice(self.body, &self.settings.parse)));
+                return run(None, &mut parts);
+            };
+            parts.first = parts.receive();
+            let first_day = parts
+                .first
+                .as_ref()
+                .and_then(|p| p.first_day(self.settings));
+            let result = run(first_day, &mut parts);
+            // Whatever the transaction left unread is not wanted.
+            drop(parts);
+            if let Err(panic) = reader.join() {
+                std::panic::resume_unwind(panic);
+            }
+            result
+        })
+    }
+}
+
+/// One reading of a message by parts.
+struct StreamParts<'s, 'a> {
+    source: &'s StreamSource<'a>,
+    from_reader: Receiver<Read>,
+    /// The first part, taken to learn the day before the transaction.
+    first: Option<Built>,
+    /// What the checks said of the whole message, once it was read.
+    verdict: Option<Result<Checked, String>>,
+    /// Whether [`Parts::end`] was asked before.
+    ended: bool,
+}
+
+impl StreamParts<'_, '_> {
+    /// The next part; at the end, the verdict on the whole message.
+    fn receive(&mut self) -> Option<Built> {
+        if self.verdict.is_some() {
+            return None;
+        }
+        match self.from_reader.recv() {
+            Ok(Read::Part(part)) => Some(part),
+            Ok(Read::End(ended)) => {
+                self.verdict = Some(self.judge(*ended));
+                None
+            }
+            // The reader is gone without an end: it panicked (its join says
+            // how), or never started.
+            Err(_) => {
+                self.verdict = Some(Err("the message could not be read".to_owned()));
+                None
+            }
+        }
+    }
+
+    /// The same checks as for a message read whole, on the tally.
+    fn judge(&self, ended: Ended) -> Result<Checked, String> {
+        let Ended {
+            parsed,
+            tally,
+            parts,
+        } = ended;
+        let message = match parsed {
+            Ok(message) if tally.count() > 0 => message,
+            // Nothing was handed out: the message is whole, and the usual
+            // path decides what it is.
+            parsed => {
+                self.source.other.replace(Some(parsed));
+                return Err("no flight was read by parts".to_owned());
+            }
+        };
+        self.source.kind.replace(Some((
+            message.meta.msg_type.clone(),
+            message.meta.styp.clone(),
+        )));
+        let Body::Schedule(schedule) = &message.body else {
+            return Err("the message is no snapshot".to_owned());
+        };
+        let (day, day_source, list) = tally
+            .check(
+                &schedule.recs,
+                (schedule.operation_day, None),
+                self.source.settings,
+            )
+            .map_err(|e| e.to_string())?;
+        Ok(Checked {
+            day,
+            day_source,
+            list,
+            msg_type: message.meta.msg_type,
+            subtype: message.meta.styp,
+            sender: message.meta.sndr,
+            streamed_parts: parts,
+        })
+    }
+}
+
+impl Parts for StreamParts<'_, '_> {
+    fn next_part(&mut self) -> Option<Cow<'_, Built>> {
+        self.first.take().or_else(|| self.receive()).map(Cow::Owned)
+    }
+
+    fn end(&mut self) -> Result<Checked, PipelineError> {
+        let first = !std::mem::replace(&mut self.ended, true);
+        self.first = None;
+        while self.receive().is_some() {}
+        let checked = match &self.verdict {
+            Some(Ok(checked)) => checked.clone(),
+            Some(Err(reason)) => return Err(PipelineError::BadInput(reason.clone())),
+            None => unreachable!("receiving ends with a verdict"),
+        };
+        if first {
+            // The message is read whole and is a valid snapshot.
+            crate::failpoint!("apply.after_parse");
+        }
+        Ok(checked)
+    }
+}
+
+/// What the reader makes of each record, on its thread.
+type Mapped = (
+    i64,
+    Option<NaiveDateTime>,
+    Result<(FlightState, String), RecordError>,
+);
+
+fn map(record: &FlightRecord) -> Mapped {
+    (
+        record.flid,
+        record.sodt.value().copied(),
+        Built::one(record),
+    )
+}
+
+/// The reader: parses `body` on one core, building each snapshot record's
+/// state and digest as it is read (`protocol::parse_slice_mapped`), and hands them
+/// out by parts; ends with the message and the tally. After a record whose
+/// state cannot be built it hands out nothing more (the end says why), and
+/// it stops handing out when the transaction stops listening.
+fn read(body: &[u8], settings: &Settings, parts: SyncSender<Read>) {
+    let mut tally = Tally::default();
     let mut part = Vec::new();
     // The first part is an eighth of the others, so that the writer starts
     // on the day after a fortieth of its reading rather than a fifth; each
     // next part is twice the last, up to the full size, so that the writer
     // has the next part in hand when it is done with one.
     let mut part_size = (settings.stream_part_flights / 8).max(1);
-    let mut handed_out = 0;
-    // Whether every record read so far went out: a record that could not be
-    // built, or a writer that stopped listening, ends the parts.
-    let mut flowing = true;
-    let send = |part: Vec<(FlightState, String)>, handed_out: &mut usize| {
-        *handed_out += part.len();
-        parts.send(Read::Part(Built::from_pairs(part))).is_ok()
-    };
-    let mut on_built = |built: Result<(FlightState, String), state::RecordError>| {
-        if !flowing {
+    let mut handed = 0;
+    let mut listening = true;
+    let mut on_mapped = |(flid, sodt, built): Mapped| {
+        tally.add(flid, sodt, &built);
+        let Ok(pair) = built else { return };
+        if !listening || !tally.all_built() {
             return;
         }
-        let Ok(built) = built else {
-            flowing = false;
-            return;
-        };
-        part.push(built);
+        part.push(pair);
         if part.len() >= part_size {
             part_size = (part_size * 2).min(settings.stream_part_flights);
-            flowing = send(std::mem::take(&mut part), &mut handed_out);
+            handed += 1;
+            listening = parts
+                .send(Read::Part(Built::from_pairs(std::mem::take(&mut part))))
+                .is_ok();
         }
     };
-    let parsed = protocol::parse_slice_mapped(body, &settings.parse, &Built::one, &mut on_built);
-    if flowing && !part.is_empty() {
-        flowing = send(part, &mut handed_out);
-    }
-    let checked = match &parsed {
-        Ok(Message {
-            meta,
-            body: Body::Schedule(schedule),
-            ..
-        }) if flowing && handed_out == schedule.flights.len() && schedule.subtype.is_snapshot() => {
-            check_schedule(schedule, settings, None)
-                .ok()
-                .map(|(day, day_source)| Checked {
-                    day,
-                    day_source,
-                    msg_type: meta.msg_type.clone(),
-                    subtype: meta.styp.clone(),
-                    sender: meta.sndr.clone(),
-                })
-        }
-        _ => None,
+    // On one core: a second half read on another core
+    // (`ParseOptions::two_cores_from_bytes`) runs ahead of the writer by
+    // half a day, holding its records and states until this reader reaches
+    // them — the memory reading by parts is there to save.
+    let opts = ParseOptions {
+        two_cores_from_bytes: usize::MAX,
+        ..settings.parse.clone()
     };
-    // A writer that stopped listening has no use for the end.
-    drop(parts.send(Read::End(checked)));
-    parsed
-}
-
-/// Why the streamed transaction did not commit.
-enum Stopped {
-    /// The usual path is to decide (why, for the log): not a valid
-    /// snapshot of the provisional day, a replay, a lost version race.
-    Abandoned(&'static str),
-    /// A failure of its own (the database, the pump's fence, an injected
-    /// fault).
-    Failed(PipelineError),
-}
-
-impl From<PipelineError> for Stopped {
-    fn from(e: PipelineError) -> Self {
-        match e.kind() {
-            FailureKind::BadInput => Stopped::Abandoned("a flight is bad input"),
-            FailureKind::Conflict => Stopped::Abandoned("a lost version race"),
-            _ => Stopped::Failed(e),
-        }
+    let parsed = protocol::parse_slice_mapped(body, &opts, &map, &mut on_mapped);
+    if listening && tally.all_built() && !part.is_empty() {
+        handed += 1;
+        listening = parts.send(Read::Part(Built::from_pairs(part))).is_ok();
     }
-}
-
-impl From<StoreError> for Stopped {
-    fn from(e: StoreError) -> Self {
-        Stopped::from(PipelineError::from(e))
-    }
-}
-
-#[cfg(feature = "failpoints")]
-impl From<crate::failpoint::Injected> for Stopped {
-    fn from(e: crate::failpoint::Injected) -> Self {
-        Stopped::from(PipelineError::from(e))
-    }
-}
-
-/// The writer: one transaction that begins with the first part and commits
-/// once the reader's end says the snapshot is valid and of that day.
-fn write<S: Store>(
-    store: &S,
-    settings: &Settings,
-    (message_id, identity_key, now): (i64, &str, NaiveDateTime),
-    parts: Receiver<Read>,
-) -> Option<Result<SnapshotReport, PipelineError>> {
-    let Ok(Read::Part(first)) = parts.recv() else {
-        return None;
-    };
-    let day = first
-        .states
-        .iter()
-        .find_map(|s| s.fields.sodt)
-        .map(|sodt| day_of(sodt, settings.day_boundary))?;
-    // Whether the reader's end said the snapshot is valid and of `day`.
-    let mut valid = false;
-    let result = store.transaction(|tx| {
-        let ledger = match begin(tx, settings, message_id, day)? {
-            Begun::Replay(_) => return Err(Stopped::Abandoned("it is the day's latest snapshot")),
-            Begun::Fresh(ledger) => ledger,
-        };
-        let mut written = Written::default();
-        let mut flids = Vec::new();
-        let mut part = first;
-        let mut parts_written = 0;
-        let checked = loop {
-            parts_written += 1;
-            flids.extend(part.states.iter().map(|s| s.flid));
-            write_flights(tx, day, message_id, now, &part, &mut written)?;
-            crate::failpoint!("snapshot.after_part");
-            let flights = part.len();
-            crate::cores::free(part, flights);
-            match parts.recv() {
-                Ok(Read::Part(next)) => part = next,
-                Ok(Read::End(Some(checked))) if checked.day == day => break checked,
-                Ok(Read::End(Some(_))) => {
-                    return Err(Stopped::Abandoned("its day is not its first flight's"));
-                }
-                Ok(Read::End(None)) | Err(_) => {
-                    return Err(Stopped::Abandoned("it is no valid snapshot"));
-                }
-            }
-        };
-        // A RESP that names no day is of the day of the request it answers
-        // (the reader could not ask): another day is the usual path's.
-        let mut checked = checked;
-        if checked.day_source != state::DaySource::Explicit
-            && crate::request::takes_request_day(&checked.msg_type, &checked.subtype)
-            && let Some(asked) = crate::request::request_day(tx, &checked.sender)?
-        {
-            if asked != day {
-                return Err(Stopped::Abandoned("it answers a request for another day"));
-            }
-            checked.day_source = state::DaySource::Request;
-        }
-        valid = true;
-        let list = snapshot_list(flids)?;
-        crate::failpoint!("apply.after_parse");
-        let message = MessageRef {
-            id: message_id,
-            identity_key,
-            msg_type: &checked.msg_type,
-            subtype: &checked.subtype,
-            sender: &checked.sender,
-            now,
-        };
-        let report = finish(
-            tx,
-            &message,
-            (day, checked.day_source),
-            &list,
-            ledger,
-            written,
-        )?;
-        Ok(SnapshotReport {
-            streamed_parts: parts_written,
-            ..report
-        })
-    });
-    match result {
-        Ok(report) => Some(Ok(report)),
-        Err(Stopped::Abandoned(why)) => {
-            tracing::info!(
-                msg.id = message_id,
-                why,
-                "streamed snapshot rolled back; applying it read whole"
-            );
-            None
-        }
-        // A failure counts only for a message the usual path would have
-        // applied on this day: for any other, that path decides.
-        Err(Stopped::Failed(e)) if valid => Some(Err(e)),
-        Err(Stopped::Failed(e)) => loop {
-            match parts.recv() {
-                Ok(Read::Part(_)) => {}
-                Ok(Read::End(Some(checked))) if checked.day == day => break Some(Err(e)),
-                Ok(Read::End(_)) | Err(_) => break None,
-            }
-        },
+    if listening {
+        // A transaction that stopped listening has no use for the end.
+        drop(parts.send(Read::End(Box::new(Ended {
+            parsed,
+            tally,
+            parts: handed,
+        }))));
     }
 }

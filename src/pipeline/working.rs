@@ -116,7 +116,11 @@ impl Working {
     /// unchanged (state and day) → nothing; changed → `STATE_VERSION + 1`;
     /// new → its first version (above any tombstone); deleted → a tombstone
     /// at the last version plus one.
-    pub(super) fn settle(&mut self, message: &MessageRef<'_>) -> Settled {
+    ///
+    /// # Errors
+    ///
+    /// A notice that cannot be written as JSON (`message_ref::json`).
+    pub(super) fn settle(&mut self, message: &MessageRef<'_>) -> Result<Settled, PipelineError> {
         let mut settled = Settled {
             report: EventReport {
                 event: format!("{}/{}", message.msg_type, message.subtype),
@@ -146,7 +150,7 @@ impl Working {
                         payload: json(&serde_json::json!({
                             "event": settled.report.event,
                             "state_version": tombstone,
-                        })),
+                        }))?,
                     });
                     self.floors.insert(flid, tombstone);
                     self.tombstones.insert(flid, tombstone);
@@ -173,7 +177,7 @@ impl Working {
                             "operation_day": day,
                             "state_version": version,
                             "changed": changed_parts(before, &state),
-                        })),
+                        }))?,
                     });
                     settled.events.push(StateEvent {
                         message_id: message.id,
@@ -197,7 +201,7 @@ impl Working {
                 }
             }
         }
-        settled
+        Ok(settled)
     }
 
     /// Writes every flight the run changed, once, at its latest state:

@@ -88,7 +88,8 @@ pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, Protoco
 /// reader gets to them.
 ///
 /// What `to` was handed is provisional: only the returned message says whether the whole
-/// document is well-formed and valid. The records are in the message as well.
+/// document is well-formed and valid. The records handed on are not in the message (its
+/// `flights` is empty then), so that a day is never held whole.
 ///
 /// # Errors
 ///

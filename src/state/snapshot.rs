@@ -1,12 +1,13 @@
-//! The pure half of applying a snapshot: given the day's new flight list and
-//! what is stored, decide which flights to write (new or changed), which to
-//! leave alone, and which old ones are candidates for deletion.
+//! The pure half of writing a snapshot's flights: given new states and what
+//! is stored of them, decide which to write (new or changed, with the state
+//! version each will carry) and which to leave alone.
 //!
-//! The deletion itself is guarded in SQL by the operation day (a candidate
-//! that another day's snapshot has taken over is kept); this module only
-//! computes `O − N`.
+//! It plans one part at a time (a snapshot read whole is one part): the
+//! day's list, the FLIDs that come twice and the set-difference delete are
+//! the whole message's, decided elsewhere (`pipeline::snapshot_check`, and
+//! in SQL by the operation day).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use chrono::NaiveDate;
 
@@ -17,23 +18,19 @@ use super::flight::{FlightState, StoredFlight};
 pub struct FlightWrite {
     /// The new full state.
     pub state: FlightState,
-    /// The stored version plus one, or 1 for a new flight.
+    /// The stored version plus one, or the first version of a new flight.
     pub state_version: i64,
     /// Whether no row existed for the FLID.
     pub created: bool,
 }
 
-/// What applying a snapshot will do.
+/// What writing some of a snapshot's flights will do.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SnapshotPlan {
-    /// New or changed flights (content or operation day), in list order.
+    /// New or changed flights (content or operation day), in input order.
     pub writes: Vec<FlightWrite>,
-    /// Flights of the list whose stored state and day already match.
+    /// Flights whose stored state and day already match.
     pub unchanged: usize,
-    /// The old list minus the new one (`O − N`), ascending.
-    pub delete_candidates: Vec<i64>,
-    /// The new list (`N`), ascending: what `SCHD_GEN_FLID` will hold.
-    pub list: Vec<i64>,
 }
 
 /// A snapshot that names one flight twice cannot say which record is the
@@ -45,26 +42,18 @@ pub struct DuplicateFlid {
     pub flid: i64,
 }
 
-/// Plans a snapshot of `day` whose flights are `new_states`, given the
-/// stored flights among them (`current`, by FLID) and the day's old list.
-/// Only the flights to write are copied: an unchanged day costs no copies.
-///
-/// # Errors
-///
-/// [`DuplicateFlid`] when a FLID appears twice in `new_states`.
+/// Plans writing `new_states` with `day`, given the stored flights among
+/// them (`current`, by FLID); a flight with no row starts at
+/// `first_version(flid)` (above a tombstone it may have). Only the flights
+/// to write are copied: an unchanged day costs no copies.
 pub fn plan_snapshot<'a>(
     day: NaiveDate,
     new_states: impl IntoIterator<Item = &'a FlightState>,
     current: &HashMap<i64, StoredFlight>,
-    old_list: &[i64],
-) -> Result<SnapshotPlan, DuplicateFlid> {
-    let mut seen = HashSet::new();
+    first_version: impl Fn(i64) -> i64,
+) -> SnapshotPlan {
     let mut plan = SnapshotPlan::default();
     for state in new_states {
-        if !seen.insert(state.flid) {
-            return Err(DuplicateFlid { flid: state.flid });
-        }
-        plan.list.push(state.flid);
         match current.get(&state.flid) {
             Some(stored) if stored.state == *state && stored.operation_day == Some(day) => {
                 plan.unchanged += 1;
@@ -76,20 +65,12 @@ pub fn plan_snapshot<'a>(
             }),
             None => plan.writes.push(FlightWrite {
                 state: state.clone(),
-                state_version: 1,
+                state_version: first_version(state.flid),
                 created: true,
             }),
         }
     }
-    plan.list.sort_unstable();
-    plan.delete_candidates = old_list
-        .iter()
-        .copied()
-        .filter(|flid| !seen.contains(flid))
-        .collect();
-    plan.delete_candidates.sort_unstable();
-    plan.delete_candidates.dedup();
-    Ok(plan)
+    plan
 }
 
 #[cfg(test)]
@@ -124,6 +105,8 @@ mod tests {
             (2, stored(flight(2, "B2"), Some(day(9)), 7)),
             (3, stored(flight(3, "B3"), Some(day(10)), 2)),
         ]);
+        // Flight 5 was deleted before, at version 6.
+        let first_version = |flid| if flid == 5 { 7 } else { 1 };
         let plan = plan_snapshot(
             day(9),
             &[
@@ -131,31 +114,22 @@ mod tests {
                 flight(2, "XX"),
                 flight(3, "B3"),
                 flight(4, "B4"),
+                flight(5, "B5"),
             ],
             &current,
-            &[1, 2, 5],
-        )
-        .expect("no duplicates");
+            first_version,
+        );
         assert_eq!(plan.unchanged, 1);
         let written: Vec<_> = plan
             .writes
             .iter()
             .map(|w| (w.state.flid, w.state_version, w.created))
             .collect();
-        // 2 changed; 3 unchanged in content but moves to day 9; 4 is new.
-        assert_eq!(written, vec![(2, 8, false), (3, 3, false), (4, 1, true)]);
-        assert_eq!(plan.delete_candidates, vec![5]);
-        assert_eq!(plan.list, vec![1, 2, 3, 4]);
-    }
-
-    #[test]
-    fn a_repeated_flid_is_refused() {
-        let got = plan_snapshot(
-            day(9),
-            &[flight(1, "A"), flight(1, "B")],
-            &HashMap::new(),
-            &[],
+        // 2 changed; 3 unchanged in content but moves to day 9; 4 is new; 5
+        // is new again, above its tombstone.
+        assert_eq!(
+            written,
+            vec![(2, 8, false), (3, 3, false), (4, 1, true), (5, 7, true)]
         );
-        assert_eq!(got, Err(DuplicateFlid { flid: 1 }));
     }
 }

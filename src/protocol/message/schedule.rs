@@ -100,12 +100,16 @@ pub(crate) type Map<'o, T> = &'o (dyn Fn(&FlightRecord) -> T + Sync);
 /// a walk of the finished tree reports: a document found malformed further on still fails
 /// as malformed, and a message that is no supported SCHD just drops them.
 ///
-/// The records of a snapshot (a META of SCHD DNLD or RESP, read before the SCHD) are also
+/// The records of a snapshot (a META of SCHD DNLD or RESP, read before the SCHD) are instead
 /// mapped and handed to a caller as they are read, so that it can start on a day's flights
-/// while the rest of the day is still being read.
+/// while the rest of the day is still being read, and are not kept: the day is never held
+/// whole.
 pub(crate) struct EarlyRecords<'o, T = ()> {
-    /// The records of the first FLTRs, in order, up to the first that failed.
+    /// The records of the first FLTRs, in order, up to the first that failed; none of
+    /// those handed on.
     records: Vec<FlightRecord>,
+    /// How many records were handed on (the first ones).
+    handed: usize,
     /// Why the FLTR after `records` failed; no FLTR after it is read, as none is reported.
     failed: Option<ProtocolError>,
     mapped: Mapped<'o, T>,
@@ -128,6 +132,7 @@ impl<T> Default for EarlyRecords<'_, T> {
     fn default() -> Self {
         EarlyRecords {
             records: Vec::new(),
+            handed: 0,
             failed: None,
             mapped: Mapped::Not,
             snapshot: false,
@@ -185,6 +190,8 @@ impl<'o, T> EarlyRecords<'o, T> {
             && let Mapped::Handed(_, to) = &mut self.mapped
         {
             mapped.into_iter().for_each(to);
+            self.handed += records.len();
+            return;
         }
         self.records.extend(records);
     }
@@ -217,14 +224,17 @@ impl<'o, T> EarlyRecords<'o, T> {
             let schd = msg.child(schd);
             let path = schd.child(element);
             match parse_flight_record(element, &path, RecordKind::ScheduleRecord) {
-                Ok(record) => {
-                    match &mut self.mapped {
-                        Mapped::Handed(map, to) if self.snapshot => to(map(&record)),
-                        Mapped::Kept(map, kept) => kept.push(map(&record)),
-                        Mapped::Handed(..) | Mapped::Not => {}
+                Ok(record) => match &mut self.mapped {
+                    Mapped::Handed(map, to) if self.snapshot => {
+                        to(map(&record));
+                        self.handed += 1;
                     }
-                    self.records.push(record);
-                }
+                    Mapped::Kept(map, kept) => {
+                        kept.push(map(&record));
+                        self.records.push(record);
+                    }
+                    Mapped::Handed(..) | Mapped::Not => self.records.push(record),
+                },
                 Err(e) => self.failed = Some(e),
             }
         }
@@ -255,7 +265,7 @@ pub(crate) fn parse_schedule(
         match &*child.name {
             "RECS" => put(&mut recs, child, path)?,
             "FLTR" => {
-                if fltrs == early.records.len() {
+                if fltrs == early.handed + early.records.len() {
                     if let Some(e) = early.failed.take() {
                         return Err(e);
                     }

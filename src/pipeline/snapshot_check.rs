@@ -1,0 +1,203 @@
+//! What makes a snapshot whole and valid (DESIGN §4, the seed's step 3 and
+//! the operation day): RECS, the day, every flight's state, no FLID twice.
+//!
+//! The checks read a [`Tally`] of the flights rather than the flights
+//! themselves, so that a message read whole and one streamed by parts (whose
+//! flights are gone once written) are judged by the same code, in the same
+//! order, with the same reasons.
+
+use chrono::{NaiveDate, NaiveDateTime};
+
+use super::PipelineError;
+use super::settings::Settings;
+use crate::protocol::{Field, FlightRecord, Schedule};
+use crate::state::{
+    self, DuplicateFlid, FlightState, RecordError, snapshot_day, state_from_record,
+};
+
+/// The most flights one snapshot may carry (RECS is at most 4 digits).
+pub const MAX_SNAPSHOT_FLIGHTS: u32 = 9_999;
+
+/// The new states of a day's flights (or of a part of them, as read), each
+/// with its `STATE_DIGEST`.
+#[derive(Clone, Default)]
+pub(super) struct Built {
+    pub(super) states: Vec<FlightState>,
+    pub(super) digests: Vec<String>,
+}
+
+impl Built {
+    /// The state and digest of one record.
+    pub(super) fn one(record: &FlightRecord) -> Result<(FlightState, String), RecordError> {
+        state_from_record(record).map(|state| {
+            let digest = state.digest();
+            (state, digest)
+        })
+    }
+
+    /// The states and digests of `(state, digest)` pairs, in order.
+    pub(super) fn from_pairs(pairs: Vec<(FlightState, String)>) -> Built {
+        let (states, digests) = pairs.into_iter().unzip();
+        Built { states, digests }
+    }
+
+    /// The day of the first flight that has a scheduled time.
+    pub(super) fn first_day(&self, settings: &Settings) -> Option<NaiveDate> {
+        self.states
+            .iter()
+            .find_map(|s| s.fields.sodt)
+            .map(|sodt| state::day_of(sodt, settings.day_boundary))
+    }
+}
+
+/// What the checks need of each flight of a snapshot, gathered in input
+/// order as the flights are read: the count, the scheduled times, the FLIDs
+/// and the first record whose state cannot be built.
+#[derive(Default)]
+pub(super) struct Tally {
+    sodts: Vec<NaiveDateTime>,
+    flids: Vec<i64>,
+    first_bad: Option<RecordError>,
+}
+
+impl Tally {
+    /// Counts one record; `built` is what became of its state.
+    pub(super) fn add<T>(
+        &mut self,
+        flid: i64,
+        sodt: Option<NaiveDateTime>,
+        built: &Result<T, RecordError>,
+    ) {
+        self.flids.push(flid);
+        self.sodts.extend(sodt);
+        if let (Err(e), None) = (built, &self.first_bad) {
+            self.first_bad = Some(e.clone());
+        }
+    }
+
+    /// Whether every record so far has its state.
+    pub(super) fn all_built(&self) -> bool {
+        self.first_bad.is_none()
+    }
+
+    /// The records counted so far.
+    pub(super) fn count(&self) -> usize {
+        self.flids.len()
+    }
+
+    /// Checks the snapshot whose SCHD says `recs` and `operation_day`:
+    /// RECS, then the day, then every record, then no FLID twice. Returns
+    /// the day, where it came from and the new list (`N`), ascending.
+    ///
+    /// # Errors
+    ///
+    /// [`PipelineError::BadInput`] with the first check that fails.
+    pub(super) fn check(
+        self,
+        recs: &Field<u32>,
+        (operation_day, request_day): (Option<NaiveDate>, Option<NaiveDate>),
+        settings: &Settings,
+    ) -> Result<(NaiveDate, state::DaySource, Vec<i64>), PipelineError> {
+        check_recs(recs, self.flids.len())?;
+        let (day, day_source) =
+            snapshot_day(operation_day, request_day, self.sodts, settings.day_boundary)
+                .map_err(|e| PipelineError::BadInput(e.to_string()))?;
+        if let Some(e) = self.first_bad {
+            return Err(PipelineError::BadInput(e.to_string()));
+        }
+        Ok((day, day_source, snapshot_list(self.flids)?))
+    }
+}
+
+/// What a whole snapshot says, once read and checked.
+#[derive(Clone)]
+pub(super) struct Checked {
+    /// Its operation day.
+    pub(super) day: NaiveDate,
+    /// Where the day came from.
+    pub(super) day_source: state::DaySource,
+    /// The new list (`N`), ascending.
+    pub(super) list: Vec<i64>,
+    /// META TYPE.
+    pub(super) msg_type: String,
+    /// META STYP.
+    pub(super) subtype: String,
+    /// META SNDR: matched against the requests a RESP may answer.
+    pub(super) sender: String,
+    /// In how many parts its flights were handed out while it was still
+    /// being read; 0 when it was read whole first.
+    pub(super) streamed_parts: usize,
+}
+
+/// A snapshot read whole, checked and built: its flights as one part.
+pub(super) struct Whole {
+    pub(super) day: NaiveDate,
+    pub(super) day_source: state::DaySource,
+    pub(super) list: Vec<i64>,
+    pub(super) flights: Built,
+}
+
+impl Whole {
+    /// Checks `schedule` and builds every flight's state, on the machine's
+    /// cores for a large one; `request_day` is the day of the request a RESP
+    /// naming no day answers.
+    ///
+    /// # Errors
+    ///
+    /// [`PipelineError::BadInput`] as [`Tally::check`].
+    pub(super) fn of(
+        schedule: &Schedule,
+        settings: &Settings,
+        request_day: Option<NaiveDate>,
+    ) -> Result<Whole, PipelineError> {
+        let built = crate::cores::map_in_parallel(&schedule.flights, Built::one);
+        let mut tally = Tally::default();
+        for (record, built) in schedule.flights.iter().zip(&built) {
+            tally.add(record.flid, record.sodt.value().copied(), built);
+        }
+        let (day, day_source, list) =
+            tally.check(&schedule.recs, (schedule.operation_day, request_day), settings)?;
+        let pairs = built
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| PipelineError::BadInput(e.to_string()))?;
+        Ok(Whole {
+            day,
+            day_source,
+            list,
+            flights: Built::from_pairs(pairs),
+        })
+    }
+}
+
+/// RECS must be sent, at most [`MAX_SNAPSHOT_FLIGHTS`], and the number of
+/// records: it is the only protection against a truncated snapshot deleting
+/// the rest of a day.
+fn check_recs(recs: &Field<u32>, count: usize) -> Result<(), PipelineError> {
+    match recs {
+        Field::Value(recs) if *recs > MAX_SNAPSHOT_FLIGHTS => {
+            Err(PipelineError::BadInput(format!(
+                "RECS = {recs} is over capacity: a snapshot carries at most {MAX_SNAPSHOT_FLIGHTS} flights"
+            )))
+        }
+        Field::Value(recs) if *recs as usize != count => Err(PipelineError::BadInput(format!(
+            "RECS = {recs} but the snapshot carries {count} FLTR records"
+        ))),
+        Field::Value(_) => Ok(()),
+        Field::Absent | Field::Empty => Err(PipelineError::BadInput(
+            "RECS is missing: a snapshot must say how many flights it carries".to_owned(),
+        )),
+    }
+}
+
+/// The new list (`N`) of a snapshot's `flids`, ascending; a FLID twice is
+/// bad input.
+fn snapshot_list(mut flids: Vec<i64>) -> Result<Vec<i64>, PipelineError> {
+    flids.sort_unstable();
+    if let Some(pair) = flids.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(PipelineError::BadInput(
+            DuplicateFlid { flid: pair[0] }.to_string(),
+        ));
+    }
+    Ok(flids)
+}

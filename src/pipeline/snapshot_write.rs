@@ -1,0 +1,236 @@
+//! The writing steps of a snapshot's transaction (the seed's steps 4 to 9),
+//! each one call of `snapshot::snapshot_transaction`: the flights part by
+//! part, the set-difference delete, the list, the version, the outbox and
+//! the outcome.
+
+use chrono::{NaiveDate, NaiveDateTime};
+
+use super::PipelineError;
+use super::message_ref::{MessageRef, json};
+use super::report::SnapshotReport;
+use super::snapshot_check::Built;
+use crate::state::{FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot};
+use crate::store::{
+    ChangeNotice, EventKind, FlightRows, SnapshotLedger, StateEvent, StateTx, first_version,
+};
+
+/// What the writes of a snapshot's flights did so far, for the events and
+/// the report.
+#[derive(Default)]
+pub(super) struct Written {
+    events: Vec<StateEvent>,
+    notices: Vec<ChangeNotice>,
+    pub(super) created: usize,
+    pub(super) updated: usize,
+    pub(super) unchanged: usize,
+}
+
+/// Step 4: writes `flights` (all of a day's, or a part of them) with the
+/// day. New and changed flights get a new state version, an event and a
+/// notice; flights already in exactly that state are not written.
+pub(super) fn write_part<T: StateTx>(
+    tx: &mut T,
+    day: NaiveDate,
+    (message_id, now): (i64, NaiveDateTime),
+    flights: &Built,
+    written: &mut Written,
+) -> Result<(), PipelineError> {
+    let flids: Vec<i64> = flights.states.iter().map(|s| s.flid).collect();
+    // Unchanged flights are told from the stored digests (one narrow read);
+    // only the others are read whole, for their versions and what changed.
+    let stored = tx.flight_digests(&flids)?;
+    let mut candidates = Vec::new();
+    let mut candidate_digests = std::collections::HashMap::new();
+    for (state, digest) in flights.states.iter().zip(&flights.digests) {
+        let same = stored.get(&state.flid).is_some_and(|s| {
+            s.digest.as_deref() == Some(digest.as_str()) && s.operation_day == Some(day)
+        });
+        if same {
+            written.unchanged += 1;
+        } else {
+            candidates.push(state);
+            candidate_digests.insert(state.flid, digest);
+        }
+    }
+    let candidate_flids: Vec<i64> = candidates.iter().map(|s| s.flid).collect();
+    let current = tx.load_flights(&candidate_flids)?;
+    // A flight deleted before and created again continues above its
+    // tombstone (its version floor).
+    let absent: Vec<i64> = candidate_flids
+        .iter()
+        .copied()
+        .filter(|flid| !current.contains_key(flid))
+        .collect();
+    let floors = tx.select_version_floors(&absent)?;
+    let SnapshotPlan { writes, unchanged } = plan_snapshot(day, candidates, &current, |flid| {
+        first_version(floors.get(&flid).copied())
+    });
+    written.unchanged += unchanged;
+
+    // New flights (no row: neither digest nor state was found) are
+    // inserted, the others upserted.
+    let (mut new, mut new_digests) = (Vec::new(), Vec::new());
+    let (mut changed, mut changed_digests) = (Vec::with_capacity(writes.len()), Vec::new());
+    for write in writes {
+        let flid = write.state.flid;
+        let (rows, digests) = if write.created {
+            written.created += 1;
+            (&mut new, &mut new_digests)
+        } else {
+            written.updated += 1;
+            (&mut changed, &mut changed_digests)
+        };
+        written.events.push(StateEvent {
+            message_id,
+            flid,
+            state_version: write.state_version,
+            kind: EventKind::State,
+        });
+        written.notices.push(flight_notice(
+            message_id,
+            current.get(&flid),
+            &write.state,
+            day,
+            write.state_version,
+        )?);
+        digests.push(
+            candidate_digests
+                .get(&flid)
+                .map_or_else(|| write.state.digest(), |d| (*d).clone()),
+        );
+        rows.push(StoredFlight {
+            state: write.state,
+            operation_day: Some(day),
+            state_version: write.state_version,
+            last_message_id: message_id,
+            updated_at: now,
+        });
+    }
+    tx.write_flights(&new, &new_digests, FlightRows::New)?;
+    tx.write_flights(&changed, &changed_digests, FlightRows::MayExist)?;
+    Ok(())
+}
+
+/// Steps 5 and 6: deletes the old list's flights that the new list (`list`)
+/// lacks (`O − N`) and that still belong to the day, each with a tombstone
+/// (a version floor, an event and a notice). Returns their FLIDs, ascending.
+pub(super) fn delete_absent<T: StateTx>(
+    tx: &mut T,
+    day: NaiveDate,
+    list: &[i64],
+    (message_id, now): (i64, NaiveDateTime),
+    written: &mut Written,
+) -> Result<Vec<i64>, PipelineError> {
+    let mut deleted = tx.delete_flights_of_day(day, list)?;
+    // DELETE … RETURNING gives no order; the tombstones, the notices and the
+    // report list them by FLID, so that the same snapshot always says the same.
+    deleted.sort_unstable();
+    let tombstones: Vec<(i64, i64)> = deleted.iter().map(|&(f, v)| (f, v + 1)).collect();
+    tx.upsert_version_floors(&tombstones, now)?;
+    for &(flid, tombstone) in &tombstones {
+        written.events.push(StateEvent {
+            message_id,
+            flid,
+            state_version: tombstone,
+            kind: EventKind::Tombstone,
+        });
+        written.notices.push(ChangeNotice {
+            message_id,
+            flid: Some(flid),
+            change_kind: "DELETED",
+            payload: json(&serde_json::json!({
+                "operation_day": day,
+                "state_version": tombstone,
+                "reason": "absent from the day's snapshot",
+            }))?,
+        });
+    }
+    Ok(deleted.into_iter().map(|(flid, _)| flid).collect())
+}
+
+/// Step 7: replaces the day's list with `list`, when it changed.
+pub(super) fn replace_list<T: StateTx>(
+    tx: &mut T,
+    day: NaiveDate,
+    list: &[i64],
+) -> Result<(), PipelineError> {
+    if tx.snapshot_list(day)? != list {
+        tx.replace_snapshot_list(day, list)?;
+    }
+    Ok(())
+}
+
+/// Step 8: moves the day's version on from what the ledger said when the
+/// transaction began (the CAS) and records the message as the day's latest.
+/// Returns the new version.
+///
+/// # Errors
+///
+/// A conflict when another snapshot of the day moved it first.
+pub(super) fn bump_version<T: StateTx>(
+    tx: &mut T,
+    day: NaiveDate,
+    ledger: Option<&SnapshotLedger>,
+    message: &MessageRef<'_>,
+) -> Result<i64, PipelineError> {
+    Ok(tx.bump_snapshot_version(day, ledger.map(|l| l.version), message.id, message.now)?)
+}
+
+/// Step 9: registers the events and notices (the snapshot's summary last)
+/// and records the message SUCCEEDED.
+pub(super) fn register<T: StateTx>(
+    tx: &mut T,
+    message: &MessageRef<'_>,
+    written: Written,
+    report: &SnapshotReport,
+) -> Result<(), PipelineError> {
+    let Written {
+        events,
+        mut notices,
+        ..
+    } = written;
+    notices.push(ChangeNotice {
+        message_id: message.id,
+        flid: None,
+        change_kind: "SNAPSHOT",
+        payload: json(report)?,
+    });
+    tx.append_state_events(&events, message.now)?;
+    tx.append_change_notices(&notices, message.now)?;
+    tx.record_outcome(&message.succeeded())?;
+    Ok(())
+}
+
+/// The notice of one written flight: created, or which parts changed.
+fn flight_notice(
+    message_id: i64,
+    old: Option<&StoredFlight>,
+    new: &FlightState,
+    day: NaiveDate,
+    version: i64,
+) -> Result<ChangeNotice, PipelineError> {
+    Ok(match old {
+        None => ChangeNotice {
+            message_id,
+            flid: Some(new.flid),
+            change_kind: "CREATED",
+            payload: json(&serde_json::json!({ "operation_day": day, "state_version": version }))?,
+        },
+        Some(old) => {
+            let mut changed = changed_parts(&old.state, new);
+            if old.operation_day != Some(day) {
+                changed.push("OPERATION_DAY");
+            }
+            ChangeNotice {
+                message_id,
+                flid: Some(new.flid),
+                change_kind: "UPDATED",
+                payload: json(&serde_json::json!({
+                    "operation_day": day,
+                    "state_version": version,
+                    "changed": changed,
+                }))?,
+            }
+        }
+    })
+}

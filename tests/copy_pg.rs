@@ -1,8 +1,9 @@
-//! New flights, inserted (`insert_flights`, the detail tables by `COPY`),
-//! read back exactly as the upsert writes them: every column of
-//! `FLIGHT_SCHD` (and of the detail tables), for a generated day's flights
-//! with every weight the state allows; and the repository's contract for new
-//! flights, through the trait: a FLID that already has a row is an error,
+//! New flights, written both ways `NewFlights` offers (main rows by the
+//! binary `COPY`, or by `insert_flights`; the detail tables by `COPY`), read
+//! back exactly as the upsert writes them: every column of `FLIGHT_SCHD`
+//! (and of the detail tables), for a generated day's flights with every
+//! weight the state allows; and the repository's contract for new flights,
+//! through the trait, both ways: a FLID that already has a row is an error,
 //! never overwritten.
 #![cfg(feature = "postgres")]
 
@@ -13,7 +14,7 @@ use common::dialects::{PgDb, ScenarioDb};
 use flightstate::FailureKind;
 use flightstate::protocol::Body;
 use flightstate::state::{StoredFlight, state_from_record};
-use flightstate::store::pg::PgTx;
+use flightstate::store::pg::{NewFlights, PgStore, PgTx};
 use flightstate::store::{FlightRows, StateTx, Store, StoreError};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
 
@@ -69,68 +70,91 @@ fn flights() -> Vec<StoredFlight> {
 type Write = fn(&mut PgTx<'_>, &[StoredFlight], &[String]) -> Result<(), StoreError>;
 
 fn write(db: &PgDb, flights: &[StoredFlight], how: Write) -> Result<(), StoreError> {
-    let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
-    db.store().transaction(|tx| how(tx, flights, &digests))
+    write_new(db, NewFlights::default(), flights, how)
 }
+
+/// [`write`], new flights' main rows written as `new` says.
+fn write_new(
+    db: &PgDb,
+    new: NewFlights,
+    flights: &[StoredFlight],
+    how: Write,
+) -> Result<(), StoreError> {
+    let store: PgStore = db.store().with_new_flights(new);
+    let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
+    store.transaction(|tx| how(tx, flights, &digests))
+}
+
+const BOTH_WAYS: [(NewFlights, &str); 2] = [
+    (NewFlights::Copy, "copy_flights"),
+    (NewFlights::Insert, "insert_flights"),
+];
 
 #[test]
 fn new_flights_inserted_read_back_as_upserted() {
     let flights = flights();
-    let (copied, upserted) = (PgDb::migrated(), PgDb::migrated());
-    write(&copied, &flights, |tx, f, d| {
-        tx.write_flights(f, d, FlightRows::New)
-    })
-    .expect("insert");
+    let upserted = PgDb::migrated();
     write(&upserted, &flights, |tx, f, d| {
         tx.write_flights(f, d, FlightRows::MayExist)
     })
     .expect("upsert");
-    assert_eq!(
-        copied.count("flight_schd", "lbwt IS NOT NULL"),
-        upserted.count("flight_schd", "lbwt IS NOT NULL")
-    );
-    assert_eq!(
-        copied.count(
-            "flight_schd",
-            "lbwt = 999999999.99 AND state_document IS NOT NULL"
-        ),
-        i64::try_from(
-            flights
-                .iter()
-                .filter(|f| f.state.fields.lbwt.as_deref() == Some("999999999.99"))
-                .count()
-        )
-        .expect("count")
-    );
-    assert_eq!(copied.dump(), upserted.dump());
+    for (new, op) in BOTH_WAYS {
+        let inserted = PgDb::migrated();
+        write_new(&inserted, new, &flights, |tx, f, d| {
+            tx.write_flights(f, d, FlightRows::New)
+        })
+        .expect(op);
+        assert_eq!(
+            inserted.count("flight_schd", "lbwt IS NOT NULL"),
+            upserted.count("flight_schd", "lbwt IS NOT NULL"),
+            "{op}"
+        );
+        assert_eq!(
+            inserted.count(
+                "flight_schd",
+                "lbwt = 999999999.99 AND state_document IS NOT NULL"
+            ),
+            i64::try_from(
+                flights
+                    .iter()
+                    .filter(|f| f.state.fields.lbwt.as_deref() == Some("999999999.99"))
+                    .count()
+            )
+            .expect("count"),
+            "{op}"
+        );
+        assert_eq!(inserted.dump(), upserted.dump(), "{op}");
+    }
 }
 
 #[test]
 fn a_new_flight_that_has_a_row_is_an_error_never_overwritten() {
     let flights = flights();
-    let db = PgDb::migrated();
-    write(&db, &flights[..3], |tx, f, d| {
-        tx.write_flights(f, d, FlightRows::New)
-    })
-    .expect("insert");
-    let before = db.dump();
-    // flights[2] again, in another state: were it overwritten, the dump
-    // would show its new version.
-    let mut again = flights[2..6].to_vec();
-    again[0].state_version += 10;
-    again[0].state.fields.remc = Some("written over".to_owned());
-    let err = write(&db, &again, |tx, f, d| {
-        tx.write_flights(f, d, FlightRows::New)
-    })
-    .expect_err("FLID of flights[2] is taken");
-    assert_eq!(err.kind(), FailureKind::Duplicate, "{err}");
-    assert_eq!(err.op(), "insert_flights", "{err}");
-    assert_eq!(db.dump(), before);
-    // The same flights may be written over when the caller says they may
-    // exist.
-    write(&db, &again, |tx, f, d| {
-        tx.write_flights(f, d, FlightRows::MayExist)
-    })
-    .expect("upsert");
-    assert_ne!(db.dump(), before);
+    for (new, op) in BOTH_WAYS {
+        let db = PgDb::migrated();
+        write_new(&db, new, &flights[..3], |tx, f, d| {
+            tx.write_flights(f, d, FlightRows::New)
+        })
+        .expect(op);
+        let before = db.dump();
+        // flights[2] again, in another state: were it overwritten, the dump
+        // would show its new version.
+        let mut again = flights[2..6].to_vec();
+        again[0].state_version += 10;
+        again[0].state.fields.remc = Some("written over".to_owned());
+        let err = write_new(&db, new, &again, |tx, f, d| {
+            tx.write_flights(f, d, FlightRows::New)
+        })
+        .expect_err("FLID of flights[2] is taken");
+        assert_eq!(err.kind(), FailureKind::Duplicate, "{op}: {err}");
+        assert_eq!(err.op(), op, "{err}");
+        assert_eq!(db.dump(), before, "{op}");
+        // The same flights may be written over when the caller says they
+        // may exist.
+        write_new(&db, new, &again, |tx, f, d| {
+            tx.write_flights(f, d, FlightRows::MayExist)
+        })
+        .expect("upsert");
+        assert_ne!(db.dump(), before, "{op}");
+    }
 }

@@ -46,6 +46,12 @@ const PG_ONLY: &[(&str, &str)] = &[
     copy_only!("bridges"),
     copy_only!("chocks"),
     copy_only!("route_points"),
+    (
+        "copy_flights",
+        "new flights' main rows by COPY FROM STDIN are PostgreSQL's saving on array binds \
+         (NewFlights::Copy; built by diesel from the state's columns, not a file of sql/pg/); \
+         Oracle inserts new flights as array DML through insert_flights",
+    ),
 ];
 
 /// Files of `sql/pg/` with no Oracle twin by design, each with why.

@@ -192,5 +192,7 @@ fn statements_rust_and_migrations_agree_on_every_column() {
     );
     assert_eq!(insert_columns("upsert_flights"), main);
     assert_eq!(insert_columns("insert_flights"), main);
+    // New flights' main rows are COPYed in the same order.
+    assert_eq!(copy_columns("copy_flights"), main);
     assert_eq!(table_columns("flight_schd"), main);
 }

@@ -5,6 +5,7 @@
 //! failures become a [`FailureKind`](crate::FailureKind), `migrate` applies the embedded
 //! migrations. Only what the binary and the tests need is re-exported.
 
+mod copy;
 mod copy_rows;
 mod errors;
 mod journal;
@@ -21,6 +22,7 @@ pub(crate) mod statements;
 mod store;
 mod tx;
 
+pub use copy::NewFlights;
 pub use migrate::{run_pending_migrations, run_pending_migrations_with};
 pub use store::PgStore;
 pub use tx::PgTx;
@@ -32,8 +34,10 @@ pub fn statements() -> &'static [(&'static str, &'static str)] {
 }
 
 /// The `COPY <table> (<columns>) FROM STDIN` statements that full flight
-/// writes (snapshots) load the detail tables with, as `(op, text)`: built by
-/// diesel from `schema.rs`, so pinned here rather than kept in `sql/pg/`.
+/// writes (snapshots) load the detail tables and new flights' main rows
+/// with, as `(op, text)`: built by diesel (from `schema.rs`, and for
+/// `FLIGHT_SCHD` from the state's columns), so pinned here rather than kept
+/// in `sql/pg/`.
 pub fn copy_statements() -> Vec<(&'static str, String)> {
     tx::copy_statements()
 }

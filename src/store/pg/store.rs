@@ -11,6 +11,7 @@ use diesel::PgConnection;
 use diesel::connection::Connection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
 
+use super::copy::NewFlights;
 use super::errors;
 use super::tx::PgTx;
 use crate::FailureKind;
@@ -21,6 +22,7 @@ use crate::store::{Store, StoreError, Timeouts};
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool<ConnectionManager<PgConnection>>,
+    new_flights: NewFlights,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -83,12 +85,24 @@ impl PgStore {
             .map_err(|e| {
                 StoreError::new(FailureKind::ConnectionLost, "open the connection pool", e)
             })?;
-        Ok(PgStore { pool })
+        Ok(PgStore::from_pool(pool))
     }
 
     /// Wraps a pool built elsewhere (tests size theirs).
     pub fn from_pool(pool: Pool<ConnectionManager<PgConnection>>) -> PgStore {
-        PgStore { pool }
+        PgStore {
+            pool,
+            new_flights: NewFlights::default(),
+        }
+    }
+
+    /// This store, writing new flights' main rows as `how` says.
+    #[must_use]
+    pub fn with_new_flights(self, how: NewFlights) -> PgStore {
+        PgStore {
+            new_flights: how,
+            ..self
+        }
     }
 
     fn checkout(&self) -> Result<PooledConnection<ConnectionManager<PgConnection>>, StoreError> {
@@ -127,7 +141,7 @@ impl Store for PgStore {
         let mut conn = self.checkout()?;
         let mut failed = None;
         let outcome = conn.transaction::<T, TxError, _>(|conn| {
-            work(&mut PgTx::new(conn)).map_err(|e| {
+            work(&mut PgTx::new(conn, self.new_flights)).map_err(|e| {
                 failed = Some(e);
                 TxError::Work
             })

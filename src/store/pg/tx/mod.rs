@@ -13,6 +13,7 @@ use diesel::pg::Pg;
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::{PgConnection, RunQueryDsl, sql_query};
 
+use super::copy::NewFlights;
 use super::errors;
 use super::prepared::Prepare;
 use crate::store::StoreError;
@@ -22,11 +23,12 @@ pub(super) use write::copy_statements;
 /// A state transaction on PostgreSQL.
 pub struct PgTx<'c> {
     conn: &'c mut PgConnection,
+    new_flights: NewFlights,
 }
 
 impl<'c> PgTx<'c> {
-    pub(super) fn new(conn: &'c mut PgConnection) -> PgTx<'c> {
-        PgTx { conn }
+    pub(super) fn new(conn: &'c mut PgConnection, new_flights: NewFlights) -> PgTx<'c> {
+        PgTx { conn, new_flights }
     }
 
     /// The transaction's connection, for the operations implemented in

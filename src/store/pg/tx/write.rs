@@ -7,6 +7,8 @@
 use diesel::RunQueryDsl;
 use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text, Timestamp};
 
+use super::super::copy::NewFlights;
+use super::super::copy::{copy_main_rows, main_rows_statement};
 use super::super::copy_rows::PgCopy;
 use super::super::errors;
 use super::super::prepared::Prepare;
@@ -80,6 +82,9 @@ impl TableWriter for PgTx<'_> {
         digests: &[String],
         rows: FlightRows,
     ) -> Result<(), StoreError> {
+        if rows == FlightRows::New && self.new_flights == NewFlights::Copy {
+            return copy_main_rows(self.conn, flights, digests);
+        }
         let op = flight_rows::main_rows_statement(rows);
         let mut query = statement(detail::statement(sql::ALL, op)?)
             .bind::<Array<BigInt>, _>(flights.iter().map(|f| f.state.flid).collect::<Vec<_>>());
@@ -154,7 +159,7 @@ pub(crate) fn copy_statements() -> Vec<(&'static str, String)> {
             self.0.push((D::COPY, D::copy_statement()));
         }
     }
-    let mut all = Vec::new();
+    let mut all = vec![("copy_flights", main_rows_statement())];
     for table in DetailTable::ALL {
         with_detail_table!(table, Statement(&mut all));
     }

@@ -11,7 +11,7 @@ use super::{Pump, utc_now};
 use crate::FailureKind;
 use crate::journal::{Recorded, record_intent};
 use crate::mailbox::{MailboxSettings, write_back_intent};
-use crate::store::{ProcStatus, StateTx, Store, StoreError};
+use crate::store::{DeadOps, JournalOps, ProcStatus, StateTx, Store, StoreError};
 
 pub(super) fn fenced(held: Option<i64>, current: i64) -> StoreError {
     StoreError::new(
@@ -82,7 +82,7 @@ impl<S: Store> MessageStore<S> {
 
     fn seal<T>(&self, tx: &mut T) -> Result<(), StoreError>
     where
-        T: StateTx + crate::store::JournalOps,
+        T: StateTx + JournalOps + DeadOps,
     {
         let Some(record) = tx.proc_state(self.message_id)? else {
             return Ok(());
@@ -114,7 +114,13 @@ impl<S: Store> MessageStore<S> {
 /// twice, and a row left pending would hold the head for ever (DESIGN §4
 /// "Redelivery"). Redeliveries are rare, so they are found by looking up
 /// `backfill:{id}`, `backfill:{id}:resent:1`, … until one is missing.
-pub(super) fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
+///
+/// A message an operator requeued (`flightstate dead requeue`) is written
+/// back by calls named after its requeue count. The count is read only when
+/// the first write-back's key is journaled already (a second look, a
+/// redelivery, a requeue), so a message's usual first write-back costs no
+/// extra statement.
+pub(super) fn journal_write_back<T: JournalOps + DeadOps + ?Sized>(
     tx: &mut T,
     mailbox: &MailboxSettings,
     message_id: i64,
@@ -122,22 +128,25 @@ pub(super) fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
     redelivered: bool,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    let mut delivery = 0;
-    let intent = loop {
-        let Some(intent) = write_back_intent(mailbox, message_id, status, delivery) else {
-            return Ok(());
-        };
-        if !redelivered {
-            break intent;
-        }
-        match tx.select_effect_call(&intent.idempotency_key())? {
-            None => break intent,
-            Some(call) if !call.status.settled() => return Ok(()),
-            Some(_) => delivery += 1,
-        }
+    let requeue = if redelivered {
+        requeue_count(tx, message_id)?
+    } else {
+        0
     };
-    match record_intent(tx, &intent, now)? {
-        Recorded::DigestMismatch(call_id) => {
+    let mut recorded = journal_at(tx, mailbox, message_id, status, (requeue, redelivered), now)?;
+    if !redelivered
+        && matches!(
+            recorded,
+            Some((Recorded::Existing(_) | Recorded::DigestMismatch(_), _))
+        )
+    {
+        let requeue = requeue_count(tx, message_id)?;
+        if requeue > 0 {
+            recorded = journal_at(tx, mailbox, message_id, status, (requeue, false), now)?;
+        }
+    }
+    match recorded {
+        Some((Recorded::DigestMismatch(call_id), _)) => {
             // The message changed outcome under the same id: the journaled
             // write-back stands, since its digest can never change.
             tracing::warn!(
@@ -146,7 +155,7 @@ pub(super) fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
                 "a write-back with another status is already journaled; it stands"
             );
         }
-        Recorded::New(call_id) if delivery > 0 => {
+        Some((Recorded::New(call_id), delivery)) if delivery > 0 => {
             tracing::info!(
                 effect.call_id = call_id,
                 delivery,
@@ -157,6 +166,41 @@ pub(super) fn journal_write_back<T: crate::store::JournalOps + ?Sized>(
         _ => {}
     }
     Ok(())
+}
+
+fn requeue_count<T: DeadOps + ?Sized>(tx: &mut T, message_id: i64) -> Result<i32, StoreError> {
+    Ok(tx
+        .select_message_record(message_id)?
+        .map_or(0, |r| r.requeue_count))
+}
+
+/// Records the write-back of the `requeue`-th requeue of the message (0: the
+/// message as first delivered); with `redelivered`, the first of its
+/// deliveries that has no journaled call yet. `None` when nothing is to be
+/// recorded (a status that is not final, or a write-back still on its way).
+fn journal_at<T: JournalOps + ?Sized>(
+    tx: &mut T,
+    mailbox: &MailboxSettings,
+    message_id: i64,
+    status: ProcStatus,
+    (requeue, redelivered): (i32, bool),
+    now: NaiveDateTime,
+) -> Result<Option<(Recorded, u32)>, StoreError> {
+    let mut delivery = 0;
+    let intent = loop {
+        let Some(intent) = write_back_intent(mailbox, message_id, status, requeue, delivery) else {
+            return Ok(None);
+        };
+        if !redelivered {
+            break intent;
+        }
+        match tx.select_effect_call(&intent.idempotency_key())? {
+            None => break intent,
+            Some(call) if !call.status.settled() => return Ok(None),
+            Some(_) => delivery += 1,
+        }
+    };
+    Ok(Some((record_intent(tx, &intent, now)?, delivery)))
 }
 
 #[cfg(feature = "failpoints")]

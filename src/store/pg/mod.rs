@@ -6,6 +6,7 @@
 //! migrations. Only what the binary and the tests need is re-exported.
 
 mod copy_rows;
+mod dead;
 mod errors;
 mod journal;
 mod lease;

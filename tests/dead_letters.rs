@@ -321,3 +321,30 @@ fn a_requeued_message_still_refused_is_dead_again_and_written_back_again() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_dead_letter_whose_row_is_pending_is_not_requeued() {
+    let (db, mb, _, refused) = a_renumbering_refused_by_a_site_rule("dead_pending");
+    pump_until_idle(&db, &mb);
+    // The row is pending as before its write-back was made.
+    mb.conn()
+        .exec_drop(
+            "UPDATE cminmsgs SET CMINMSGS_STATUS = 'VALID', CMINMSGS_DATE_PROCESSED = NULL \
+             WHERE CMINMSGS_ID = ?",
+            (refused,),
+        )
+        .expect("set the row pending");
+    let said = stdout_of(&dead(&db, &mb, &["requeue", &refused.to_string()]), 1);
+    assert!(
+        said.contains(&format!(
+            "{refused}: not requeued: its mailbox row is pending"
+        )),
+        "{said}"
+    );
+    let mut conn = db.connect();
+    assert_eq!(
+        proc_states(&mut conn)[1],
+        (refused, "DEAD".into(), Some("DATA_REJECTED".into()), 1)
+    );
+    assert_eq!(requeue_of(&mut conn, refused).requeue_count, 0);
+}

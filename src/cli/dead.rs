@@ -274,26 +274,44 @@ fn requeue<S: Store>(
     by: &str,
 ) -> anyhow::Result<ExitCode> {
     let now = flightstate::pump::utc_now();
-    let (asked, requeued, records) = store.transaction(|tx| {
-        let asked: Vec<i64> = match kind {
-            Some(kind) => {
-                let filter = DeadFilter {
-                    error_kind: Some(kind),
-                    since: None,
-                };
-                let letters = tx.select_dead_letters(filter, MAX_LETTERS)?;
-                letters.into_iter().map(|r| r.message_id).collect()
+    let named: Vec<i64> = match kind {
+        Some(kind) => {
+            let filter = DeadFilter {
+                error_kind: Some(kind),
+                since: None,
+            };
+            let letters = store.transaction(|tx| tx.select_dead_letters(filter, MAX_LETTERS))?;
+            letters.into_iter().map(|r| r.message_id).collect()
+        }
+        None => ids.to_vec(),
+    };
+    // Only rows written back: a DEAD write-back still to be made would
+    // land after the requeue and leave the row DEAD whatever the pump does.
+    let mut all_done = true;
+    let mut asked = Vec::with_capacity(named.len());
+    for id in named {
+        match mailbox.stored_message(id)? {
+            Some(row) if row.processed_at.is_some() => asked.push(id),
+            Some(_) => {
+                all_done = false;
+                println!(
+                    "{id}: not requeued: its mailbox row is pending (its write-back is not made yet, or it is requeued already); try again once it is written back"
+                );
             }
-            None => ids.to_vec(),
-        };
+            None => {
+                all_done = false;
+                println!("{id}: not requeued: its mailbox row is gone");
+            }
+        }
+    }
+    let (requeued, records) = store.transaction(|tx| {
         let requeued = tx.requeue_dead_letters(&asked, by, now)?;
         let mut records = Vec::with_capacity(asked.len());
         for id in &asked {
             records.push(tx.select_message_record(*id)?);
         }
-        Ok::<_, anyhow::Error>((asked, requeued, records))
+        Ok::<_, anyhow::Error>((requeued, records))
     })?;
-    let mut all_done = true;
     for (id, record) in asked.iter().zip(records) {
         let fresh = requeued.iter().find(|(r, _)| r == id).map(|(_, n)| *n);
         let waiting = record.as_ref().is_some_and(|r| {
@@ -324,7 +342,7 @@ fn requeue<S: Store>(
             Ok(false) => {
                 all_done = false;
                 println!(
-                    "{id}: {what}; its mailbox row is not written back yet (or gone): run `dead requeue {id}` again once it is"
+                    "{id}: {what}; its mailbox row was set pending or removed meanwhile: see `dead show {id}`"
                 );
             }
             Err(e) => {
@@ -335,7 +353,7 @@ fn requeue<S: Store>(
             }
         }
     }
-    if asked.is_empty() {
+    if asked.is_empty() && all_done {
         println!("no dead letter to requeue");
     }
     Ok(if all_done {

@@ -10,6 +10,7 @@ mod generate;
 mod logging;
 mod migrate;
 mod parse;
+mod progress;
 mod pump;
 mod request;
 mod requests;

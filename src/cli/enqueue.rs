@@ -50,6 +50,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         mailbox.create_tables()?;
     }
     let (mut first, mut last) = (None, None);
+    let mut progress = super::progress::Progress::new("queued", opts.files.len() as u64);
     for path in &opts.files {
         let body = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
@@ -59,6 +60,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot queue {}", path.display()))?;
         first.get_or_insert(id);
         last = Some(id);
+        progress.inc();
     }
     tracing::info!(
         messages = opts.files.len(),

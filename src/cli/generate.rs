@@ -46,6 +46,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let day = synth::airport_day(&options);
     let total = 1 + day.events.len();
     let width = total.to_string().len().max(4);
+    let mut progress = super::progress::Progress::new("written", total as u64);
     for (i, message) in std::iter::once(&day.snapshot)
         .chain(&day.events)
         .enumerate()
@@ -59,6 +60,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         let path = opts.out.join(name);
         std::fs::write(&path, to_xml(message))
             .with_context(|| format!("cannot write {}", path.display()))?;
+        progress.inc();
     }
     let rows = synth::detail_rows(&day.snapshot);
     println!(

@@ -3,12 +3,14 @@
 //! codes and prints them.
 
 mod apply;
+mod dead;
 mod dispatch;
 mod enqueue;
 mod generate;
 mod logging;
 mod migrate;
 mod parse;
+mod progress;
 mod pump;
 mod request;
 mod requests;
@@ -42,6 +44,8 @@ pub struct Cli {
 enum Command {
     /// Apply one message file to the state database, as the pump would.
     Apply(apply::Opts),
+    /// List, show and requeue dead letters (DEAD messages).
+    Dead(dead::Opts),
     /// Send the outbox to Kafka (the dispatcher alone).
     Dispatch(dispatch::Opts),
     /// Write a synthetic airport day as numbered SIS message files.
@@ -97,6 +101,7 @@ pub fn main() -> ExitCode {
         Command::Topics(opts) => topics::run(opts, &config),
         Command::Request(opts) => request::run(opts, &config),
         Command::Requests(opts) => requests::run(opts, &config),
+        Command::Dead(opts) => dead::run(opts, &config),
     };
     match outcome {
         Ok(code) => code,

@@ -9,10 +9,12 @@
 //! an outcome: the pump does.
 
 mod outbound;
+mod requeue;
 mod statements;
 mod write_back;
 
 pub use outbound::Outbound;
+pub use requeue::StoredMessage;
 pub use write_back::{WRITE_BACK_KIND, WriteBack, write_back_intent};
 
 use std::error::Error as StdError;

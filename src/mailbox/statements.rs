@@ -17,7 +17,9 @@ macro_rules! sql {
 pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_message", INSERT_MESSAGE),
     ("insert_request_message", INSERT_REQUEST_MESSAGE),
+    ("requeue_message", REQUEUE_MESSAGE),
     ("select_backlog", SELECT_BACKLOG),
+    ("select_message", SELECT_MESSAGE),
     ("select_message_state", SELECT_MESSAGE_STATE),
     ("select_pending_messages", SELECT_PENDING_MESSAGES),
     ("select_request_message", SELECT_REQUEST_MESSAGE),
@@ -26,7 +28,9 @@ pub(crate) const ALL: &[(&str, &str)] = &[
 
 pub(crate) const INSERT_MESSAGE: &str = sql!("insert_message");
 pub(crate) const INSERT_REQUEST_MESSAGE: &str = sql!("insert_request_message");
+pub(crate) const REQUEUE_MESSAGE: &str = sql!("requeue_message");
 pub(crate) const SELECT_BACKLOG: &str = sql!("select_backlog");
+pub(crate) const SELECT_MESSAGE: &str = sql!("select_message");
 pub(crate) const SELECT_MESSAGE_STATE: &str = sql!("select_message_state");
 pub(crate) const SELECT_PENDING_MESSAGES: &str = sql!("select_pending_messages");
 pub(crate) const SELECT_REQUEST_MESSAGE: &str = sql!("select_request_message");

@@ -20,11 +20,15 @@ const TARGET_PREFIX: &str = "cminmsgs:";
 /// was written back (AODB or an operator re-sent it, a mailbox backup was
 /// restored) is written back again by a new call named after that
 /// redelivery (`backfill:{id}:resent:{n}`), since the first call is
-/// finished and is never made twice.
+/// finished and is never made twice. `requeue` is the message's
+/// `PROC_STATE.REQUEUE_COUNT`: the outcome after an operator's n-th requeue
+/// is written back by calls of its own (`backfill:{id}:requeue:{n}`, then
+/// `…:requeue:{n}:resent:{k}`).
 pub fn write_back_intent(
     settings: &MailboxSettings,
     message_id: i64,
     status: ProcStatus,
+    requeue: i32,
     delivery: u32,
 ) -> Option<Intent> {
     let value = match status {
@@ -35,9 +39,11 @@ pub fn write_back_intent(
     Some(Intent {
         scope: WRITE_BACK_SCOPE.to_owned(),
         step: WRITE_BACK_STEP.to_owned(),
-        sub_key: match delivery {
-            0 => format!("backfill:{message_id}"),
-            n => format!("backfill:{message_id}:resent:{n}"),
+        sub_key: match (requeue, delivery) {
+            (0, 0) => format!("backfill:{message_id}"),
+            (0, n) => format!("backfill:{message_id}:resent:{n}"),
+            (r, 0) => format!("backfill:{message_id}:requeue:{r}"),
+            (r, n) => format!("backfill:{message_id}:requeue:{r}:resent:{n}"),
         },
         call_kind: WRITE_BACK_KIND.to_owned(),
         target: format!("{TARGET_PREFIX}{message_id}"),
@@ -124,12 +130,16 @@ mod tests {
             connect_timeout: Duration::from_secs(1),
             io_timeout: Duration::from_secs(1),
         };
-        let intent = write_back_intent(&settings, 42, ProcStatus::Dead, 0).expect("final");
+        let intent = write_back_intent(&settings, 42, ProcStatus::Dead, 0, 0).expect("final");
         assert_eq!(intent.sub_key, "backfill:42");
         assert_eq!(intent.payload, "DEAD");
-        let again = write_back_intent(&settings, 42, ProcStatus::Succeeded, 2).expect("final");
+        let again = write_back_intent(&settings, 42, ProcStatus::Succeeded, 0, 2).expect("final");
         assert_eq!(again.sub_key, "backfill:42:resent:2");
         assert_eq!(again.payload, "PROCESSED");
-        assert!(write_back_intent(&settings, 42, ProcStatus::Failed, 0).is_none());
+        let requeued = write_back_intent(&settings, 42, ProcStatus::Succeeded, 1, 0);
+        assert_eq!(requeued.expect("final").sub_key, "backfill:42:requeue:1");
+        let both = write_back_intent(&settings, 42, ProcStatus::Dead, 3, 2).expect("final");
+        assert_eq!(both.sub_key, "backfill:42:requeue:3:resent:2");
+        assert!(write_back_intent(&settings, 42, ProcStatus::Failed, 0, 0).is_none());
     }
 }

@@ -13,7 +13,7 @@ use super::{Pump, utc_now};
 use crate::journal::{Recorded, record_intent};
 use crate::mailbox::{MailboxSettings, write_back_intent};
 use crate::pipeline::check_fence;
-use crate::store::{JournalOps, ProcStatus, StateTx, Store, StoreError};
+use crate::store::{DeadOps, JournalOps, ProcStatus, StateTx, Store, StoreError};
 
 /// A message a transaction leaves with a final status, to be written back.
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +36,7 @@ pub(super) struct Final {
 ///
 /// A [`StoreError`] of kind [`Fenced`](crate::FailureKind::Fenced) when the lease moved
 /// on, or the one a statement failed with; the caller rolls back.
-pub(super) fn seal<T: StateTx + JournalOps + ?Sized>(
+pub(super) fn seal<T: StateTx + JournalOps + DeadOps + ?Sized>(
     tx: &mut T,
     fence: Option<i64>,
     mailbox: &MailboxSettings,
@@ -113,7 +113,7 @@ impl<S: Store> MessageStore<S> {
     /// Seals a transaction that left the message with a `PROC_STATE`; one
     /// that did not (a read, a failed attempt rolled back) needs neither the
     /// fence nor an intent.
-    fn seal<T: StateTx + JournalOps>(&self, tx: &mut T) -> Result<(), StoreError> {
+    fn seal<T: StateTx + JournalOps + DeadOps>(&self, tx: &mut T) -> Result<(), StoreError> {
         let Some(record) = tx.proc_state(self.message_id)? else {
             return Ok(());
         };
@@ -135,7 +135,13 @@ impl<S: Store> MessageStore<S> {
 /// twice, and a row left pending would hold the head for ever (DESIGN §4
 /// "Redelivery"). Redeliveries are rare, so they are found by looking up
 /// `backfill:{id}`, `backfill:{id}:resent:1`, … until one is missing.
-fn journal_write_back<T: JournalOps + ?Sized>(
+///
+/// A message an operator requeued (`flightstate dead requeue`) is written
+/// back by calls named after its requeue count. The count is read only when
+/// the first write-back's key is journaled already (a second look, a
+/// redelivery, a requeue), so a message's usual first write-back costs no
+/// extra statement.
+fn journal_write_back<T: JournalOps + DeadOps + ?Sized>(
     tx: &mut T,
     mailbox: &MailboxSettings,
     message: Final,
@@ -146,22 +152,25 @@ fn journal_write_back<T: JournalOps + ?Sized>(
         status,
         redelivered,
     } = message;
-    let mut delivery = 0;
-    let intent = loop {
-        let Some(intent) = write_back_intent(mailbox, message_id, status, delivery) else {
-            return Ok(());
-        };
-        if !redelivered {
-            break intent;
-        }
-        match tx.select_effect_call(&intent.idempotency_key())? {
-            None => break intent,
-            Some(call) if !call.status.settled() => return Ok(()),
-            Some(_) => delivery += 1,
-        }
+    let requeue = if redelivered {
+        requeue_count(tx, message_id)?
+    } else {
+        0
     };
-    match record_intent(tx, &intent, now)? {
-        Recorded::DigestMismatch(call_id) => {
+    let mut recorded = journal_at(tx, mailbox, message_id, status, (requeue, redelivered), now)?;
+    if !redelivered
+        && matches!(
+            recorded,
+            Some((Recorded::Existing(_) | Recorded::DigestMismatch(_), _))
+        )
+    {
+        let requeue = requeue_count(tx, message_id)?;
+        if requeue > 0 {
+            recorded = journal_at(tx, mailbox, message_id, status, (requeue, false), now)?;
+        }
+    }
+    match recorded {
+        Some((Recorded::DigestMismatch(call_id), _)) => {
             // The message changed outcome under the same id: the journaled
             // write-back stands, since its digest can never change.
             tracing::warn!(
@@ -170,7 +179,7 @@ fn journal_write_back<T: JournalOps + ?Sized>(
                 "a write-back with another status is already journaled; it stands"
             );
         }
-        Recorded::New(call_id) if delivery > 0 => {
+        Some((Recorded::New(call_id), delivery)) if delivery > 0 => {
             tracing::info!(
                 effect.call_id = call_id,
                 delivery,
@@ -181,6 +190,41 @@ fn journal_write_back<T: JournalOps + ?Sized>(
         _ => {}
     }
     Ok(())
+}
+
+fn requeue_count<T: DeadOps + ?Sized>(tx: &mut T, message_id: i64) -> Result<i32, StoreError> {
+    Ok(tx
+        .select_message_record(message_id)?
+        .map_or(0, |r| r.requeue_count))
+}
+
+/// Records the write-back of the `requeue`-th requeue of the message (0: the
+/// message as first delivered); with `redelivered`, the first of its
+/// deliveries that has no journaled call yet. `None` when nothing is to be
+/// recorded (a status that is not final, or a write-back still on its way).
+fn journal_at<T: JournalOps + ?Sized>(
+    tx: &mut T,
+    mailbox: &MailboxSettings,
+    message_id: i64,
+    status: ProcStatus,
+    (requeue, redelivered): (i32, bool),
+    now: NaiveDateTime,
+) -> Result<Option<(Recorded, u32)>, StoreError> {
+    let mut delivery = 0;
+    let intent = loop {
+        let Some(intent) = write_back_intent(mailbox, message_id, status, requeue, delivery) else {
+            return Ok(None);
+        };
+        if !redelivered {
+            break intent;
+        }
+        match tx.select_effect_call(&intent.idempotency_key())? {
+            None => break intent,
+            Some(call) if !call.status.settled() => return Ok(None),
+            Some(_) => delivery += 1,
+        }
+    };
+    Ok(Some((record_intent(tx, &intent, now)?, delivery)))
 }
 
 #[cfg(feature = "failpoints")]

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::StoreError;
+use super::dead::DeadOps;
 use super::journal::JournalOps;
 use super::lease::LeaseOps;
 use super::outbox::OutboxOps;
@@ -21,7 +22,7 @@ use crate::state::{StateDocument, StoredFlight};
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
     /// A transaction in progress.
-    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + ReadOps + RequestOps
+    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + ReadOps + RequestOps + DeadOps
     where
         Self: 'c;
 

@@ -48,6 +48,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(8, "outbox_backoff", "V008__outbox_backoff.sql"),
     script!(9, "state_document", "V009__state_document.sql"),
     script!(10, "requests", "V010__requests.sql"),
+    script!(11, "requeue", "V011__requeue.sql"),
 ];
 
 /// The history table V000 creates.

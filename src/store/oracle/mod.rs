@@ -9,6 +9,7 @@
 
 mod binds;
 mod conn;
+mod dead;
 mod errors;
 mod journal;
 mod lease;

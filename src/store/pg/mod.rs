@@ -7,6 +7,7 @@
 
 mod copy;
 mod copy_rows;
+mod dead;
 mod errors;
 mod journal;
 mod lease;

@@ -393,6 +393,13 @@ diesel::table! {
         first_seen_at -> Timestamp,
         /// When the row last changed (UTC)
         updated_at -> Timestamp,
+        /// How many times an operator requeued the message after it was DEAD (flightstate dead requeue); its write-back after the n-th is the call backfill:{id}:requeue:{n}
+        requeue_count -> Int4,
+        /// Who requeued it last: the --by name given to flightstate dead requeue, else the operating-system user
+        #[max_length = 128]
+        requeued_by -> Nullable<Varchar>,
+        /// When it was requeued last (UTC)
+        requeued_at -> Nullable<Timestamp>,
     }
 }
 

@@ -62,6 +62,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("release_lease", RELEASE_LEASE),
     ("release_migration_lock", RELEASE_MIGRATION_LOCK),
     ("renew_lease", RENEW_LEASE),
+    ("requeue_dead_letters", REQUEUE_DEAD_LETTERS),
     ("retry_change_notices", RETRY_CHANGE_NOTICES),
     ("retry_state_events", RETRY_STATE_EVENTS),
     ("schedule_retry", SCHEDULE_RETRY),
@@ -70,6 +71,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_chocks", SELECT_CHOCKS),
     ("select_chutes", SELECT_CHUTES),
     ("select_counters", SELECT_COUNTERS),
+    ("select_dead_letters", SELECT_DEAD_LETTERS),
     ("select_delays", SELECT_DELAYS),
     ("select_effect_call", SELECT_EFFECT_CALL),
     ("select_flids_after", SELECT_FLIDS_AFTER),
@@ -78,6 +80,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
     ("select_latest_by_status", SELECT_LATEST_BY_STATUS),
+    ("select_message_record", SELECT_MESSAGE_RECORD),
     ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
     ("select_outbox_backlog", SELECT_OUTBOX_BACKLOG),
     ("select_pipeline_lease", SELECT_PIPELINE_LEASE),
@@ -184,3 +187,6 @@ pub(crate) const SELECT_REQUEST_DAY: &str = sql!("select_request_day");
 pub(crate) const SELECT_REQUESTS: &str = sql!("select_requests");
 pub(crate) const TIME_OUT_REQUESTS: &str = sql!("time_out_requests");
 pub(crate) const WITHDRAW_REQUEST_CALLS: &str = sql!("withdraw_request_calls");
+pub(crate) const REQUEUE_DEAD_LETTERS: &str = sql!("requeue_dead_letters");
+pub(crate) const SELECT_DEAD_LETTERS: &str = sql!("select_dead_letters");
+pub(crate) const SELECT_MESSAGE_RECORD: &str = sql!("select_message_record");

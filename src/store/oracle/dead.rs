@@ -1,0 +1,118 @@
+//! [`DeadOps`] on Oracle: dead letters listed, shown and requeued, with
+//! named binds. Never run on this project's machines (no Oracle there);
+//! pinned and linted with the other statements.
+
+use chrono::NaiveDateTime;
+use oracle::Row;
+use oracle::sql_type::{OracleType, Timestamp};
+
+use super::binds::{AsTimestamp, Text, read_time, required_time};
+use super::errors::at;
+use super::statements as sql;
+use super::tx::OracleTx;
+use crate::FailureKind;
+use crate::store::{DeadFilter, DeadOps, MessageRecord, ProcStatus, REQUEUED, StoreError};
+
+/// Ids per `FLIGHTSTATE_ID_LIST` bind: an operator requeues a handful, or
+/// one error kind's worth.
+const REQUEUE_BATCH: usize = 1_000;
+
+fn record(row: &Row, op: &'static str) -> Result<MessageRecord, StoreError> {
+    let status: String = row.get("status").map_err(at(op))?;
+    let first_seen: Timestamp = row.get("first_seen_at").map_err(at(op))?;
+    let updated: Timestamp = row.get("updated_at").map_err(at(op))?;
+    let requeued: Option<Timestamp> = row.get("requeued_at").map_err(at(op))?;
+    Ok(MessageRecord {
+        message_id: row.get("message_id").map_err(at(op))?,
+        status: ProcStatus::from_code(&status).ok_or_else(|| {
+            StoreError::new(
+                FailureKind::Other,
+                op,
+                format!("unknown PROC_STATE.STATUS {status:?}"),
+            )
+        })?,
+        error_kind: row.get("error_kind").map_err(at(op))?,
+        error_text: row.get("error_text").map_err(at(op))?,
+        msg_type: row.get("msg_type").map_err(at(op))?,
+        msg_subtype: row.get("msg_subtype").map_err(at(op))?,
+        attempts: row.get("attempts").map_err(at(op))?,
+        first_seen_at: required_time(first_seen, op)?,
+        updated_at: required_time(updated, op)?,
+        requeue_count: row.get("requeue_count").map_err(at(op))?,
+        requeued_by: row.get("requeued_by").map_err(at(op))?,
+        requeued_at: read_time(requeued),
+    })
+}
+
+impl DeadOps for OracleTx<'_> {
+    fn select_dead_letters(
+        &mut self,
+        filter: DeadFilter<'_>,
+        limit: i64,
+    ) -> Result<Vec<MessageRecord>, StoreError> {
+        let op = "select_dead_letters";
+        let rows = self
+            .conn()
+            .query_named(
+                sql::SELECT_DEAD_LETTERS,
+                &[
+                    ("status", &Text(Some(ProcStatus::Dead.code()))),
+                    ("error_kind", &Text(filter.error_kind)),
+                    ("since", &AsTimestamp(filter.since)),
+                    ("max_rows", &limit),
+                ],
+            )
+            .map_err(at(op))?;
+        rows.map(|row| record(&row.map_err(at(op))?, op)).collect()
+    }
+
+    fn select_message_record(
+        &mut self,
+        message_id: i64,
+    ) -> Result<Option<MessageRecord>, StoreError> {
+        let op = "select_message_record";
+        let mut rows = self
+            .conn()
+            .query_named(sql::SELECT_MESSAGE_RECORD, &[("message_id", &message_id)])
+            .map_err(at(op))?;
+        rows.next()
+            .map(|row| record(&row.map_err(at(op))?, op))
+            .transpose()
+    }
+
+    fn requeue_dead_letters(
+        &mut self,
+        message_ids: &[i64],
+        by: &str,
+        now: NaiveDateTime,
+    ) -> Result<Vec<(i64, i32)>, StoreError> {
+        let op = "requeue_dead_letters";
+        let mut requeued = Vec::new();
+        for batch in message_ids.chunks(REQUEUE_BATCH) {
+            let list = self.id_list(batch, op)?;
+            let id_out = OracleType::Number(19, 0);
+            let count_out = OracleType::Number(10, 0);
+            let stmt = self
+                .conn()
+                .execute_named(
+                    sql::REQUEUE_DEAD_LETTERS,
+                    &[
+                        ("ids", &list),
+                        ("failed", &Text(Some(ProcStatus::Failed.code()))),
+                        ("requeued", &Text(Some(REQUEUED))),
+                        ("requeued_by", &Text(Some(by))),
+                        ("now", &AsTimestamp(Some(now))),
+                        ("dead", &Text(Some(ProcStatus::Dead.code()))),
+                        ("message_id", &id_out),
+                        ("requeue_count", &count_out),
+                    ],
+                )
+                .map_err(at(op))?;
+            let ids: Vec<i64> = stmt.returned_values("message_id").map_err(at(op))?;
+            let counts: Vec<i32> = stmt.returned_values("requeue_count").map_err(at(op))?;
+            requeued.extend(ids.into_iter().zip(counts));
+        }
+        requeued.sort_unstable();
+        Ok(requeued)
+    }
+}

@@ -1,0 +1,350 @@
+//! `flightstate dead` against real PostgreSQL and MariaDB: a message the
+//! database refuses is DEAD; the operator lists it, shows it, fixes the
+//! cause (drops the site's CHECK constraint), requeues it, and the pump
+//! applies it through the normal path: SUCCEEDED, the requeue recorded
+//! (count, who, when) and the mailbox row written back again by a call of
+//! its own.
+#![cfg(feature = "postgres")]
+
+mod common;
+mod pumping;
+
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::TestDatabase;
+use common::sis::{at, flight, flop, parse_options, sep, snapshot};
+use diesel::connection::SimpleConnection;
+use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
+use diesel::{PgConnection, QueryableByName, RunQueryDsl};
+use flightstate::mailbox::Mailbox;
+use flightstate::pipeline::Settings;
+use flightstate::pump::{Pump, Step};
+use flightstate::store::pg::PgStore;
+use mysql::prelude::Queryable;
+use pumping::{MailboxDatabase, effect_calls, mailbox_settings, proc_states, pump_settings};
+
+fn pump_until_idle(db: &TestDatabase, mb: &MailboxDatabase) {
+    let store = PgStore::connect(db.url(), 2, Duration::from_secs(2)).expect("pool");
+    let mailbox = Arc::new(Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool"));
+    let pipeline = Settings {
+        parse: parse_options(),
+        ..Settings::default()
+    };
+    let mut pump = Pump::new(store, mailbox, pipeline, pump_settings("dead-letters"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match pump.step().expect("no failpoint armed") {
+            Step::Idle => break,
+            Step::Blocked { until, .. } => {
+                std::thread::sleep(until.saturating_duration_since(Instant::now()))
+            }
+            Step::Progress { .. } => {}
+            other => panic!("the pump stopped: {other:?}"),
+        }
+        assert!(Instant::now() < deadline, "the pump never became idle");
+    }
+    pump.release();
+}
+
+/// `flightstate dead ARGS…` (the binary of this test run) on `db` and `mb`,
+/// as operator `$USER=night-shift`.
+fn dead(db: &TestDatabase, mb: &MailboxDatabase, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flightstate"))
+        .args(["--config", "/nonexistent/flightstate.toml", "dead"])
+        .args(args)
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_MAILBOX_URL", mb.url())
+        .env("USER", "night-shift")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run flightstate dead")
+}
+
+#[track_caller]
+fn stdout_of(output: &Output, code: i32) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// The status after each update of mailbox row `id`, in order (the test
+/// mailbox's trigger logs every update).
+fn row_updates(mb: &MailboxDatabase, id: i64) -> Vec<String> {
+    mb.conn()
+        .exec_map(
+            "SELECT STATUS FROM writeback_log WHERE MSG_ID = ? ORDER BY LOG_ID",
+            (id,),
+            |status: Option<String>| status.unwrap_or_default(),
+        )
+        .expect("read the write-back log")
+}
+
+#[derive(QueryableByName, Debug)]
+struct Requeue {
+    #[diesel(sql_type = BigInt)]
+    requeue_count: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    requeued_by: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamp>)]
+    requeued_at: Option<chrono::NaiveDateTime>,
+}
+
+fn requeue_of(conn: &mut PgConnection, id: i64) -> Requeue {
+    diesel::sql_query(
+        "SELECT requeue_count::bigint AS requeue_count, requeued_by, requeued_at \
+         FROM proc_state WHERE message_id = $1",
+    )
+    .bind::<BigInt, _>(id)
+    .get_result(conn)
+    .expect("the message's PROC_STATE row")
+}
+
+#[derive(QueryableByName)]
+struct Reno {
+    #[diesel(sql_type = Nullable<Text>)]
+    reno: Option<String>,
+}
+
+fn reno(conn: &mut PgConnection, flid: i64) -> Option<String> {
+    diesel::sql_query("SELECT reno FROM flight_schd WHERE flid = $1")
+        .bind::<BigInt, _>(flid)
+        .get_result::<Reno>(conn)
+        .expect("flight row")
+        .reno
+}
+
+/// Three flights applied by a snapshot (its id is returned third), then a
+/// rule of the site's own (a CHECK constraint: values that pass the
+/// protocol now fail in the database, every time), then a renumbering of
+/// flight 1 that the rule refuses (its id last), queued but not pumped.
+fn a_renumbering_refused_by_a_site_rule(tag: &str) -> (TestDatabase, MailboxDatabase, i64, i64) {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create(tag);
+    let day = mb.insert(&snapshot(
+        sep(9),
+        (1..=3).map(|f| flight(f, at(9, 8, 0))).collect(),
+    ));
+    pump_until_idle(&db, &mb);
+    db.connect()
+        .batch_execute(
+            "ALTER TABLE flight_schd ADD CONSTRAINT site_reno CHECK (reno IS DISTINCT FROM 'B0666')",
+        )
+        .expect("the site's rule");
+    let refused = mb.insert(&flop("RENO", &[(1, "<RENO>B0666</RENO>")]));
+    (db, mb, day, refused)
+}
+
+#[test]
+fn a_dead_letter_is_listed_shown_requeued_after_its_fix_and_then_succeeds() {
+    let (db, mb, day, refused) = a_renumbering_refused_by_a_site_rule("dead_letters");
+    let mut conn = db.connect();
+    let fine = mb.insert(&flop("RENO", &[(2, "<RENO>B22</RENO>")]));
+    pump_until_idle(&db, &mb);
+    let states = proc_states(&mut conn);
+    assert_eq!(
+        states,
+        vec![
+            (day, "SUCCEEDED".into(), None, 1),
+            (refused, "DEAD".into(), Some("DATA_REJECTED".into()), 1),
+            (fine, "SUCCEEDED".into(), None, 1),
+        ]
+    );
+
+    // Listed, with its type, kind and the database's words; filtered.
+    let listed = stdout_of(&dead(&db, &mb, &["list"]), 0);
+    let line = listed
+        .lines()
+        .find(|l| l.starts_with(&format!("{refused} ")))
+        .unwrap_or_else(|| panic!("message {refused} is not listed: {listed}"));
+    assert!(
+        line.contains("FLOP/RENO") && line.contains("DATA_REJECTED") && line.contains("site_reno"),
+        "{line}"
+    );
+    assert!(listed.ends_with("1 dead letter(s)\n"), "{listed}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&dead(&db, &mb, &["list", "--json"]), 0)).expect("JSON");
+    assert_eq!(json[0]["message_id"], refused);
+    assert_eq!(json.as_array().map(Vec::len), Some(1));
+    for other in [
+        &["list", "--kind", "BAD_INPUT"][..],
+        &["list", "--since", "2999-01-01"],
+    ] {
+        let none = stdout_of(&dead(&db, &mb, other), 0);
+        assert_eq!(none, "0 dead letter(s)\n", "{other:?}");
+    }
+    let kind = stdout_of(&dead(&db, &mb, &["list", "--kind", "DATA_REJECTED"]), 0);
+    assert!(kind.starts_with(&format!("{refused} ")), "{kind}");
+
+    // Shown: its record, its write-back and its body.
+    let shown = stdout_of(&dead(&db, &mb, &["show", &refused.to_string()]), 0);
+    for words in [
+        "status:      DEAD (DATA_REJECTED)",
+        "site_reno",
+        &format!("write-back:  backfill:{refused} → DEAD (ACCEPTED"),
+        "mailbox row: status DEAD",
+        "<RENO>B0666</RENO>",
+    ] {
+        assert!(shown.contains(words), "`{words}` missing from:\n{shown}");
+    }
+
+    // A message that is not DEAD is not requeued.
+    let refused_again = stdout_of(&dead(&db, &mb, &["requeue", &fine.to_string()]), 1);
+    assert!(
+        refused_again.contains("not requeued: it is SUCCEEDED"),
+        "{refused_again}"
+    );
+
+    // The cause is fixed; the operator requeues the message.
+    conn.batch_execute("ALTER TABLE flight_schd DROP CONSTRAINT site_reno")
+        .expect("the fix");
+    let before = chrono::Utc::now().naive_utc() - chrono::Duration::seconds(1);
+    let requeued = stdout_of(
+        &dead(
+            &db,
+            &mb,
+            &["requeue", &refused.to_string(), "--by", "alice"],
+        ),
+        0,
+    );
+    assert!(
+        requeued.contains("requeued (requeue 1, by alice); its mailbox row is pending again"),
+        "{requeued}"
+    );
+    let recorded = requeue_of(&mut conn, refused);
+    assert_eq!(recorded.requeue_count, 1);
+    assert_eq!(recorded.requeued_by.as_deref(), Some("alice"));
+    assert!(
+        recorded.requeued_at.is_some_and(|t| t >= before),
+        "{recorded:?}"
+    );
+    assert_eq!(
+        proc_states(&mut conn)[1],
+        (refused, "FAILED".into(), Some("REQUEUED".into()), 0),
+        "requeued: FAILED, so that the identity-key check applies it again"
+    );
+    assert_eq!(
+        mb.rows()[1],
+        (refused, Some("VALID".into()), false),
+        "the mailbox row is pending again"
+    );
+
+    // The pump applies it through the normal path and writes it back again.
+    pump_until_idle(&db, &mb);
+    assert_eq!(
+        proc_states(&mut conn),
+        vec![
+            (day, "SUCCEEDED".into(), None, 1),
+            (refused, "SUCCEEDED".into(), None, 1),
+            (fine, "SUCCEEDED".into(), None, 1),
+        ]
+    );
+    assert_eq!(reno(&mut conn, 1).as_deref(), Some("B0666"));
+    let recorded = requeue_of(&mut conn, refused);
+    assert_eq!(
+        (recorded.requeue_count, recorded.requeued_by.as_deref()),
+        (1, Some("alice")),
+        "the requeue stays recorded"
+    );
+    assert_eq!(
+        mb.rows()[1],
+        (refused, Some("PROCESSED".into()), true),
+        "written back with the new outcome"
+    );
+    assert_eq!(
+        row_updates(&mb, refused),
+        ["DEAD", "VALID", "PROCESSED"],
+        "written back DEAD, set pending by the requeue, written back PROCESSED"
+    );
+    assert_eq!(mb.write_back_counts()[0], (day, 1));
+    assert_eq!(mb.write_back_counts()[2], (fine, 1));
+    let target = format!("cminmsgs:{refused}");
+    let calls: Vec<(String, String, i64)> = effect_calls(&mut conn)
+        .into_iter()
+        .filter(|c| c.0 == target)
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            (target.clone(), "ACCEPTED".into(), 1),
+            (target.clone(), "ACCEPTED".into(), 1)
+        ],
+        "two journaled calls, each made once"
+    );
+    let shown = stdout_of(&dead(&db, &mb, &["show", &refused.to_string()]), 0);
+    for words in [
+        "status:      SUCCEEDED",
+        "requeued:    1 time(s), last by alice",
+        &format!("write-back:  backfill:{refused} → DEAD (ACCEPTED"),
+        &format!("write-back:  backfill:{refused}:requeue:1 → PROCESSED (ACCEPTED"),
+        "mailbox row: status PROCESSED",
+    ] {
+        assert!(shown.contains(words), "`{words}` missing from:\n{shown}");
+    }
+    let empty = stdout_of(&dead(&db, &mb, &["list"]), 0);
+    assert_eq!(empty, "0 dead letter(s)\n");
+}
+
+#[test]
+fn a_requeued_message_still_refused_is_dead_again_and_written_back_again() {
+    let (db, mb, _, refused) = a_renumbering_refused_by_a_site_rule("dead_again");
+    let mut conn = db.connect();
+    pump_until_idle(&db, &mb);
+
+    // Requeued by kind, by the operating-system user, without the fix.
+    let requeued = stdout_of(&dead(&db, &mb, &["requeue", "--kind", "DATA_REJECTED"]), 0);
+    assert!(
+        requeued.contains(&format!("{refused}: requeued (requeue 1, by night-shift)")),
+        "{requeued}"
+    );
+    pump_until_idle(&db, &mb);
+    assert_eq!(
+        proc_states(&mut conn)[1],
+        (refused, "DEAD".into(), Some("DATA_REJECTED".into()), 1),
+        "refused again: DEAD again, its attempts counted from the requeue"
+    );
+    assert_eq!(mb.rows()[1], (refused, Some("DEAD".into()), true));
+    assert_eq!(
+        row_updates(&mb, refused),
+        ["DEAD", "VALID", "DEAD"],
+        "a requeue is always written back again, whatever its outcome"
+    );
+    let shown = stdout_of(&dead(&db, &mb, &["show", &refused.to_string()]), 0);
+    assert!(
+        shown.contains(&format!("backfill:{refused}:requeue:1 → DEAD (ACCEPTED")),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_dead_letter_whose_row_is_pending_is_not_requeued() {
+    let (db, mb, _, refused) = a_renumbering_refused_by_a_site_rule("dead_pending");
+    pump_until_idle(&db, &mb);
+    // The row is pending as before its write-back was made.
+    mb.conn()
+        .exec_drop(
+            "UPDATE cminmsgs SET CMINMSGS_STATUS = 'VALID', CMINMSGS_DATE_PROCESSED = NULL \
+             WHERE CMINMSGS_ID = ?",
+            (refused,),
+        )
+        .expect("set the row pending");
+    let said = stdout_of(&dead(&db, &mb, &["requeue", &refused.to_string()]), 1);
+    assert!(
+        said.contains(&format!(
+            "{refused}: not requeued: its mailbox row is pending"
+        )),
+        "{said}"
+    );
+    let mut conn = db.connect();
+    assert_eq!(
+        proc_states(&mut conn)[1],
+        (refused, "DEAD".into(), Some("DATA_REJECTED".into()), 1)
+    );
+    assert_eq!(requeue_of(&mut conn, refused).requeue_count, 0);
+}

@@ -166,7 +166,11 @@ fn apply_parsed<S: Store>(
     match &message.body {
         Body::Schedule(schedule) if schedule.subtype.is_snapshot() => {
             let source = WholeSource {
-                whole: Whole::of(schedule, settings, request_day(store, message_ref, schedule)?)?,
+                whole: Whole::of(
+                    schedule,
+                    settings,
+                    request_day(store, message_ref, schedule)?,
+                )?,
                 msg_type: message_ref.msg_type,
                 subtype: message_ref.subtype,
                 sender: message_ref.sender,

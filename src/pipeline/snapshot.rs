@@ -31,8 +31,8 @@ use super::snapshot_write::{
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::request::{self, Answer};
-use crate::store::{RequestOps, SnapshotLedger, StateTx, Store, StoreError};
 use crate::state::DaySource;
+use crate::store::{RequestOps, SnapshotLedger, StateTx, Store, StoreError};
 
 /// A reading of a snapshot's flights, part by part, then of what the whole
 /// message says.

@@ -99,9 +99,13 @@ impl Tally {
         settings: &Settings,
     ) -> Result<(NaiveDate, state::DaySource, Vec<i64>), PipelineError> {
         check_recs(recs, self.flids.len())?;
-        let (day, day_source) =
-            snapshot_day(operation_day, request_day, self.sodts, settings.day_boundary)
-                .map_err(|e| PipelineError::BadInput(e.to_string()))?;
+        let (day, day_source) = snapshot_day(
+            operation_day,
+            request_day,
+            self.sodts,
+            settings.day_boundary,
+        )
+        .map_err(|e| PipelineError::BadInput(e.to_string()))?;
         if let Some(e) = self.first_bad {
             return Err(PipelineError::BadInput(e.to_string()));
         }
@@ -155,8 +159,11 @@ impl Whole {
         for (record, built) in schedule.flights.iter().zip(&built) {
             tally.add(record.flid, record.sodt.value().copied(), built);
         }
-        let (day, day_source, list) =
-            tally.check(&schedule.recs, (schedule.operation_day, request_day), settings)?;
+        let (day, day_source, list) = tally.check(
+            &schedule.recs,
+            (schedule.operation_day, request_day),
+            settings,
+        )?;
         let pairs = built
             .into_iter()
             .collect::<Result<Vec<_>, _>>()

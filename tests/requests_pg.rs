@@ -402,12 +402,12 @@ fn a_large_resp_read_by_parts_takes_the_day_of_the_request_it_answers() {
         Some(9_001)
     );
 
-    // The request is for another day than its flights': the streamed
-    // transaction rolls back and the message is applied read whole, with
-    // the request's day.
+    // The request is for another day than its flights': the transaction
+    // begun for the first flight's day rolls back, and the message is read
+    // again by parts for the request's day (one rule for both read paths).
     let other = register(&site.store, &settings, sep(23));
     let report = applied(9_002, &large_resp(20_000, at(24, 8, 0)));
-    assert_eq!(report.streamed_parts, 0, "{report:?}");
+    assert!(report.streamed_parts > 0, "{report:?}");
     assert_eq!(
         (report.operation_day, report.day_source),
         (sep(23), DaySource::Request)

@@ -6,7 +6,10 @@
 //! error callback and the lanes' delivery reports. The first of them to
 //! report a fault while the link is known good logs it at `warn`; the rest,
 //! until a delivery succeeds again, log at `debug`. The recovery is logged
-//! once at `info`. A producer replaced during an outage is logged once too.
+//! once at `info`, and only of an outage that was logged at `warn`: a fault
+//! in the quiet time after a replacement belongs to the incident already
+//! told, and so does its end. A producer replaced during an outage is
+//! logged once too.
 //!
 //! A producer fenced by an outage is seldom alone: every lane's producer had
 //! messages time out in it. The link counts replacements, and each lane
@@ -32,6 +35,9 @@ pub(crate) struct Link {
 struct State {
     /// Since when, and why, deliveries fail; `None` while they succeed.
     down: Option<(Instant, String)>,
+    /// Whether the outage in `down` was logged at `warn` (its end is then
+    /// logged at `info`).
+    announced: bool,
     /// When deliveries last succeeded again after an outage. A fault of
     /// messages sent before then (another lane's pass still waiting out
     /// the outage) belongs to that outage: it is not news.
@@ -78,26 +84,33 @@ impl Link {
         }
         state.down = Some((Instant::now(), cause.to_owned()));
         self.down.store(true, Ordering::SeqCst);
-        !state.settling()
+        state.announced = !state.settling();
+        state.announced
     }
 
     /// Records a confirmed delivery; logs the recovery after an outage.
-    pub(crate) fn delivered(&self) {
+    /// Returns whether the recovery is news (logged at `info`): the end of
+    /// an outage that was logged at `warn`.
+    pub(crate) fn delivered(&self) -> bool {
         if !self.down.load(Ordering::Relaxed) {
-            return;
+            return false;
         }
         let mut state = self.state();
         self.down.store(false, Ordering::SeqCst);
-        if let Some((since, cause)) = state.down.take() {
-            state.replaced = false;
-            state.up_since = Some(Instant::now());
-            drop(state);
-            tracing::info!(
-                down_for_ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX),
-                cause,
-                "kafka deliveries succeed again"
-            );
+        let Some((since, cause)) = state.down.take() else {
+            return false;
+        };
+        state.replaced = false;
+        state.up_since = Some(Instant::now());
+        let announced = std::mem::take(&mut state.announced);
+        drop(state);
+        let down_for_ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if announced {
+            tracing::info!(down_for_ms, cause, "kafka deliveries succeed again");
+        } else {
+            tracing::debug!(down_for_ms, cause, "kafka deliveries succeed again");
         }
+        announced
     }
 
     /// How many producers the broker refused so far: a producer created
@@ -115,13 +128,15 @@ impl Link {
         if state.stale(sent) {
             return false;
         }
+        let settling = state.settling();
+        let news = !std::mem::replace(&mut state.replaced, true) && !settling;
         if state.down.is_none() {
             state.down = Some((Instant::now(), cause.to_owned()));
             self.down.store(true, Ordering::SeqCst);
+            state.announced = news;
         }
-        let settling = state.settling();
         state.last_replacement = Some(Instant::now());
-        !std::mem::replace(&mut state.replaced, true) && !settling
+        news
     }
 }
 
@@ -138,7 +153,8 @@ mod tests {
         assert!(link.replaced("producer fenced", before));
         assert!(!link.replaced("producer fenced", before));
         assert_eq!(link.generation(), 2);
-        link.delivered();
+        assert!(link.delivered(), "the end of an outage told at warn");
+        assert!(!link.delivered(), "already up");
         // Another lane's messages of the same outage, reported late.
         assert!(!link.failed("message timed out", before));
         assert!(!link.replaced("producer fenced", before));
@@ -148,11 +164,12 @@ mod tests {
         let after = Instant::now();
         assert!(!link.failed("producer fenced", after));
         assert!(!link.replaced("producer fenced", after));
-        link.delivered();
+        assert!(!link.delivered(), "the end of a fault not told is not news");
         // Once the quiet time is over, an outage is news again.
         link.state().last_replacement = Instant::now().checked_sub(QUIET_AFTER_REPLACEMENT * 2);
         let later = Instant::now();
         assert!(link.failed("all brokers down", later));
         assert!(link.replaced("producer fenced", later));
+        assert!(link.delivered());
     }
 }

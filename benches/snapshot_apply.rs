@@ -17,9 +17,7 @@
 //! `psql` on PATH). Options by env: `FLIGHTSTATE_BENCH_FLIGHTS` (default 9999);
 //! `FLIGHTSTATE_BENCH_ROUNDS` (default 3); `FLIGHTSTATE_BENCH_READ_WHOLE=1`
 //! reads the message whole before writing instead of streaming it
-//! (`pipeline::streamed`), to compare the two; `FLIGHTSTATE_BENCH_PARSE_ONE_CORE=1` reads
-//! it on one core (`ParseOptions::two_cores_from_bytes`) where it is read whole and in
-//! "parse alone" (a streamed message is always read on one core).
+//! (`pipeline::streamed`), to compare the two.
 
 use std::io::Write;
 use std::process::Command;
@@ -29,7 +27,7 @@ use chrono::NaiveDate;
 use diesel::sql_types::BigInt;
 use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::pipeline::{Applied, Settings, apply_message};
-use flightstate::protocol::{Body, ParseOptions, to_xml};
+use flightstate::protocol::{Body, to_xml};
 use flightstate::state::{
     ColumnValues, FlightState, StoredFlight, TableRow, state_document, state_from_record,
 };
@@ -74,21 +72,12 @@ fn main() -> BenchResult<()> {
     );
 
     let read_whole: u8 = common::env_or("FLIGHTSTATE_BENCH_READ_WHOLE", 0);
-    let one_core: u8 = common::env_or("FLIGHTSTATE_BENCH_PARSE_ONE_CORE", 0);
     let defaults = Settings::default();
     let settings = Settings {
         stream_from_bytes: if read_whole == 1 {
             usize::MAX
         } else {
             defaults.stream_from_bytes
-        },
-        parse: ParseOptions {
-            two_cores_from_bytes: if one_core == 1 {
-                usize::MAX
-            } else {
-                defaults.parse.two_cores_from_bytes
-            },
-            ..defaults.parse.clone()
         },
         ..defaults
     };

@@ -7,9 +7,9 @@
 
 mod common;
 mod dispatching;
+#[path = "pumping/log.rs"]
+mod log;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::TestDatabase;
@@ -21,6 +21,7 @@ use flightstate::dispatch::{Dispatcher, KafkaSettings};
 use flightstate::pipeline::{Applied, Settings, apply_message};
 use flightstate::protocol::Field;
 use flightstate::store::pg::PgStore;
+use log::Captured;
 use rdkafka::mocking::MockCluster;
 use rdkafka::producer::DefaultProducerContext;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
@@ -181,20 +182,6 @@ fn retriable_produce_errors_are_retried_until_delivered() {
     assert_eq!(rebuild(&records), stored(&store, &mut conn));
 }
 
-/// A `tracing` writer into a shared buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log buffer").extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
     let db = TestDatabase::migrated();
@@ -225,20 +212,13 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
     );
 
     let log = Captured::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let report = tracing::subscriber::with_default(subscriber, || {
-        dispatcher.dispatch_once().expect("a pass")
-    });
+    let report = log.during(|| dispatcher.dispatch_once().expect("a pass"));
     assert_eq!(
         (report.state.sent, report.state.failed),
         (2, 1),
         "{report:?}"
     );
-    let text = String::from_utf8(log.0.lock().expect("log").clone()).expect("utf-8");
+    let text = log.text();
     let line = text
         .lines()
         .find(|l| l.contains("ERROR") && l.contains("refused"))
@@ -329,13 +309,8 @@ fn a_producer_the_broker_refuses_is_replaced_and_the_pending_rows_go_out() {
         assert_eq!(report.state.sent, 3, "{code:?}: {report:?}");
 
         let log = Captured::default();
-        let writer = log.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
         let mut conn = db.connect();
-        tracing::subscriber::with_default(subscriber, || {
+        log.during(|| {
             // The Produce requests of the next pass are refused so.
             mock.request_errors(RDKafkaApiKey::Produce, &[code; 8]);
             apply(&store, 2, &flop(1, "B77"));
@@ -353,7 +328,7 @@ fn a_producer_the_broker_refuses_is_replaced_and_the_pending_rows_go_out() {
                 dispatcher.dispatch_once().expect("a pass");
             }
         });
-        let text = String::from_utf8(log.0.lock().expect("log").clone()).expect("utf-8");
+        let text = log.text();
         let replaced = text.lines().filter(|l| l.contains("replaced it")).count();
         assert_eq!(replaced, 1, "{code:?}:\n{text}");
         let records = read_all(&mock.bootstrap_servers(), &topics.0);

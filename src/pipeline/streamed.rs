@@ -24,7 +24,7 @@ use super::report::SnapshotReport;
 use super::settings::Settings;
 use super::snapshot::{Parts, Received, Source, apply_snapshot};
 use super::snapshot_check::{Built, Checked, Tally};
-use crate::protocol::{self, Body, FlightRecord, Message, ParseOptions, ProtocolError};
+use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError};
 use crate::state::{FlightState, RecordError};
 use crate::store::Store;
 
@@ -271,15 +271,7 @@ fn read(body: &[u8], settings: &Settings, parts: SyncSender<Read>) {
                 .is_ok();
         }
     };
-    // On one core: a second half read on another core
-    // (`ParseOptions::two_cores_from_bytes`) runs ahead of the writer by
-    // half a day, holding its records and states until this reader reaches
-    // them — the memory reading by parts is there to save.
-    let opts = ParseOptions {
-        two_cores_from_bytes: usize::MAX,
-        ..settings.parse.clone()
-    };
-    let parsed = protocol::parse_slice_mapped(body, &opts, &map, &mut on_mapped);
+    let parsed = protocol::parse_slice_mapped(body, &settings.parse, &map, &mut on_mapped);
     if listening && tally.all_built() && !part.is_empty() {
         handed += 1;
         listening = parts.send(Read::Part(Built::from_pairs(part))).is_ok();

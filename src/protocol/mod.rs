@@ -37,10 +37,6 @@ pub use self::write::{to_xml, to_xml_with};
 /// 30 MB. The limit admits that and no more: anything larger is not a day's schedule.
 pub const DEFAULT_MAX_BYTES: usize = 32 * 1024 * 1024;
 
-/// From this size on, a snapshot is read on two cores: below it, starting a thread costs
-/// more than it saves. About 40 flights.
-pub const DEFAULT_TWO_CORES_FROM_BYTES: usize = 64 * 1024;
-
 /// Site settings that change how a message is read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseOptions {
@@ -49,9 +45,6 @@ pub struct ParseOptions {
     /// Name of the optional element directly inside `<SCHD>` by which some sites name the
     /// snapshot's operation day (`ddMMMyy`); `None` where the site sends none.
     pub operation_day_element: Option<String>,
-    /// An SCHD message of at least this many bytes is read in two halves at once, split at
-    /// an FLTR (see [`parse_slice`]); `usize::MAX` reads every message on one core.
-    pub two_cores_from_bytes: usize,
 }
 
 impl Default for ParseOptions {
@@ -59,18 +52,11 @@ impl Default for ParseOptions {
         ParseOptions {
             max_bytes: DEFAULT_MAX_BYTES,
             operation_day_element: None,
-            two_cores_from_bytes: DEFAULT_TWO_CORES_FROM_BYTES,
         }
     }
 }
 
-/// Parses one message held in memory (a mailbox CLOB, a file's bytes).
-///
-/// A large SCHD is read on two cores: a second thread reads the FLTRs from one past the
-/// middle on while this one reads up to it, then this one reads on from the end of the
-/// second half. Whatever does not fit that shape (the split tag not directly in
-/// `MSG/SCHD`, anything but a clean run of records in the second half, any error) is read
-/// the way a whole document is, so the result is the same either way.
+/// Parses one message held in memory (a mailbox CLOB, a file's bytes), on this thread.
 ///
 /// # Errors
 ///
@@ -83,9 +69,7 @@ pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, Protoco
 /// Like [`parse_slice`], and hands `to` what `map` makes of each FLTR of a snapshot (an
 /// SCHD DNLD or RESP whose META comes first, as SIS writes it) as soon as it is read: in
 /// input order, up to the first record that fails, while the rest of the message is still
-/// being read. A record is mapped on the thread that read it, so a large snapshot's are
-/// mapped on two cores too; the second half's results reach `to` when the first half's
-/// reader gets to them.
+/// being read.
 ///
 /// What `to` was handed is provisional: only the returned message says whether the whole
 /// document is well-formed and valid. The records handed on are not in the message (its
@@ -94,16 +78,16 @@ pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, Protoco
 /// # Errors
 ///
 /// As [`parse_slice`].
-pub fn parse_slice_mapped<T: Send>(
+pub fn parse_slice_mapped<T>(
     input: &[u8],
     opts: &ParseOptions,
-    map: &(dyn Fn(&FlightRecord) -> T + Sync),
+    map: &dyn Fn(&FlightRecord) -> T,
     to: &mut dyn FnMut(T),
 ) -> Result<Message, ProtocolError> {
     parse_with(input, opts, message::EarlyRecords::handed(map, to))
 }
 
-fn parse_with<T: Send>(
+fn parse_with<T>(
     input: &[u8],
     opts: &ParseOptions,
     mut early: message::EarlyRecords<'_, T>,
@@ -115,44 +99,8 @@ fn parse_with<T: Send>(
         });
     }
     let document = reader::Document::decode(input)?;
-    let split = (input.len() >= opts.two_cores_from_bytes)
-        .then(|| document.split(message::RECORDS_AT, message::RECORD))
-        .flatten();
-    let Some(split) = split else {
-        let root = document.read_with(|ancestors, element| early.closed(ancestors, element))?;
-        return message::parse_message(&root, opts, early);
-    };
-    let map = early.map();
-    // The first half's reader and the second half's hand-over both add to `early`.
-    let early = std::cell::RefCell::new(early);
-    let halves = std::thread::scope(|scope| {
-        let second = scope.spawn(|| {
-            let mut late = map.map_or_else(message::EarlyRecords::default, |map| {
-                message::EarlyRecords::kept(map)
-            });
-            let fragment =
-                document.read_second_half(&split, |ancestors, e| late.closed(ancestors, e))?;
-            late.into_records().map(|records| (fragment, records))
-        });
-        document.read_halves(
-            &split,
-            |ancestors, element| early.borrow_mut().closed(ancestors, element),
-            || {
-                let (fragment, (records, mapped)) = second.join().ok().flatten()?;
-                early.borrow_mut().adopt(records, mapped);
-                Some(fragment)
-            },
-        )
-    });
-    match halves {
-        Ok((root, _)) => message::parse_message(&root, opts, early.into_inner()),
-        // Said exactly as a reader of the whole says it; a second read costs nothing
-        // next to the message being refused.
-        Err(_) => {
-            let root = document.read_with(|_, _| {})?;
-            message::parse_message(&root, opts, message::EarlyRecords::<()>::default())
-        }
-    }
+    let root = document.read_with(|ancestors, element| early.closed(ancestors, element))?;
+    message::parse_message(&root, opts, early)
 }
 
 /// Like [`parse_slice`], reading the message from `r` first; never reads more than

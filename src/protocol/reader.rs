@@ -14,10 +14,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
-use quick_xml::errors::IllFormedError;
 use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::attributes::Attributes;
-use quick_xml::events::{BytesEnd, BytesStart, Event};
+use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
 use super::errors::{Position, ProtocolError};
@@ -184,22 +183,6 @@ pub(crate) struct Document<'a> {
     body: &'a str,
 }
 
-/// Where a document may be read in two halves: at a start tag that the first half's reader
-/// must find directly inside `parents` (each the first of its name). The second half is
-/// read as a run of siblings inside those parents, up to their end.
-pub(crate) struct Split {
-    parents: &'static [&'static str],
-    /// Offset of the `<` of that start tag in the body.
-    at: usize,
-}
-
-/// What the reader of a second half read: the siblings up to the end tag of their parent,
-/// which starts at `end`.
-pub(crate) struct Fragment<'a> {
-    children: Vec<Element<'a>>,
-    end: usize,
-}
-
 impl<'a> Document<'a> {
     /// # Errors
     ///
@@ -234,125 +217,8 @@ impl<'a> Document<'a> {
         &self,
         on_close: impl FnMut(&[Element<'a>], &mut Element<'a>),
     ) -> Result<Element<'a>, ProtocolError> {
-        match TreeBuilder::new(self, on_close).run(0, Until::Eof)? {
-            Ran::Read(root) => Ok(root),
-            Ran::Paused(_) => unreachable!("a reader told to read to the end reads to it"),
-        }
+        TreeBuilder::new(self, on_close).run()
     }
-
-    /// The first start tag of `child` at or past the middle of the document, if there is
-    /// one. Only a guess: whether it really sits inside `parents` is known once the first
-    /// half has been read up to it.
-    pub fn split(&self, parents: &'static [&'static str], child: &'static str) -> Option<Split> {
-        let bytes = self.body.as_bytes();
-        let mut from = bytes.len() / 2;
-        let tag = format!("<{child}");
-        loop {
-            let found = from + memchr::memmem::find(&bytes[from..], tag.as_bytes())?;
-            let after = found + tag.len();
-            if matches!(
-                bytes.get(after),
-                Some(b'>' | b'/' | b' ' | b'\t' | b'\r' | b'\n')
-            ) {
-                return Some(Split { parents, at: found });
-            }
-            from = after;
-        }
-    }
-
-    /// Reads the second half from the split on, as a run of siblings inside `parents`,
-    /// telling `on_close` as [`Document::read_with`] does (the parents stand in for the
-    /// first half's, without attributes). `None` when it is anything else (an error, text
-    /// beside the siblings, no end of their parent): the first half's reader then reads
-    /// on by itself, and reports what a reader of the whole finds.
-    pub fn read_second_half(
-        &self,
-        split: &Split,
-        on_close: impl FnMut(&[Element<'a>], &mut Element<'a>),
-    ) -> Option<Fragment<'a>> {
-        let mut builder = TreeBuilder::new(self, on_close);
-        for name in split.parents {
-            builder
-                .open(Element::new(Cow::Borrowed(name)), split.at as u64)
-                .ok()?;
-        }
-        let floor = split.parents.len();
-        let Ok(Ran::Paused(end)) = builder.run(split.at, Until::Depth(floor)) else {
-            return None;
-        };
-        let parent = builder.stack.last()?;
-        if !trim_xml(&parent.text).is_empty() {
-            return None;
-        }
-        Some(Fragment {
-            children: std::mem::take(&mut builder.levels[floor - 1].children),
-            end,
-        })
-    }
-
-    /// Reads the document up to the split, then takes the second half from
-    /// `second_half` (the siblings read elsewhere meanwhile) and reads on from their end.
-    /// Where the split is not where its guess put it, `second_half` is not called; where
-    /// it has nothing, this reads the rest itself. Returns the root, and whether the second
-    /// half was used.
-    ///
-    /// # Errors
-    ///
-    /// As [`Document::read_with`]. The tree is the one a reader of the whole builds; an
-    /// error is one it would report, as far as quick-xml's own checks go; a caller that
-    /// must report exactly that reads the whole again on an error.
-    pub fn read_halves(
-        &self,
-        split: &Split,
-        on_close: impl FnMut(&[Element<'a>], &mut Element<'a>),
-        second_half: impl FnOnce() -> Option<Fragment<'a>>,
-    ) -> Result<(Element<'a>, bool), ProtocolError> {
-        let mut builder = TreeBuilder::new(self, on_close);
-        let paused = match builder.run(0, Until::Offset(split.at))? {
-            Ran::Read(root) => return Ok((root, false)),
-            Ran::Paused(at) => at,
-        };
-        let inside_parents = builder.stack.len() == split.parents.len()
-            && builder
-                .stack
-                .iter()
-                .zip(split.parents)
-                .all(|(open, name)| open.name == *name && open.index == 1);
-        let fragment = if inside_parents { second_half() } else { None };
-        let used = fragment.is_some();
-        let resume = match fragment {
-            Some(fragment) => {
-                let level = &mut builder.levels[split.parents.len() - 1];
-                for mut child in fragment.children {
-                    child.index = level.number(&child);
-                    level.children.push(child);
-                }
-                fragment.end
-            }
-            None => paused,
-        };
-        match builder.run(resume, Until::Eof)? {
-            Ran::Read(root) => Ok((root, used)),
-            Ran::Paused(_) => unreachable!("a reader told to read to the end reads to it"),
-        }
-    }
-}
-
-/// How far one run of the reader goes.
-#[derive(Clone, Copy)]
-enum Until {
-    /// The end of the document.
-    Eof,
-    /// The event that starts at this offset, if one does; read on if none does.
-    Offset(usize),
-    /// The end tag that would close an element at this depth (one the run did not open).
-    Depth(usize),
-}
-
-enum Ran<'a> {
-    Read(Element<'a>),
-    /// Stopped before the event at this offset.
-    Paused(usize),
 }
 
 /// The children read so far of one open element, and the numbers of their names.
@@ -458,28 +324,16 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
         Position::locate(self.input, offset as usize + self.shift)
     }
 
-    /// Reads the body from `base` (where an event starts) as far as `until` says. A run
-    /// from past the start uses a reader that does not know the elements opened before
-    /// it: their end tags are checked here, as quick-xml checks the others.
-    fn run(&mut self, base: usize, until: Until) -> Result<Ran<'a>, ProtocolError> {
+    /// Reads the body into its root element.
+    fn run(&mut self) -> Result<Element<'a>, ProtocolError> {
         let body = self.body;
-        let mut reader = Reader::from_str(&body[base..]);
+        let mut reader = Reader::from_str(body);
         configure(&mut reader);
-        reader.config_mut().allow_unmatched_ends = base > 0;
-        let mut until = until;
         loop {
-            let before = base as u64 + reader.buffer_position();
-            if let Until::Offset(offset) = until
-                && before >= offset as u64
-            {
-                if before == offset as u64 {
-                    return Ok(Ran::Paused(offset));
-                }
-                until = Until::Eof;
-            }
+            let before = reader.buffer_position();
             let event = match reader.read_event() {
                 Ok(event) => event,
-                Err(e) => return Err(self.xml_error(base as u64 + reader.error_position(), e)),
+                Err(e) => return Err(self.xml_error(reader.error_position(), e)),
             };
             match event {
                 Event::Comment(comment) => {
@@ -506,15 +360,7 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                     self.open(element, before)?;
                     self.close(before)?;
                 }
-                Event::End(_) if matches!(until, Until::Depth(d) if d == self.stack.len()) => {
-                    return Ok(Ran::Paused(before as usize));
-                }
-                Event::End(end) => {
-                    if base > 0 {
-                        self.check_end(&end, before)?;
-                    }
-                    self.close(before)?;
-                }
+                Event::End(_) => self.close(before)?,
                 // Most text events are the layout between elements, dropped unread; only
                 // text that may be kept is worth normalising.
                 Event::Text(text) if !self.keeps_text() && trim_xml(&text).is_empty() => {}
@@ -532,10 +378,7 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                                 });
                             }
                         },
-                        Err(e) => {
-                            let at = base as u64 + reader.error_position();
-                            return Err(self.xml_error(at, e));
-                        }
+                        Err(e) => return Err(self.xml_error(reader.error_position(), e)),
                     };
                     self.text(resolved, before)?;
                 }
@@ -543,7 +386,7 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
             }
         }
         match (self.stack.last(), self.root.take()) {
-            (None, Some(root)) => Ok(Ran::Read(root)),
+            (None, Some(root)) => Ok(root),
             (Some(open), _) => Err(ProtocolError::NotWellFormed {
                 at: Position::locate(self.input, self.input.len()),
                 reason: format!("element <{}> is not closed", open.name),
@@ -553,22 +396,6 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                 reason: "the document has no root element".into(),
             }),
         }
-    }
-
-    /// The check quick-xml makes of an end tag, for one whose start it did not read:
-    /// same error, same position (the `<`).
-    fn check_end(&self, end: &BytesEnd<'_>, offset: u64) -> Result<(), ProtocolError> {
-        let name = end.name();
-        let found: &str = name.as_ref();
-        let error = match self.stack.last() {
-            Some(open) if open.name == found => return Ok(()),
-            Some(open) => IllFormedError::MismatchedEndTag {
-                expected: open.name.to_string(),
-                found: found.to_owned(),
-            },
-            None => IllFormedError::UnmatchedEndTag(found.to_owned()),
-        };
-        Err(self.xml_error(offset, quick_xml::Error::IllFormed(error)))
     }
 
     fn xml_error(&self, offset: u64, e: quick_xml::Error) -> ProtocolError {
@@ -842,114 +669,6 @@ mod tests {
         let text = "<a>".repeat(MAX_DEPTH + 1);
         let err = read(&text).unwrap_err();
         assert!(matches!(err, ProtocolError::TooDeep { .. }), "{err}");
-    }
-
-    /// The tree as text: every element with its index, attributes and text.
-    fn render(element: &Element, out: &mut String) {
-        out.push_str(&format!("<{}#{}", element.name, element.index));
-        for (name, value) in &element.attributes {
-            out.push_str(&format!(" {name}={value:?}"));
-        }
-        out.push_str(&format!(" {:?}>", element.text));
-        for child in &element.children {
-            render(child, out);
-        }
-        out.push_str("</>");
-    }
-
-    fn whole(text: &str) -> Result<String, String> {
-        let root = read(text).map_err(|e| e.to_string())?;
-        let mut out = String::new();
-        render(&root, &mut out);
-        Ok(out)
-    }
-
-    /// Read in two halves, the second on this thread first; also whether it was used.
-    fn halves(text: &str) -> (Result<String, String>, bool) {
-        let document = Document::decode(text.as_bytes()).unwrap();
-        let Some(split) = document.split(&["MSG", "SCHD"], "FLTR") else {
-            return (whole(text), false);
-        };
-        let second = document.read_second_half(&split, |_, _| {});
-        match document.read_halves(&split, |_, _| {}, || second) {
-            Ok((root, used)) => {
-                let mut out = String::new();
-                render(&root, &mut out);
-                (Ok(out), used)
-            }
-            Err(e) => (Err(e.to_string()), false),
-        }
-    }
-
-    fn schedule(records: usize, tail: &str) -> String {
-        let fltr = "<FLTR a=\"1\"><FLID>7</FLID><GTDT><GATE>A1</GATE></GTDT></FLTR>\n";
-        format!(
-            "<?xml version=\"1.0\"?>\n<MSG><META><TYPE>SCHD</TYPE></META><SCHD><RECS>{records}</RECS>\n{}{tail}</MSG>",
-            fltr.repeat(records)
-        )
-    }
-
-    #[test]
-    fn a_document_read_in_halves_is_the_document_read_whole() {
-        let text = schedule(9, "<X/></SCHD><Y>t</Y>");
-        let (split, used) = halves(&text);
-        assert!(used, "the second half was read apart");
-        assert_eq!(split, whole(&text));
-        assert!(split.is_ok());
-    }
-
-    #[test]
-    fn a_second_half_that_is_no_run_of_records_is_read_by_the_first_reader() {
-        for (case, text) in [
-            ("end names differ", schedule(9, "</SCHX>")),
-            ("record open at the end", schedule(9, "<FLTR></SCHD>")),
-            ("end of an unopened element", schedule(9, "</SCHD></Z>")),
-            ("stray text", schedule(9, "text</SCHD>")),
-            ("text at the end", schedule(9, "</SCHD>text")),
-            ("no end", schedule(9, "")),
-            ("a second root", schedule(9, "</SCHD></MSG><MSG>")),
-            ("a bad entity", schedule(9, "<X>&nope;</X></SCHD>")),
-            (
-                "split inside a comment",
-                format!("<MSG><SCHD><!--{}--></SCHD></MSG>", "<FLTR/>".repeat(9)),
-            ),
-            (
-                "split deeper than the schedule",
-                format!("<MSG><SCHD><A>{}</A></SCHD></MSG>", "<FLTR/>".repeat(9)),
-            ),
-            (
-                "split in a second schedule",
-                format!("<MSG><SCHD/><SCHD>{}</SCHD></MSG>", "<FLTR/>".repeat(9)),
-            ),
-            (
-                "split outside the schedule",
-                format!("<MSG><SCHD/>{}</MSG>", "<FLTR/>".repeat(9)),
-            ),
-        ] {
-            let (split, _) = halves(&text);
-            assert_eq!(split, whole(&text), "{case}");
-        }
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
-
-        /// The error too is the one a reader of the whole reports: quick-xml's check of
-        /// end tags is made here for the elements opened before a reader resumed.
-        #[test]
-        fn a_mangled_document_reads_in_halves_as_whole(
-            at in 0usize..400,
-            cut in 0usize..24,
-            insert in "[<>/&;=\"' a-zA-Z0-9!-]{0,10}",
-        ) {
-            let mut bytes = schedule(6, "</SCHD>").into_bytes();
-            let at = at.min(bytes.len());
-            let end = (at + cut).min(bytes.len());
-            bytes.splice(at..end, insert.bytes());
-            if let Ok(text) = String::from_utf8(bytes) {
-                proptest::prop_assert_eq!(halves(&text).0, whole(&text));
-            }
-        }
     }
 
     #[test]

@@ -1,4 +1,6 @@
 //! Log lines a test can read back.
+// Each test file that includes this uses a part of it.
+#![allow(dead_code)]
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

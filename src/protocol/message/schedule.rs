@@ -81,15 +81,13 @@ pub struct Schedule {
 
 const EXPECTED_DAY: &str = "a date ddMMMyy such as 23JAN21";
 
-/// Where a schedule's records are: the elements a large one is split among to be read on
-/// two cores.
-pub(crate) const RECORDS_AT: &[&str] = &["MSG", "SCHD"];
+/// Where a schedule's records are.
+const RECORDS_AT: &[&str] = &["MSG", "SCHD"];
 /// The element of one record.
-pub(crate) const RECORD: &str = "FLTR";
+const RECORD: &str = "FLTR";
 
-/// What a caller makes of each record of a snapshot, on the thread that read it: a large
-/// message is read on two threads (see [`crate::protocol::parse_slice`]).
-pub(crate) type Map<'o, T> = &'o (dyn Fn(&FlightRecord) -> T + Sync);
+/// What a caller makes of each record of a snapshot, as soon as it is read.
+pub(crate) type Map<'o, T> = &'o dyn Fn(&FlightRecord) -> T;
 
 /// The FLTRs of `MSG/SCHD`, each read as soon as the reader closes it.
 ///
@@ -117,15 +115,12 @@ pub(crate) struct EarlyRecords<'o, T = ()> {
     snapshot: bool,
 }
 
-/// What becomes of each record read besides being kept.
+/// What becomes of each record read.
 enum Mapped<'o, T> {
     /// Nothing.
     Not,
     /// Mapped and handed on at once, when the message is a snapshot.
     Handed(Map<'o, T>, &'o mut dyn FnMut(T)),
-    /// Mapped and kept beside it: the second half of a snapshot, whose META the reader of
-    /// that half does not see; the first half's reader hands the results on, or drops them.
-    Kept(Map<'o, T>, Vec<T>),
 }
 
 impl<T> Default for EarlyRecords<'_, T> {
@@ -147,53 +142,6 @@ impl<'o, T> EarlyRecords<'o, T> {
             mapped: Mapped::Handed(map, to),
             ..EarlyRecords::default()
         }
-    }
-
-    /// Records read early, each mapped by `map` and kept with its result (a second half).
-    pub fn kept(map: Map<'o, T>) -> Self {
-        EarlyRecords {
-            mapped: Mapped::Kept(map, Vec::new()),
-            ..EarlyRecords::default()
-        }
-    }
-
-    /// The map this reader hands results with, for the reader of a second half.
-    pub fn map(&self) -> Option<Map<'o, T>> {
-        match self.mapped {
-            Mapped::Handed(map, _) => Some(map),
-            Mapped::Not | Mapped::Kept(..) => None,
-        }
-    }
-
-    /// The records read, and what they were mapped to, when every one of them was read;
-    /// `None` once one failed.
-    pub fn into_records(self) -> Option<(Vec<FlightRecord>, Vec<T>)> {
-        if self.failed.is_some() {
-            return None;
-        }
-        let mapped = match self.mapped {
-            Mapped::Kept(_, kept) => kept,
-            Mapped::Not | Mapped::Handed(..) => Vec::new(),
-        };
-        Some((self.records, mapped))
-    }
-
-    /// Takes the records read after this reader's, of the second half of the same
-    /// `MSG/SCHD` (read on another core by a reader [`EarlyRecords::kept`] with this one's
-    /// map), as if it had read them itself: their results handed on, and dropped after a
-    /// failed record as later ones are.
-    pub fn adopt(&mut self, records: Vec<FlightRecord>, mapped: Vec<T>) {
-        if self.failed.is_some() {
-            return;
-        }
-        if self.snapshot
-            && let Mapped::Handed(_, to) = &mut self.mapped
-        {
-            mapped.into_iter().for_each(to);
-            self.handed += records.len();
-            return;
-        }
-        self.records.extend(records);
     }
 
     /// Reads `element` if it is an FLTR of the first `MSG/SCHD` (the only one
@@ -228,10 +176,6 @@ impl<'o, T> EarlyRecords<'o, T> {
                     Mapped::Handed(map, to) if self.snapshot => {
                         to(map(&record));
                         self.handed += 1;
-                    }
-                    Mapped::Kept(map, kept) => {
-                        kept.push(map(&record));
-                        self.records.push(record);
                     }
                     Mapped::Handed(..) | Mapped::Not => self.records.push(record),
                 },

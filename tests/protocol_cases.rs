@@ -420,14 +420,13 @@ fn landing_abort_without_code_clears_unless_a_reason_is_given() {
     );
 }
 
-/// The records `parse_slice_mapped` hands on, by FLID, and the message.
+/// The records `parse_slice_handing` hands on, by FLID, and the message.
 fn observed(bytes: &[u8]) -> (Vec<i64>, Result<Message, ProtocolError>) {
     let mut seen = Vec::new();
-    let parsed = flightstate::protocol::parse_slice_mapped(
+    let parsed = flightstate::protocol::parse_slice_handing(
         bytes,
         &ParseOptions::default(),
-        &|record: &FlightRecord| record.flid,
-        &mut |flid| seen.push(flid),
+        &mut |record: FlightRecord| seen.push(record.flid),
     );
     (seen, parsed)
 }

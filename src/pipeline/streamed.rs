@@ -1,9 +1,9 @@
 //! Reading a large snapshot while it is being written: a reader thread
-//! parses the message, builds each flight's state and `STATE_DIGEST` as its
-//! FLTR is read, and hands them by parts to the snapshot's transaction
-//! (`snapshot::Parts`), which writes each part while the next is being
-//! read. Reading (this process) and writing (the database) then overlap
-//! instead of taking turns.
+//! parses the message and hands its records by parts, as their FLTRs are
+//! read, to the snapshot's transaction (`snapshot::Parts`), which builds each
+//! part's states and `STATE_DIGEST`s and writes them while the reader reads
+//! on. Parsing (one core) then overlaps with building and writing (the other
+//! core and the database) instead of taking turns.
 //!
 //! Only a few parts are held at a time: the reader keeps no record it
 //! handed on, the transaction drops each part once written, and what the
@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::NaiveDate;
 
 use super::PipelineError;
 use super::report::SnapshotReport;
@@ -25,7 +25,6 @@ use super::settings::Settings;
 use super::snapshot::{Parts, Received, Source, apply_snapshot};
 use super::snapshot_check::{Built, Checked, Tally};
 use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError};
-use crate::state::{FlightState, RecordError};
 use crate::store::Store;
 
 /// What became of a message read by parts.
@@ -66,18 +65,11 @@ pub(super) fn apply_streamed<S: Store>(
 
 /// What the reader hands the transaction.
 enum Read {
-    /// The next flights' states and digests, in input order.
-    Part(Built),
-    /// The message is read.
-    End(Box<Ended>),
-}
-
-/// The end of a reading.
-struct Ended {
-    /// The message; a snapshot's `flights` holds none of those handed out.
-    parsed: Result<Message, ProtocolError>,
-    tally: Tally,
-    parts: usize,
+    /// The next flights' records, in input order.
+    Part(Vec<FlightRecord>),
+    /// The message is read; a snapshot's `flights` holds none of those
+    /// handed out.
+    End(Box<Result<Message, ProtocolError>>),
 }
 
 /// A message to read by parts, once per attempt.
@@ -103,6 +95,8 @@ impl Source for StreamSource<'_> {
             let mut parts = StreamParts {
                 source: self,
                 from_reader,
+                tally: Tally::default(),
+                handed: 0,
                 first: None,
                 verdict: None,
                 ended: false,
@@ -133,6 +127,11 @@ impl Source for StreamSource<'_> {
 struct StreamParts<'s, 'a> {
     source: &'s StreamSource<'a>,
     from_reader: Receiver<Read>,
+    /// The FLIDs and scheduled times of every record received, and the
+    /// first whose state could not be built.
+    tally: Tally,
+    /// How many parts were handed to the transaction.
+    handed: usize,
     /// The first part, taken to learn the day before the transaction.
     first: Option<Built>,
     /// What the checks said of the whole message, once it was read.
@@ -142,33 +141,48 @@ struct StreamParts<'s, 'a> {
 }
 
 impl StreamParts<'_, '_> {
-    /// The next part; at the end, the verdict on the whole message.
+    /// The next part, built; at the end, the verdict on the whole message.
+    /// After a record whose state cannot be built, no part is handed out
+    /// (the verdict says why), but every record is still tallied.
     fn receive(&mut self) -> Option<Built> {
-        if self.verdict.is_some() {
+        while self.verdict.is_none() {
+            match self.from_reader.recv() {
+                Ok(Read::Part(records)) => {
+                    if let Some(built) = self.build(&records) {
+                        return Some(built);
+                    }
+                }
+                Ok(Read::End(parsed)) => self.verdict = Some(self.judge(*parsed)),
+                // The reader is gone without an end: it panicked (its join
+                // says how), or never started.
+                Err(_) => self.verdict = Some(Err("the message could not be read".to_owned())),
+            }
+        }
+        None
+    }
+
+    /// The states and digests of `records`, tallied; `None` once a record
+    /// of the message had no state.
+    fn build(&mut self, records: &[FlightRecord]) -> Option<Built> {
+        let mut pairs = Vec::with_capacity(records.len());
+        for record in records {
+            let built = Built::one(record);
+            self.tally
+                .add(record.flid, record.sodt.value().copied(), &built);
+            if let Ok(pair) = built {
+                pairs.push(pair);
+            }
+        }
+        if !self.tally.all_built() {
             return None;
         }
-        match self.from_reader.recv() {
-            Ok(Read::Part(part)) => Some(part),
-            Ok(Read::End(ended)) => {
-                self.verdict = Some(self.judge(*ended));
-                None
-            }
-            // The reader is gone without an end: it panicked (its join says
-            // how), or never started.
-            Err(_) => {
-                self.verdict = Some(Err("the message could not be read".to_owned()));
-                None
-            }
-        }
+        self.handed += 1;
+        Some(Built::from_pairs(pairs))
     }
 
     /// The same checks as for a message read whole, on the tally.
-    fn judge(&self, ended: Ended) -> Result<Checked, String> {
-        let Ended {
-            parsed,
-            tally,
-            parts,
-        } = ended;
+    fn judge(&mut self, parsed: Result<Message, ProtocolError>) -> Result<Checked, String> {
+        let tally = std::mem::take(&mut self.tally);
         let message = match parsed {
             Ok(message) if tally.count() > 0 => message,
             // Nothing was handed out: the message is whole, and the usual
@@ -199,7 +213,7 @@ impl StreamParts<'_, '_> {
             msg_type: message.meta.msg_type,
             subtype: message.meta.styp,
             sender: message.meta.sndr,
-            streamed_parts: parts,
+            streamed_parts: self.handed,
         })
     }
 }
@@ -226,62 +240,34 @@ impl Parts for StreamParts<'_, '_> {
     }
 }
 
-/// What the reader makes of each record, on its thread.
-type Mapped = (
-    i64,
-    Option<NaiveDateTime>,
-    Result<(FlightState, String), RecordError>,
-);
-
-fn map(record: &FlightRecord) -> Mapped {
-    (
-        record.flid,
-        record.sodt.value().copied(),
-        Built::one(record),
-    )
-}
-
-/// The reader: parses `body` on one core, building each snapshot record's
-/// state and digest as it is read (`protocol::parse_slice_mapped`), and hands them
-/// out by parts; ends with the message and the tally. After a record whose
-/// state cannot be built it hands out nothing more (the end says why), and
-/// it stops handing out when the transaction stops listening.
+/// The reader: parses `body` on one core and hands out the records of a
+/// snapshot by parts as they are read (`protocol::parse_slice_handing`);
+/// ends with the message. It stops handing out when the transaction stops
+/// listening.
 fn read(body: &[u8], settings: &Settings, parts: SyncSender<Read>) {
-    let mut tally = Tally::default();
     let mut part = Vec::new();
     // The first part is an eighth of the others, so that the writer starts
     // on the day after a fortieth of its reading rather than a fifth; each
     // next part is twice the last, up to the full size, so that the writer
     // has the next part in hand when it is done with one.
     let mut part_size = (settings.stream_part_flights / 8).max(1);
-    let mut handed = 0;
     let mut listening = true;
-    let mut on_mapped = |(flid, sodt, built): Mapped| {
-        tally.add(flid, sodt, &built);
-        let Ok(pair) = built else { return };
-        if !listening || !tally.all_built() {
+    let mut on_record = |record: FlightRecord| {
+        if !listening {
             return;
         }
-        part.push(pair);
+        part.push(record);
         if part.len() >= part_size {
             part_size = (part_size * 2).min(settings.stream_part_flights);
-            handed += 1;
-            listening = parts
-                .send(Read::Part(Built::from_pairs(std::mem::take(&mut part))))
-                .is_ok();
+            listening = parts.send(Read::Part(std::mem::take(&mut part))).is_ok();
         }
     };
-    let parsed = protocol::parse_slice_mapped(body, &settings.parse, &map, &mut on_mapped);
-    if listening && tally.all_built() && !part.is_empty() {
-        handed += 1;
-        listening = parts.send(Read::Part(Built::from_pairs(part))).is_ok();
+    let parsed = protocol::parse_slice_handing(body, &settings.parse, &mut on_record);
+    if listening && !part.is_empty() {
+        listening = parts.send(Read::Part(part)).is_ok();
     }
     if listening {
         // A transaction that stopped listening has no use for the end.
-        drop(parts.send(Read::End(Box::new(Ended {
-            parsed,
-            tally,
-            parts: handed,
-        }))));
+        drop(parts.send(Read::End(Box::new(parsed))));
     }
 }

@@ -63,11 +63,11 @@ impl Default for ParseOptions {
 /// [`ProtocolError`] says why the message is refused; every case but
 /// [`ProtocolError::Io`] is bad input, never worth a retry.
 pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, ProtocolError> {
-    parse_with(input, opts, message::EarlyRecords::<()>::default())
+    parse_with(input, opts, message::EarlyRecords::default())
 }
 
-/// Like [`parse_slice`], and hands `to` what `map` makes of each FLTR of a snapshot (an
-/// SCHD DNLD or RESP whose META comes first, as SIS writes it) as soon as it is read: in
+/// Like [`parse_slice`], and hands `to` the record of each FLTR of a snapshot (an SCHD
+/// DNLD or RESP whose META comes first, as SIS writes it) as soon as it is read: in
 /// input order, up to the first record that fails, while the rest of the message is still
 /// being read.
 ///
@@ -78,19 +78,18 @@ pub fn parse_slice(input: &[u8], opts: &ParseOptions) -> Result<Message, Protoco
 /// # Errors
 ///
 /// As [`parse_slice`].
-pub fn parse_slice_mapped<T>(
+pub fn parse_slice_handing(
     input: &[u8],
     opts: &ParseOptions,
-    map: &dyn Fn(&FlightRecord) -> T,
-    to: &mut dyn FnMut(T),
+    to: &mut dyn FnMut(FlightRecord),
 ) -> Result<Message, ProtocolError> {
-    parse_with(input, opts, message::EarlyRecords::handed(map, to))
+    parse_with(input, opts, message::EarlyRecords::handed(to))
 }
 
-fn parse_with<T>(
+fn parse_with(
     input: &[u8],
     opts: &ParseOptions,
-    mut early: message::EarlyRecords<'_, T>,
+    mut early: message::EarlyRecords<'_>,
 ) -> Result<Message, ProtocolError> {
     if input.len() > opts.max_bytes {
         return Err(ProtocolError::TooLarge {

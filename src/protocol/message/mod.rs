@@ -73,7 +73,7 @@ pub enum Body {
 pub(crate) fn parse_message(
     root: &Element,
     opts: &ParseOptions,
-    mut early: EarlyRecords<'_, impl Sized>,
+    mut early: EarlyRecords<'_>,
 ) -> Result<Message, ProtocolError> {
     if root.name != "MSG" {
         return Err(ProtocolError::WrongRoot {

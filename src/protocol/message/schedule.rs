@@ -86,9 +86,6 @@ const RECORDS_AT: &[&str] = &["MSG", "SCHD"];
 /// The element of one record.
 const RECORD: &str = "FLTR";
 
-/// What a caller makes of each record of a snapshot, as soon as it is read.
-pub(crate) type Map<'o, T> = &'o dyn Fn(&FlightRecord) -> T;
-
 /// The FLTRs of `MSG/SCHD`, each read as soon as the reader closes it.
 ///
 /// A snapshot's tree is many times bigger than the cache: reading each FLTR while it is
@@ -99,10 +96,10 @@ pub(crate) type Map<'o, T> = &'o dyn Fn(&FlightRecord) -> T;
 /// as malformed, and a message that is no supported SCHD just drops them.
 ///
 /// The records of a snapshot (a META of SCHD DNLD or RESP, read before the SCHD) are instead
-/// mapped and handed to a caller as they are read, so that it can start on a day's flights
+/// handed to a caller as they are read, so that it can start on a day's flights
 /// while the rest of the day is still being read, and are not kept: the day is never held
 /// whole.
-pub(crate) struct EarlyRecords<'o, T = ()> {
+pub(crate) struct EarlyRecords<'o> {
     /// The records of the first FLTRs, in order, up to the first that failed; none of
     /// those handed on.
     records: Vec<FlightRecord>,
@@ -110,36 +107,29 @@ pub(crate) struct EarlyRecords<'o, T = ()> {
     handed: usize,
     /// Why the FLTR after `records` failed; no FLTR after it is read, as none is reported.
     failed: Option<ProtocolError>,
-    mapped: Mapped<'o, T>,
+    /// Who takes each record of a snapshot as soon as it is read.
+    to: Option<&'o mut dyn FnMut(FlightRecord)>,
     /// Whether the META read so far says the message is a snapshot.
     snapshot: bool,
 }
 
-/// What becomes of each record read.
-enum Mapped<'o, T> {
-    /// Nothing.
-    Not,
-    /// Mapped and handed on at once, when the message is a snapshot.
-    Handed(Map<'o, T>, &'o mut dyn FnMut(T)),
-}
-
-impl<T> Default for EarlyRecords<'_, T> {
+impl Default for EarlyRecords<'_> {
     fn default() -> Self {
         EarlyRecords {
             records: Vec::new(),
             handed: 0,
             failed: None,
-            mapped: Mapped::Not,
+            to: None,
             snapshot: false,
         }
     }
 }
 
-impl<'o, T> EarlyRecords<'o, T> {
-    /// Records read early, each of a snapshot mapped by `map` and handed to `to`.
-    pub fn handed(map: Map<'o, T>, to: &'o mut dyn FnMut(T)) -> Self {
+impl<'o> EarlyRecords<'o> {
+    /// Records read early, each of a snapshot handed to `to`.
+    pub fn handed(to: &'o mut dyn FnMut(FlightRecord)) -> Self {
         EarlyRecords {
-            mapped: Mapped::Handed(map, to),
+            to: Some(to),
             ..EarlyRecords::default()
         }
     }
@@ -151,7 +141,7 @@ impl<'o, T> EarlyRecords<'o, T> {
             && msg.name == "MSG"
             && element.name == "META"
             && element.index == 1
-            && matches!(self.mapped, Mapped::Handed(..))
+            && self.to.is_some()
         {
             let msg = Path::root(msg);
             self.snapshot = parse_meta(element, &msg.child(element)).is_ok_and(|meta| {
@@ -172,12 +162,12 @@ impl<'o, T> EarlyRecords<'o, T> {
             let schd = msg.child(schd);
             let path = schd.child(element);
             match parse_flight_record(element, &path, RecordKind::ScheduleRecord) {
-                Ok(record) => match &mut self.mapped {
-                    Mapped::Handed(map, to) if self.snapshot => {
-                        to(map(&record));
+                Ok(record) => match &mut self.to {
+                    Some(to) if self.snapshot => {
+                        to(record);
                         self.handed += 1;
                     }
-                    Mapped::Handed(..) | Mapped::Not => self.records.push(record),
+                    _ => self.records.push(record),
                 },
                 Err(e) => self.failed = Some(e),
             }
@@ -196,7 +186,7 @@ pub(crate) fn parse_schedule(
     path: &Path,
     subtype: ScheduleSubtype,
     opts: &ParseOptions,
-    early: &mut EarlyRecords<'_, impl Sized>,
+    early: &mut EarlyRecords<'_>,
 ) -> Result<Schedule, ProtocolError> {
     no_text(element, path)?;
     let mut notes = Notes::default();

@@ -99,6 +99,7 @@ const RECORD: &str = "FLTR";
 /// handed to a caller as they are read, so that it can start on a day's flights
 /// while the rest of the day is still being read, and are not kept: the day is never held
 /// whole.
+#[derive(Default)]
 pub(crate) struct EarlyRecords<'o> {
     /// The records of the first FLTRs, in order, up to the first that failed; none of
     /// those handed on.
@@ -111,18 +112,6 @@ pub(crate) struct EarlyRecords<'o> {
     to: Option<&'o mut dyn FnMut(FlightRecord)>,
     /// Whether the META read so far says the message is a snapshot.
     snapshot: bool,
-}
-
-impl Default for EarlyRecords<'_> {
-    fn default() -> Self {
-        EarlyRecords {
-            records: Vec::new(),
-            handed: 0,
-            failed: None,
-            to: None,
-            snapshot: false,
-        }
-    }
 }
 
 impl<'o> EarlyRecords<'o> {

@@ -1,7 +1,7 @@
 //! `flightstate run`: the whole pipeline in one process, each part on its
 //! own thread sharing the pools — the pump, the effect worker (mailbox
-//! write-backs), the Kafka dispatcher and the read API (unless `api.bind`
-//! is empty).
+//! write-backs), the Kafka dispatcher, the read API (unless `api.bind`
+//! is empty) and the lifecycle clean-up (when `cleanup.every_secs` is set).
 //! SIGTERM or Ctrl-C stops every thread after its unit of work; the pump
 //! releases its lease.
 
@@ -54,6 +54,7 @@ fn run_everything<S: Store + Clone>(
     let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
     let lease = pump.shared_lease();
     let dispatch_gate = LeaseHeld(pump.shared_lease());
+    let cleanup_thread = super::cleanup_job::spawn(config, &worker_store, &pump, &stop)?;
     let pump_stop = Arc::clone(&stop);
     let worker_stop = Arc::clone(&stop);
     let dispatch_stop = Arc::clone(&stop);
@@ -101,6 +102,11 @@ fn run_everything<S: Store + Clone>(
         .join()
         .map_err(|_| anyhow::anyhow!("the dispatcher thread panicked"))?
         .map_err(|e| anyhow::anyhow!("the dispatcher stopped: {e:#}"))?;
+    if let Some(cleanup) = cleanup_thread {
+        cleanup
+            .join()
+            .map_err(|_| anyhow::anyhow!("the clean-up thread panicked"))?;
+    }
     if let Some(api) = api_thread {
         api.join()
             .map_err(|_| anyhow::anyhow!("the read API thread panicked"))?;
@@ -113,7 +119,7 @@ fn run_everything<S: Store + Clone>(
 /// The dispatcher's gate in `run`: open while this process's pump holds the
 /// lease. Two `run` processes (active and standby) then never dispatch at
 /// the same time, and a flight's versions leave from one process.
-struct LeaseHeld(SharedLease);
+pub(super) struct LeaseHeld(pub(super) SharedLease);
 
 impl Gate for LeaseHeld {
     fn is_open(&self) -> bool {

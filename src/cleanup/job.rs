@@ -38,7 +38,7 @@ pub fn run_every<S: Store>(
         match clean_up(
             store,
             settings,
-            crate::pump::utc_now(),
+            chrono::Utc::now().naive_utc(),
             false,
             &mut |_, _| {},
         ) {

@@ -4,7 +4,6 @@
 
 mod apply;
 mod cleanup;
-mod cleanup_job;
 mod dead;
 mod dispatch;
 mod enqueue;

@@ -13,6 +13,7 @@ use flightstate::dispatch::Gate;
 use flightstate::pump::{Pump, SharedLease, run_effect_worker};
 use flightstate::store::Store;
 use std::sync::atomic::AtomicBool;
+use std::thread::JoinHandle;
 
 use super::pump::{Parts, stop_on_signals};
 
@@ -54,7 +55,7 @@ fn run_everything<S: Store + Clone>(
     let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
     let lease = pump.shared_lease();
     let dispatch_gate = LeaseHeld(pump.shared_lease());
-    let cleanup_thread = super::cleanup_job::spawn(config, &worker_store, &pump, &stop)?;
+    let cleanup_thread = spawn_cleanup(config, &worker_store, &pump, &stop)?;
     let pump_stop = Arc::clone(&stop);
     let worker_stop = Arc::clone(&stop);
     let dispatch_stop = Arc::clone(&stop);
@@ -119,7 +120,7 @@ fn run_everything<S: Store + Clone>(
 /// The dispatcher's gate in `run`: open while this process's pump holds the
 /// lease. Two `run` processes (active and standby) then never dispatch at
 /// the same time, and a flight's versions leave from one process.
-pub(super) struct LeaseHeld(pub(super) SharedLease);
+struct LeaseHeld(SharedLease);
 
 impl Gate for LeaseHeld {
     fn is_open(&self) -> bool {
@@ -134,4 +135,31 @@ impl Gate for LeaseHeld {
         "this process's pump does not hold the lease; the dispatcher of the process that \
          holds it sends the outbox"
     }
+}
+
+/// Starts the clean-up thread, or nothing when the job is off
+/// (`cleanup.every_secs`): it cleans up while this process's pump holds the
+/// lease, as the dispatcher sends only then.
+fn spawn_cleanup<S: Store + Clone>(
+    config: &Config,
+    store: &S,
+    pump: &Pump<S>,
+    stop: &Arc<AtomicBool>,
+) -> anyhow::Result<Option<JoinHandle<()>>> {
+    let Some(every) = config.cleanup.every() else {
+        return Ok(None);
+    };
+    let settings = config.cleanup.settings(config.day_boundary());
+    let store = store.clone();
+    let stop = Arc::clone(stop);
+    let lease = LeaseHeld(pump.shared_lease());
+    let thread = std::thread::Builder::new()
+        .name("cleanup".to_owned())
+        .spawn(move || {
+            let span = tracing::info_span!("worker", worker.name = "cleanup");
+            let _enter = span.enter();
+            tracing::info!(every_secs = every.as_secs(), "clean-up job on");
+            flightstate::cleanup::run_every(&store, &settings, every, &stop, &|| lease.is_open());
+        })?;
+    Ok(Some(thread))
 }

@@ -67,7 +67,10 @@ fn cleanup(store: &PgStore, dry_run: bool) -> CleanupReport {
         &cleanup_settings(),
         clean_now(),
         dry_run,
-        &mut |part, rows| batches.push((part, rows)),
+        &mut |part, rows| {
+            batches.push((part, rows));
+            true
+        },
     )
     .expect("clean-up");
     // Batches of two at most, and together the report.
@@ -478,4 +481,25 @@ fn old_processing_records_and_settled_calls_are_purged_and_a_message_delivered_a
         common::sis::count(&mut conn, "flight_schd", "flid = 900"),
         1
     );
+}
+
+#[test]
+fn a_clean_up_told_to_stop_keeps_the_batches_it_did_and_the_next_one_goes_on() {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let mut conn = db.connect();
+    let bodies: Vec<(i64, &str)> = (1..=5).map(|flid| (flid, "<RENO>B1</RENO>")).collect();
+    apply(&store, 1, &flop("RENO", &bodies), at(10, 8, 0));
+    let stopped = clean_up(
+        &store,
+        &cleanup_settings(),
+        clean_now(),
+        false,
+        &mut |_, _| false,
+    )
+    .expect("clean-up");
+    assert_eq!(stopped.flights, vec![1, 2]);
+    assert_eq!(flights(&mut conn), vec![(3, None), (4, None), (5, None)]);
+    assert_eq!(cleanup(&store, false).flights, vec![3, 4, 5]);
+    assert!(flights(&mut conn).is_empty());
 }

@@ -40,7 +40,7 @@ pub fn run_every<S: Store>(
             settings,
             chrono::Utc::now().naive_utc(),
             false,
-            &mut |_, _| {},
+            &mut |_, _| !stop.load(Ordering::SeqCst),
         ) {
             Ok(report) if report.total() > 0 => tracing::info!(
                 flights = report.flights.len(),

@@ -92,8 +92,10 @@ impl Cutoffs {
 }
 
 /// Runs one clean-up at `now` (UTC), batch by batch, calling `progress`
-/// with each batch's part and size. With `dry_run` nothing is changed and
-/// the report says what would be removed.
+/// after each batch with its part and size; when `progress` returns
+/// `false` the clean-up stops there (a stopping `run` must not wait for a
+/// long backlog), and the report says what was done. With `dry_run`
+/// nothing is changed and the report says what would be removed.
 ///
 /// # Errors
 ///
@@ -104,7 +106,7 @@ pub fn clean_up<S: Store>(
     settings: &CleanupSettings,
     now: NaiveDateTime,
     dry_run: bool,
-    progress: &mut dyn FnMut(Part, usize),
+    progress: &mut dyn FnMut(Part, usize) -> bool,
 ) -> Result<CleanupReport, StoreError> {
     let cutoffs = Cutoffs::at(settings, now);
     let batch = i64::from(settings.batch.max(1));
@@ -134,8 +136,11 @@ pub fn clean_up<S: Store>(
         })?;
         let Some(last) = last else { break };
         after = last;
-        progress(Part::Flights, removed.len());
+        let rows = removed.len();
         report.flights.extend(removed);
+        if !progress(Part::Flights, rows) {
+            return Ok(report);
+        }
     }
 
     let mut after_day = None;
@@ -158,8 +163,11 @@ pub fn clean_up<S: Store>(
         })?;
         let Some(last) = last else { break };
         after_day = Some(last);
-        progress(Part::Days, removed.len());
+        let rows = removed.len();
         report.days.extend(removed);
+        if !progress(Part::Days, rows) {
+            return Ok(report);
+        }
     }
 
     let mut after = i64::MIN;
@@ -179,8 +187,10 @@ pub fn clean_up<S: Store>(
         })?;
         let Some(last) = last else { break };
         after = last;
-        progress(Part::EffectCalls, purged);
         report.effect_calls += purged;
+        if !progress(Part::EffectCalls, purged) {
+            return Ok(report);
+        }
     }
 
     let mut after = i64::MIN;
@@ -201,8 +211,10 @@ pub fn clean_up<S: Store>(
         })?;
         let Some(last) = last else { break };
         after = last;
-        progress(Part::ProcStates, purged);
         report.proc_states += purged;
+        if !progress(Part::ProcStates, purged) {
+            return Ok(report);
+        }
     }
     Ok(report)
 }

@@ -36,16 +36,17 @@ impl super::state_db::StoreWork for Clean<'_> {
         let settings = self.config.cleanup.settings(self.config.day_boundary());
         let now = flightstate::pump::utc_now();
         let report = if self.opts.dry_run {
-            clean_up(&store, &settings, now, true, &mut |_, _| {})?
+            clean_up(&store, &settings, now, true, &mut |_, _| true)?
         } else {
             // The dry run's count is the bar's length: rows that become
             // due while the clean-up runs are removed too.
-            let due = clean_up(&store, &settings, now, true, &mut |_, _| {})?.total();
+            let due = clean_up(&store, &settings, now, true, &mut |_, _| true)?.total();
             let mut progress = Progress::new("removed", due as u64);
             clean_up(&store, &settings, now, false, &mut |_, rows| {
                 for _ in 0..rows {
                     progress.inc();
                 }
+                true
             })?
         };
         if self.opts.json {

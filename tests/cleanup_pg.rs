@@ -5,6 +5,10 @@
 //! day's ledger never changes what a later snapshot of the day deletes; old
 //! processing records and settled calls are purged by retention, and a
 //! message delivered again after its record is purged is applied again.
+//!
+//! The scenarios that need no broker run on both dialects (`dialect_tests!`,
+//! as `tests/event_pg.rs`): `pg::<name>` on a fresh PostgreSQL database,
+//! `oracle::<name>` on the schema of `FLIGHTSTATE_ORACLE_URL`.
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -14,6 +18,7 @@ mod requesting;
 
 use chrono::{NaiveDate, NaiveDateTime};
 use common::TestDatabase;
+use common::dialects::{PgDb, ScenarioDb};
 use common::sis::{
     at, dump_database, flight, flop, parse_options, schedule_message, sep, snapshot,
 };
@@ -23,9 +28,15 @@ use dispatching::{drain, read_all, tansu, tansu_dispatcher};
 use flightstate::cleanup::{CleanupReport, CleanupSettings, clean_up};
 use flightstate::pipeline::{Applied, Settings, apply_message};
 use flightstate::protocol::{Field, ScheduleSubtype};
-use flightstate::store::ProcStatus;
 use flightstate::store::pg::PgStore;
+use flightstate::store::{CallStatus, JournalOps, NewCall, ProcStatus, Store, StoreError};
 use requesting::{register, request_settings};
+
+dialect_tests! {
+    a_later_snapshot_of_a_day_whose_ledger_was_removed_deletes_what_it_must,
+    old_processing_records_and_settled_calls_are_purged_and_a_message_delivered_again_is_applied_again,
+    a_clean_up_told_to_stop_keeps_the_batches_it_did_and_the_next_one_goes_on,
+}
 
 fn settings() -> Settings {
     Settings {
@@ -50,7 +61,7 @@ fn cleanup_settings() -> CleanupSettings {
 }
 
 #[track_caller]
-fn apply(store: &PgStore, message_id: i64, body: &[u8], now: NaiveDateTime) -> Applied {
+fn apply<S: Store>(store: &S, message_id: i64, body: &[u8], now: NaiveDateTime) -> Applied {
     let applied = apply_message(store, &settings(), message_id, body, now).expect("applied");
     assert!(
         matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
@@ -60,7 +71,7 @@ fn apply(store: &PgStore, message_id: i64, body: &[u8], now: NaiveDateTime) -> A
 }
 
 #[track_caller]
-fn cleanup(store: &PgStore, dry_run: bool) -> CleanupReport {
+fn cleanup<S: Store>(store: &S, dry_run: bool) -> CleanupReport {
     let mut batches = Vec::new();
     let report = clean_up(
         store,
@@ -117,29 +128,6 @@ fn events(conn: &mut PgConnection) -> Vec<(i64, i64, String)> {
         .into_iter()
         .map(|e| (e.flid, e.state_version, e.event_kind))
         .collect()
-}
-
-#[derive(QueryableByName)]
-struct Day {
-    #[diesel(sql_type = Date)]
-    operation_day: NaiveDate,
-}
-
-fn ledger_days(conn: &mut PgConnection) -> Vec<NaiveDate> {
-    diesel::sql_query("SELECT operation_day FROM schd_gen ORDER BY operation_day")
-        .load::<Day>(conn)
-        .expect("ledgers")
-        .into_iter()
-        .map(|d| d.operation_day)
-        .collect()
-}
-
-fn listed(conn: &mut PgConnection, day: NaiveDate) -> i64 {
-    common::sis::count(
-        conn,
-        "schd_gen_flid",
-        &format!("operation_day = DATE '{day}'"),
-    )
 }
 
 #[test]
@@ -305,93 +293,106 @@ fn ledger_history() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     (before, after)
 }
 
-#[test]
-fn a_later_snapshot_of_a_day_whose_ledger_was_removed_deletes_what_it_must() {
+/// Applies the ledger scenario's messages, with or without a clean-up
+/// between its two halves, and checks what the later snapshots deleted:
+/// the same either way.
+fn ledger_scenario<D: ScenarioDb>(db: &D, clean: bool) {
     let (before, after) = ledger_history();
-    let run = |clean: bool| {
-        let db = TestDatabase::migrated();
-        let store = PgStore::from_pool(db.pool());
-        let mut conn = db.connect();
-        let mut id = 0;
-        for body in &before {
-            id += 1;
-            apply(&store, id, body, at(3, 12, 0));
-        }
-        if clean {
-            let dry = cleanup(&store, true);
-            assert_eq!(dry.days, vec![sep(1)]);
-            assert_eq!(ledger_days(&mut conn), vec![sep(1), sep(2)]);
-            let report = cleanup(&store, false);
-            // 1 September has no flight left: its ledger and list go. 2
-            // September still has flights: a later snapshot needs its list.
-            assert_eq!(report.days, vec![sep(1)]);
-            assert_eq!(ledger_days(&mut conn), vec![sep(2)]);
-            assert_eq!(listed(&mut conn, sep(1)), 0);
-            assert_eq!(listed(&mut conn, sep(2)), 3);
-        }
-        for body in &after {
-            id += 1;
-            apply(&store, id, body, clean_now());
-        }
-        (flights(&mut conn), events(&mut conn))
-    };
-    let cleaned = run(true);
-    let kept = run(false);
-    assert_eq!(cleaned.0, vec![(2, Some(sep(2)))]);
-    let tombstoned = |events: &[(i64, i64, String)]| -> Vec<i64> {
-        events
-            .iter()
-            .filter(|e| e.2 == "TOMBSTONE")
-            .map(|e| e.0)
-            .collect()
-    };
-    assert_eq!(tombstoned(&cleaned.1), vec![1, 5, 3, 4]);
-    // The clean-up changed nothing that the day's snapshots did.
-    assert_eq!(cleaned, kept);
+    let store = db.store();
+    let mut id = 0;
+    for body in &before {
+        id += 1;
+        apply(&store, id, body, at(3, 12, 0));
+    }
+    let ledger = |day: &str| db.count("schd_gen", &format!("operation_day = DATE '{day}'"));
+    let listed = |day: &str| db.count("schd_gen_flid", &format!("operation_day = DATE '{day}'"));
+    if clean {
+        let dry = cleanup(&store, true);
+        assert_eq!(dry.days, vec![sep(1)]);
+        assert_eq!(ledger("2026-09-01"), 1);
+        let report = cleanup(&store, false);
+        // 1 September has no flight left: its ledger and list go. 2
+        // September still has flights: a later snapshot needs its list.
+        assert_eq!(report.days, vec![sep(1)]);
+        assert_eq!((ledger("2026-09-01"), listed("2026-09-01")), (0, 0));
+        assert_eq!((ledger("2026-09-02"), listed("2026-09-02")), (1, 3));
+    }
+    for body in &after {
+        id += 1;
+        apply(&store, id, body, clean_now());
+    }
+    assert_eq!(db.count("flight_schd", "1 = 1"), 1, "{}", db.dump());
+    assert_eq!(
+        db.count(
+            "flight_schd",
+            "flid = 2 AND operation_day = DATE '2026-09-02'"
+        ),
+        1
+    );
+    // 1 by its FDEL, 5 by 1 September's later snapshot, 3 and 4 by 2
+    // September's: each once.
+    assert_eq!(db.count("kafka_schd", "event_kind = 'TOMBSTONE'"), 4);
+    for flid in [1, 5, 3, 4] {
+        assert_eq!(
+            db.count(
+                "kafka_schd",
+                &format!("flid = {flid} AND event_kind = 'TOMBSTONE'")
+            ),
+            1,
+            "{flid}"
+        );
+    }
 }
 
-/// Inserts a journaled call (test fixture) with `status`, last changed at
-/// `at`.
-fn insert_call(conn: &mut PgConnection, n: u32, target: &str, status: &str, at: NaiveDateTime) {
-    diesel::sql_query(
-        "INSERT INTO effect_call (idempotency_key, scope, step, sub_key, call_kind, target, \
-         payload, payload_digest, status, send_token, attempt, created_at, dispatched_at, \
-         updated_at) \
-         VALUES ($1, 'mailbox', 'write-back', $2, 'BACKFILL', $3, 'PROCESSED', $4, $5, \
-         CASE WHEN $5 = 'PENDING' THEN NULL ELSE 'token' END, 1, $6, \
-         CASE WHEN $5 = 'PENDING' THEN NULL ELSE $6 END, $6)",
-    )
-    .bind::<Text, _>(format!("{n:064x}"))
-    .bind::<Text, _>(format!("call:{n}"))
-    .bind::<Text, _>(target)
-    .bind::<Text, _>(format!("{:064x}", n + 1_000))
-    .bind::<Text, _>(status)
-    .bind::<diesel::sql_types::Timestamp, _>(at)
-    .execute(conn)
-    .expect("insert a call");
+fn a_later_snapshot_of_a_day_whose_ledger_was_removed_deletes_what_it_must<D: ScenarioDb>(db: &D) {
+    ledger_scenario(db, true);
 }
 
-#[derive(QueryableByName)]
-struct Id {
-    #[diesel(sql_type = BigInt)]
-    id: i64,
-}
-
-fn ids(conn: &mut PgConnection, query: &str) -> Vec<i64> {
-    diesel::sql_query(query)
-        .load::<Id>(conn)
-        .expect("ids")
-        .into_iter()
-        .map(|r| r.id)
-        .collect()
-}
-
+/// The same snapshots without the clean-up delete the same flights: the
+/// clean-up changed nothing that the day's snapshots decide.
 #[test]
-fn old_processing_records_and_settled_calls_are_purged_and_a_message_delivered_again_is_applied_again()
- {
-    let db = TestDatabase::migrated();
-    let store = PgStore::from_pool(db.pool());
-    let mut conn = db.connect();
+fn without_the_clean_up_the_same_snapshots_delete_the_same_flights() {
+    ledger_scenario(&PgDb::migrated(), false);
+}
+
+/// Journals a call (kind BACKFILL) to `target` and takes it to `status`,
+/// last changed at `at`, as the effect worker would.
+fn journal_call<S: Store>(store: &S, n: u32, target: &str, status: CallStatus, at: NaiveDateTime) {
+    let key = format!("{n:064x}");
+    let digest = format!("{:064x}", n + 1_000);
+    let sub_key = format!("call:{n}");
+    let call = NewCall {
+        idempotency_key: &key,
+        scope: "mailbox",
+        step: "write-back",
+        sub_key: &sub_key,
+        call_kind: "BACKFILL",
+        target,
+        payload: "PROCESSED",
+        payload_digest: &digest,
+        deadline_at: None,
+    };
+    store
+        .transaction(|tx| {
+            let id = tx.insert_effect_intent(&call, at)?.expect("a new intent");
+            let grant = tx
+                .grant_effect_calls(&[(id, 0)], 0, at)?
+                .pop()
+                .expect("granted");
+            if status != CallStatus::Dispatched {
+                assert!(tx.record_effect_receipt(id, &grant.send_token, status, None, at)?);
+            }
+            Ok::<_, StoreError>(())
+        })
+        .expect("journal a call");
+}
+
+fn old_processing_records_and_settled_calls_are_purged_and_a_message_delivered_again_is_applied_again<
+    D: ScenarioDb,
+>(
+    db: &D,
+) {
+    let store = db.store();
     let old = at(10, 8, 0);
     let recent = clean_now() - chrono::TimeDelta::days(2);
     let create = flop("RENO", &[(900, "<RENO>B900</RENO>")]);
@@ -408,20 +409,18 @@ fn old_processing_records_and_settled_calls_are_purged_and_a_message_delivered_a
         apply_message(&store, &settings(), 6, b"<MSG>", old).expect("recorded"),
         Applied::Dead { .. }
     ));
-    diesel::sql_query(
+    db.execute(
         "INSERT INTO proc_state (message_id, identity_key, status, error_kind, attempts, \
-         first_seen_at, updated_at) VALUES (7, 'key-7', 'FAILED', 'INFRA', 3, $1, $1)",
-    )
-    .bind::<diesel::sql_types::Timestamp, _>(old)
-    .execute(&mut conn)
-    .expect("a failed message");
+         first_seen_at, updated_at) VALUES (7, 'key-7', 'FAILED', 'INFRA', 3, \
+         TIMESTAMP '2026-09-10 08:00:00', TIMESTAMP '2026-09-10 08:00:00')",
+    );
     // Write-backs: 1 and 2 settled long ago, 3 still open, 4 settled
     // recently; and a request's call settled long ago.
-    insert_call(&mut conn, 1, "cminmsgs:1", "ACCEPTED", old);
-    insert_call(&mut conn, 2, "cminmsgs:2", "REJECTED", old);
-    insert_call(&mut conn, 3, "cminmsgs:3", "UNKNOWN", old);
-    insert_call(&mut conn, 4, "cminmsgs:4", "ACCEPTED", recent);
-    insert_call(&mut conn, 5, "coutmsgs:VIEWRQFD", "ACCEPTED", old);
+    journal_call(&store, 1, "cminmsgs:1", CallStatus::Accepted, old);
+    journal_call(&store, 2, "cminmsgs:2", CallStatus::Rejected, old);
+    journal_call(&store, 3, "cminmsgs:3", CallStatus::Unknown, old);
+    journal_call(&store, 4, "cminmsgs:4", CallStatus::Accepted, recent);
+    journal_call(&store, 5, "coutmsgs:VIEWRQFD", CallStatus::Accepted, old);
     // A message seen again before the purge is not applied again.
     assert!(matches!(
         apply_message(&store, &settings(), 1, &create, old).expect("seen"),
@@ -430,64 +429,33 @@ fn old_processing_records_and_settled_calls_are_purged_and_a_message_delivered_a
         }
     ));
 
-    let before = dump_database(&mut conn);
-    let calls_before = ids(
-        &mut conn,
-        "SELECT call_id AS id FROM effect_call ORDER BY 1",
-    );
+    let before = db.dump();
     let dry = cleanup(&store, true);
     assert_eq!((dry.effect_calls, dry.proc_states), (3, 2));
-    assert_eq!(dump_database(&mut conn), before);
-    assert_eq!(
-        ids(
-            &mut conn,
-            "SELECT call_id AS id FROM effect_call ORDER BY 1"
-        ),
-        calls_before
-    );
+    assert_eq!(db.dump(), before);
+    assert_eq!(db.count("effect_call", "1 = 1"), 5);
 
     let report = cleanup(&store, false);
     assert_eq!((report.effect_calls, report.proc_states), (3, 2));
+    assert_eq!(db.count("proc_state", "message_id IN (1, 2)"), 0);
+    assert_eq!(db.count("proc_state", "message_id IN (3, 4, 5, 6, 7)"), 5);
+    assert_eq!(db.count("effect_call", "1 = 1"), 2);
     assert_eq!(
-        ids(
-            &mut conn,
-            "SELECT message_id AS id FROM proc_state ORDER BY 1"
-        ),
-        vec![3, 4, 5, 6, 7]
+        db.count("effect_call", "target IN ('cminmsgs:3', 'cminmsgs:4')"),
+        2
     );
-    let targets: Vec<String> = {
-        #[derive(QueryableByName)]
-        struct Target {
-            #[diesel(sql_type = Text)]
-            target: String,
-        }
-        diesel::sql_query("SELECT target FROM effect_call ORDER BY call_id")
-            .load::<Target>(&mut conn)
-            .expect("targets")
-            .into_iter()
-            .map(|t| t.target)
-            .collect()
-    };
-    assert_eq!(targets, vec!["cminmsgs:3", "cminmsgs:4"]);
 
     // The documented consequence: message 1, delivered again after its
     // record was purged, is applied again and creates flight 900 anew.
-    assert_eq!(
-        common::sis::count(&mut conn, "flight_schd", "flid = 900"),
-        0
-    );
+    assert_eq!(db.count("flight_schd", "flid = 900"), 0);
     apply(&store, 1, &create, clean_now());
-    assert_eq!(
-        common::sis::count(&mut conn, "flight_schd", "flid = 900"),
-        1
-    );
+    assert_eq!(db.count("flight_schd", "flid = 900"), 1);
 }
 
-#[test]
-fn a_clean_up_told_to_stop_keeps_the_batches_it_did_and_the_next_one_goes_on() {
-    let db = TestDatabase::migrated();
-    let store = PgStore::from_pool(db.pool());
-    let mut conn = db.connect();
+fn a_clean_up_told_to_stop_keeps_the_batches_it_did_and_the_next_one_goes_on<D: ScenarioDb>(
+    db: &D,
+) {
+    let store = db.store();
     let bodies: Vec<(i64, &str)> = (1..=5).map(|flid| (flid, "<RENO>B1</RENO>")).collect();
     apply(&store, 1, &flop("RENO", &bodies), at(10, 8, 0));
     let stopped = clean_up(
@@ -499,7 +467,8 @@ fn a_clean_up_told_to_stop_keeps_the_batches_it_did_and_the_next_one_goes_on() {
     )
     .expect("clean-up");
     assert_eq!(stopped.flights, vec![1, 2]);
-    assert_eq!(flights(&mut conn), vec![(3, None), (4, None), (5, None)]);
+    assert_eq!(db.count("flight_schd", "flid IN (3, 4, 5)"), 3);
+    assert_eq!(db.count("flight_schd", "1 = 1"), 3);
     assert_eq!(cleanup(&store, false).flights, vec![3, 4, 5]);
-    assert!(flights(&mut conn).is_empty());
+    assert_eq!(db.count("flight_schd", "1 = 1"), 0);
 }

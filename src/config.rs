@@ -14,11 +14,13 @@ use serde::{Deserialize, Serialize};
 use crate::state::{AbsentFields, CollectionRules, MergeRules, Semantics};
 
 mod api;
+mod cleanup;
 mod dialect;
 mod pump;
 mod requests;
 
 pub use api::ApiConfig;
+pub use cleanup::CleanupConfig;
 pub use dialect::{Dialect, database_dialect, redact_url};
 pub use pump::PumpConfig;
 pub use requests::RequestsConfig;
@@ -52,6 +54,8 @@ pub struct Config {
     pub api: ApiConfig,
     /// Outbound requests to AODB (`flightstate request`).
     pub requests: RequestsConfig,
+    /// The lifecycle clean-up (`flightstate cleanup`, a job of `run`).
+    pub cleanup: CleanupConfig,
 }
 
 /// The state database.
@@ -367,7 +371,7 @@ const MAX_LANES: u32 = 16;
 
 const SECTIONS: &[&str] = &[
     "database", "mailbox", "kafka", "protocol", "station", "log", "merge", "pump", "api",
-    "requests",
+    "requests", "cleanup",
 ];
 
 impl Config {
@@ -456,6 +460,7 @@ impl Config {
         }
         parse_day_boundary(&self.station.day_boundary)?;
         self.requests.validate()?;
+        self.cleanup.validate()?;
         if self.pump.lease_secs < 3 {
             return Err(ConfigError::BadValue {
                 setting: "pump.lease_secs",

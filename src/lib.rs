@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod cleanup;
 pub mod config;
 mod cores;
 pub mod digest;

@@ -1277,7 +1277,17 @@ fn migrations_mirror_postgres_and_undo_what_they_create() {
     );
     for (i, name) in pg.iter().enumerate() {
         let (version, oracle_name, _) = scripts[i + 1];
-        assert_eq!(usize::from(version), i + 1);
+        // `2026-12-01-000015_cleanup` is V015: the numbers are the same, gaps and all.
+        let number: Option<u16> = name
+            .split('_')
+            .next()
+            .and_then(|stamp| stamp.rsplit('-').next())
+            .and_then(|n| n.parse().ok());
+        assert_eq!(
+            Some(version),
+            number,
+            "{name} vs V{version:03}__{oracle_name}"
+        );
         assert!(
             name.ends_with(&format!("_{oracle_name}")),
             "{name} vs V{version:03}__{oracle_name}"

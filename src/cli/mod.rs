@@ -3,6 +3,7 @@
 //! codes and prints them.
 
 mod apply;
+mod cleanup;
 mod dead;
 mod dispatch;
 mod enqueue;
@@ -44,6 +45,9 @@ pub struct Cli {
 enum Command {
     /// Apply one message file to the state database, as the pump would.
     Apply(apply::Opts),
+    /// Remove what the pipeline no longer needs: flights without an
+    /// operation day, old days' ledgers, old processing records and calls.
+    Cleanup(cleanup::Opts),
     /// List, show and requeue dead letters (DEAD messages).
     Dead(dead::Opts),
     /// Send the outbox to Kafka (the dispatcher alone).
@@ -102,6 +106,7 @@ pub fn main() -> ExitCode {
         Command::Request(opts) => request::run(opts, &config),
         Command::Requests(opts) => requests::run(opts, &config),
         Command::Dead(opts) => dead::run(opts, &config),
+        Command::Cleanup(opts) => cleanup::run(opts, &config),
     };
     match outcome {
         Ok(code) => code,

@@ -1,7 +1,7 @@
 //! `flightstate run`: the whole pipeline in one process, each part on its
 //! own thread sharing the pools — the pump, the effect worker (mailbox
-//! write-backs), the Kafka dispatcher and the read API (unless `api.bind`
-//! is empty).
+//! write-backs), the Kafka dispatcher, the read API (unless `api.bind`
+//! is empty) and the lifecycle clean-up (when `cleanup.every_secs` is set).
 //! SIGTERM or Ctrl-C stops every thread after its unit of work; the pump
 //! releases its lease.
 
@@ -13,6 +13,7 @@ use flightstate::dispatch::Gate;
 use flightstate::pump::{Pump, SharedLease, run_effect_worker};
 use flightstate::store::Store;
 use std::sync::atomic::AtomicBool;
+use std::thread::JoinHandle;
 
 use super::pump::{Parts, stop_on_signals};
 
@@ -54,6 +55,7 @@ fn run_everything<S: Store + Clone>(
     let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
     let lease = pump.shared_lease();
     let dispatch_gate = LeaseHeld(pump.shared_lease());
+    let cleanup_thread = spawn_cleanup(config, &worker_store, &pump, &stop)?;
     let pump_stop = Arc::clone(&stop);
     let worker_stop = Arc::clone(&stop);
     let dispatch_stop = Arc::clone(&stop);
@@ -101,6 +103,11 @@ fn run_everything<S: Store + Clone>(
         .join()
         .map_err(|_| anyhow::anyhow!("the dispatcher thread panicked"))?
         .map_err(|e| anyhow::anyhow!("the dispatcher stopped: {e:#}"))?;
+    if let Some(cleanup) = cleanup_thread {
+        cleanup
+            .join()
+            .map_err(|_| anyhow::anyhow!("the clean-up thread panicked"))?;
+    }
     if let Some(api) = api_thread {
         api.join()
             .map_err(|_| anyhow::anyhow!("the read API thread panicked"))?;
@@ -128,4 +135,31 @@ impl Gate for LeaseHeld {
         "this process's pump does not hold the lease; the dispatcher of the process that \
          holds it sends the outbox"
     }
+}
+
+/// Starts the clean-up thread, or nothing when the job is off
+/// (`cleanup.every_secs`): it cleans up while this process's pump holds the
+/// lease, as the dispatcher sends only then.
+fn spawn_cleanup<S: Store + Clone>(
+    config: &Config,
+    store: &S,
+    pump: &Pump<S>,
+    stop: &Arc<AtomicBool>,
+) -> anyhow::Result<Option<JoinHandle<()>>> {
+    let Some(every) = config.cleanup.every() else {
+        return Ok(None);
+    };
+    let settings = config.cleanup.settings(config.day_boundary());
+    let store = store.clone();
+    let stop = Arc::clone(stop);
+    let lease = LeaseHeld(pump.shared_lease());
+    let thread = std::thread::Builder::new()
+        .name("cleanup".to_owned())
+        .spawn(move || {
+            let span = tracing::info_span!("worker", worker.name = "cleanup");
+            let _enter = span.enter();
+            tracing::info!(every_secs = every.as_secs(), "clean-up job on");
+            flightstate::cleanup::run_every(&store, &settings, every, &stop, &|| lease.is_open());
+        })?;
+    Ok(Some(thread))
 }

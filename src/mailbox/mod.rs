@@ -15,7 +15,7 @@ mod write_back;
 
 pub use outbound::Outbound;
 pub use requeue::StoredMessage;
-pub use write_back::{WRITE_BACK_KIND, WriteBack, write_back_intent};
+pub use write_back::{WRITE_BACK_KIND, WRITE_BACK_TARGET_PREFIX, WriteBack, write_back_intent};
 
 use std::error::Error as StdError;
 use std::fmt;

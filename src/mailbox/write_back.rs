@@ -10,7 +10,8 @@ use crate::store::{ProcStatus, StoredCall};
 pub const WRITE_BACK_KIND: &str = "BACKFILL";
 const WRITE_BACK_SCOPE: &str = "mailbox";
 const WRITE_BACK_STEP: &str = "write-back";
-const TARGET_PREFIX: &str = "cminmsgs:";
+/// The start of a write-back's `TARGET`; the message id follows.
+pub const WRITE_BACK_TARGET_PREFIX: &str = "cminmsgs:";
 
 /// The write-back intent of message `message_id` whose final status is
 /// `status`, or `None` for a status that is not final (FAILED).
@@ -46,14 +47,17 @@ pub fn write_back_intent(
             (r, n) => format!("backfill:{message_id}:requeue:{r}:resent:{n}"),
         },
         call_kind: WRITE_BACK_KIND.to_owned(),
-        target: format!("{TARGET_PREFIX}{message_id}"),
+        target: format!("{WRITE_BACK_TARGET_PREFIX}{message_id}"),
         payload: value.clone(),
         deadline_at: None,
     })
 }
 
 fn target_id(call: &StoredCall) -> Option<i64> {
-    call.target.strip_prefix(TARGET_PREFIX)?.parse().ok()
+    call.target
+        .strip_prefix(WRITE_BACK_TARGET_PREFIX)?
+        .parse()
+        .ok()
 }
 
 /// The mailbox write-back as a journaled [`Effect`].

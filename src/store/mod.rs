@@ -9,6 +9,7 @@ use std::error::Error as StdError;
 
 use crate::FailureKind;
 
+mod cleanup;
 mod dead;
 mod detail;
 mod flight_rows;
@@ -30,6 +31,7 @@ mod request;
 mod timeouts;
 mod version_floor;
 
+pub use cleanup::{CleanupOps, StaleFlight};
 pub use dead::{DeadFilter, DeadOps, MessageRecord, REQUEUED};
 pub use full_read::{Selection, read_flights, read_states};
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::StoreError;
+use super::cleanup::CleanupOps;
 use super::dead::DeadOps;
 use super::journal::JournalOps;
 use super::lease::LeaseOps;
@@ -22,7 +23,14 @@ use crate::state::{StateDocument, StoredFlight};
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
     /// A transaction in progress.
-    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + ReadOps + RequestOps + DeadOps
+    type Tx<'c>: StateTx
+        + LeaseOps
+        + JournalOps
+        + OutboxOps
+        + ReadOps
+        + RequestOps
+        + DeadOps
+        + CleanupOps
     where
         Self: 'c;
 

@@ -8,6 +8,7 @@
 //! first connection: the dialect builds and its unit tests run without it.
 
 mod binds;
+mod cleanup;
 mod conn;
 mod dead;
 mod errors;

@@ -28,12 +28,15 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_chutes", DELETE_CHUTES),
     ("delete_counters", DELETE_COUNTERS),
     ("delete_delays", DELETE_DELAYS),
+    ("delete_effect_calls", DELETE_EFFECT_CALLS),
     ("delete_flights", DELETE_FLIGHTS),
     ("delete_flights_of_day", DELETE_FLIGHTS_OF_DAY),
     ("delete_gates", DELETE_GATES),
+    ("delete_proc_states", DELETE_PROC_STATES),
     ("delete_route_points", DELETE_ROUTE_POINTS),
     ("delete_sent_change_notices", DELETE_SENT_CHANGE_NOTICES),
     ("delete_sent_state_events", DELETE_SENT_STATE_EVENTS),
+    ("delete_snapshot_ledger", DELETE_SNAPSHOT_LEDGER),
     ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
     ("delete_stands", DELETE_STANDS),
     ("expire_requests", EXPIRE_REQUESTS),
@@ -89,9 +92,13 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_request_day", SELECT_REQUEST_DAY),
     ("select_requests", SELECT_REQUESTS),
     ("select_route_points", SELECT_ROUTE_POINTS),
+    ("select_settled_effect_calls", SELECT_SETTLED_EFFECT_CALLS),
     ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
+    ("select_stale_flights", SELECT_STALE_FLIGHTS),
+    ("select_stale_proc_states", SELECT_STALE_PROC_STATES),
+    ("select_stale_snapshot_days", SELECT_STALE_SNAPSHOT_DAYS),
     ("select_stands", SELECT_STANDS),
     ("select_state_documents", SELECT_STATE_DOCUMENTS),
     ("select_version_floors", SELECT_VERSION_FLOORS),
@@ -190,3 +197,10 @@ pub(crate) const WITHDRAW_REQUEST_CALLS: &str = sql!("withdraw_request_calls");
 pub(crate) const REQUEUE_DEAD_LETTERS: &str = sql!("requeue_dead_letters");
 pub(crate) const SELECT_DEAD_LETTERS: &str = sql!("select_dead_letters");
 pub(crate) const SELECT_MESSAGE_RECORD: &str = sql!("select_message_record");
+pub(crate) const SELECT_STALE_FLIGHTS: &str = sql!("select_stale_flights");
+pub(crate) const SELECT_STALE_SNAPSHOT_DAYS: &str = sql!("select_stale_snapshot_days");
+pub(crate) const DELETE_SNAPSHOT_LEDGER: &str = sql!("delete_snapshot_ledger");
+pub(crate) const SELECT_STALE_PROC_STATES: &str = sql!("select_stale_proc_states");
+pub(crate) const DELETE_PROC_STATES: &str = sql!("delete_proc_states");
+pub(crate) const SELECT_SETTLED_EFFECT_CALLS: &str = sql!("select_settled_effect_calls");
+pub(crate) const DELETE_EFFECT_CALLS: &str = sql!("delete_effect_calls");

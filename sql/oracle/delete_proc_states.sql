@@ -1,0 +1,10 @@
+-- name: delete_proc_states
+-- Purges the processing records select_stale_proc_states chose, in the same
+-- transaction; a record whose status changed since is left alone.
+-- binds: :ids FLIGHTSTATE_ID_LIST  message ids, :status varchar2  status
+--        purged (SUCCEEDED)
+-- returns: nothing (the row count)
+-- locks: the deleted PROC_STATE rows
+DELETE FROM PROC_STATE
+WHERE MESSAGE_ID IN (SELECT COLUMN_VALUE FROM TABLE(CAST(:ids AS FLIGHTSTATE_ID_LIST)))
+  AND STATUS = :status

@@ -1,0 +1,130 @@
+//! `flightstate cleanup` as an operator runs it (the binary of this test
+//! run) against real PostgreSQL: `--dry-run` names what it would remove and
+//! changes nothing; the clean-up prints what it removed and reports its
+//! progress on stderr — plain `removed N of M` lines into a pipe, a bar on a
+//! terminal.
+#![cfg(feature = "postgres")]
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::TestDatabase;
+use common::sis::{at, dump_database, flop, parse_options};
+use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::store::pg::PgStore;
+
+const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
+
+/// A database holding `count` flights created by one event in September and
+/// never given a day: all due for the clean-up (the clock says December),
+/// as is the event's processing record.
+fn database_with_stale_flights(count: i64) -> TestDatabase {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let settings = Settings {
+        parse: parse_options(),
+        ..Settings::default()
+    };
+    let bodies: Vec<(i64, String)> = (1..=count)
+        .map(|flid| (flid, format!("<RENO>B{flid}</RENO>")))
+        .collect();
+    let bodies: Vec<(i64, &str)> = bodies.iter().map(|(f, b)| (*f, b.as_str())).collect();
+    let applied =
+        apply_message(&store, &settings, 1, &flop("RENO", &bodies), at(10, 8, 0)).expect("applied");
+    assert!(matches!(applied, Applied::Flights(_)), "{applied:?}");
+    db
+}
+
+fn cleanup(db: &TestDatabase, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(["--config", "/nonexistent/flightstate.toml", "cleanup"])
+        .args(args)
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_CLEANUP_BATCH", "3")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run flightstate cleanup")
+}
+
+#[test]
+fn a_dry_run_names_what_it_would_remove_and_the_clean_up_reports_progress_into_a_pipe() {
+    let db = database_with_stale_flights(20);
+    let mut conn = db.connect();
+    let before = dump_database(&mut conn);
+    let dry = cleanup(&db, &["--dry-run"]);
+    let stdout = String::from_utf8_lossy(&dry.stdout).into_owned();
+    assert!(
+        dry.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dry.stderr)
+    );
+    let flids: Vec<String> = (1..=20).map(|f: i64| f.to_string()).collect();
+    assert!(
+        stdout.starts_with(&format!(
+            "would remove 20 flights without operation day: {}\n",
+            flids.join(", ")
+        )),
+        "{stdout}"
+    );
+    assert!(dry.stderr.is_empty(), "a dry run draws no progress");
+    assert_eq!(
+        dump_database(&mut conn),
+        before,
+        "a dry run changed something"
+    );
+
+    let done = cleanup(&db, &[]);
+    let stdout = String::from_utf8_lossy(&done.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&done.stderr).into_owned();
+    assert!(done.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("removed 20 flights without operation day: 1, 2,"),
+        "{stdout}"
+    );
+    assert_eq!(common::sis::count(&mut conn, "flight_schd", "true"), 0);
+    // 20 flights and the record of the message that made them (SUCCEEDED in
+    // September, no journaled call): one plain line per tenth of 21.
+    assert!(
+        stdout.ends_with("removed 1 processing records\n"),
+        "{stdout}"
+    );
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("removed "))
+        .collect();
+    assert_eq!(lines.len(), 10, "{stderr}");
+    assert_eq!(lines[9], "removed 21 of 21");
+    assert!(
+        !stderr.contains('\r') && !stderr.contains('\u{1b}'),
+        "no bar and no colour into a pipe: {stderr:?}"
+    );
+
+    let again = cleanup(&db, &["--json"]);
+    assert!(again.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON");
+    assert_eq!(report["flights"], serde_json::json!([]));
+    assert_eq!(report["dry_run"], serde_json::json!(false));
+}
+
+#[test]
+fn the_clean_up_on_a_terminal_draws_a_bar() {
+    let db = database_with_stale_flights(4);
+    let command = format!(
+        "FLIGHTSTATE_DATABASE_URL='{}' RUST_LOG=warn {BIN} --config /nonexistent/flightstate.toml cleanup",
+        db.url()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("run `script` (util-linux)");
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shown}");
+    // 4 flights and 1 processing record.
+    let full = format!("\rremoved [{}] 5 of 5\r\n", "#".repeat(30));
+    assert!(shown.contains(&full), "no full bar {full:?} in {shown:?}");
+    assert!(
+        !shown.contains("\nremoved 5 of 5"),
+        "no plain lines on a terminal"
+    );
+}

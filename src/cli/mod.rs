@@ -12,6 +12,7 @@ mod migrate;
 mod parse;
 mod progress;
 mod pump;
+mod replay;
 mod request;
 mod requests;
 mod run;
@@ -58,6 +59,9 @@ enum Command {
     Parse(parse::Opts),
     /// Drain the mailbox into the state database (the main pump alone).
     Pump(pump::Opts),
+    /// Apply snapshots already applied again, under an explicit day and
+    /// version policy (`--dry-run` shows what would change).
+    Replay(replay::Opts),
     /// Ask AODB for an operation day's flights (RQFD); prints the request id.
     Request(request::Opts),
     /// List the live and recent requests with their calls.
@@ -102,6 +106,7 @@ pub fn main() -> ExitCode {
         Command::Request(opts) => request::run(opts, &config),
         Command::Requests(opts) => requests::run(opts, &config),
         Command::Dead(opts) => dead::run(opts, &config),
+        Command::Replay(opts) => replay::run(opts, &config),
     };
     match outcome {
         Ok(code) => code,

@@ -26,6 +26,7 @@ mod pool_log;
 mod read;
 mod records;
 mod repository;
+mod replay;
 mod request;
 mod timeouts;
 mod version_floor;
@@ -43,6 +44,7 @@ pub use records::{
     ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
 pub use repository::{FlightRows, StateTx, Store};
+pub use replay::{ReplayOps, ReplayRecord};
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use timeouts::Timeouts;
 pub use version_floor::first_version;

@@ -16,13 +16,21 @@ use super::records::{
     ChangeNotice, FlightChange, FlightDigest, Outcome, PipelineLease, ProcRecord, SnapshotLedger,
     StateEvent,
 };
+use super::replay::ReplayOps;
 use super::request::RequestOps;
 use crate::state::{StateDocument, StoredFlight};
 
 /// A state database: hands out transactions.
 pub trait Store: Send + Sync + 'static {
     /// A transaction in progress.
-    type Tx<'c>: StateTx + LeaseOps + JournalOps + OutboxOps + ReadOps + RequestOps + DeadOps
+    type Tx<'c>: StateTx
+        + LeaseOps
+        + JournalOps
+        + OutboxOps
+        + ReadOps
+        + RequestOps
+        + DeadOps
+        + ReplayOps
     where
         Self: 'c;
 

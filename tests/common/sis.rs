@@ -20,6 +20,14 @@ pub fn parse_options() -> ParseOptions {
     }
 }
 
+/// The pipeline settings of the tests' site.
+pub fn site_settings() -> flightstate::pipeline::Settings {
+    flightstate::pipeline::Settings {
+        parse: parse_options(),
+        ..flightstate::pipeline::Settings::default()
+    }
+}
+
 /// A local time `2026-09-DD HH:MM`.
 pub fn at(day: u32, hour: u32, minute: u32) -> NaiveDateTime {
     NaiveDate::from_ymd_opt(2026, 9, day)

@@ -66,6 +66,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("record_migration_error", RECORD_MIGRATION_ERROR),
     ("record_migration_step", RECORD_MIGRATION_STEP),
     ("record_outcomes", RECORD_OUTCOMES),
+    ("record_replay", RECORD_REPLAY),
     ("release_lease", RELEASE_LEASE),
     ("release_migration_lock", RELEASE_MIGRATION_LOCK),
     ("renew_lease", RENEW_LEASE),
@@ -232,3 +233,4 @@ pub(crate) const WITHDRAW_REQUEST_CALLS: &str = sql!("withdraw_request_calls");
 pub(crate) const REQUEUE_DEAD_LETTERS: &str = sql!("requeue_dead_letters");
 pub(crate) const SELECT_DEAD_LETTERS: &str = sql!("select_dead_letters");
 pub(crate) const SELECT_MESSAGE_RECORD: &str = sql!("select_message_record");
+pub(crate) const RECORD_REPLAY: &str = sql!("record_replay");

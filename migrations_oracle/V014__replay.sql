@@ -1,6 +1,6 @@
 -- Oracle 11g mirror of migrations_pg/2026-12-01-000014_replay/up.sql (docs/oracle.md).
 -- Run by `flightstate migrate`, or by a DBA in SQL*Plus as it is (`@V014__replay.sql`),
--- as the schema owner, after V011.
+-- as the schema owner, after V013.
 WHENEVER SQLERROR EXIT FAILURE
 SET DEFINE OFF
 

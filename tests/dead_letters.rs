@@ -9,9 +9,10 @@
 mod common;
 mod pumping;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::TestDatabase;
+use common::operator::{operator_command, stdout_of};
 use common::sis::{at, flight, flop, sep, site_settings, snapshot};
 use diesel::connection::SimpleConnection;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
@@ -23,27 +24,10 @@ use pumping::{MailboxDatabase, effect_calls, proc_states};
 /// `flightstate dead ARGS…` (the binary of this test run) on `db` and `mb`,
 /// as operator `$USER=night-shift`.
 fn dead(db: &TestDatabase, mb: &MailboxDatabase, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flightstate"))
-        .args(["--config", "/nonexistent/flightstate.toml", "dead"])
+    operator_command("dead", db.url(), &mb.url())
         .args(args)
-        .env("FLIGHTSTATE_DATABASE_URL", db.url())
-        .env("FLIGHTSTATE_MAILBOX_URL", mb.url())
-        .env("USER", "night-shift")
-        .env("RUST_LOG", "warn")
         .output()
         .expect("run flightstate dead")
-}
-
-#[track_caller]
-fn stdout_of(output: &Output, code: i32) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "stdout: {stdout}\nstderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
 }
 
 /// The status after each update of mailbox row `id`, in order (the test

@@ -8,9 +8,10 @@
 mod common;
 mod pumping;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::TestDatabase;
+use common::operator::{operator_command, stdout_of};
 use common::sis::{at, count, dump_database, flight, flop, sep, site_settings, snapshot};
 use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamp};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
@@ -59,32 +60,10 @@ fn a_day_with_two_snapshots_and_an_event(tag: &str) -> Day {
 /// `flightstate replay ARGS…` (the binary of this test run) on the day's
 /// databases, as operator `$USER=night-shift`.
 fn replay(day: &Day, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flightstate"))
-        .args(["--config", "/nonexistent/flightstate.toml", "replay"])
+    operator_command("replay", day.db.url(), &day.mb.url())
         .args(args)
-        .env("FLIGHTSTATE_DATABASE_URL", day.db.url())
-        .env("FLIGHTSTATE_MAILBOX_URL", day.mb.url())
-        .env(
-            "FLIGHTSTATE_PROTOCOL_OPERATION_DAY_ELEMENT",
-            common::sis::DAY_ELEMENT,
-        )
-        .env("USER", "night-shift")
-        .env("RUST_LOG", "warn")
         .output()
         .expect("run flightstate replay")
-}
-
-/// Stdout of `output`, which must have exited with `code`.
-#[track_caller]
-fn stdout_of(output: &Output, code: i32) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "stdout: {stdout}\nstderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
 }
 
 /// Stderr of `output`, which must have exited with `code` and printed
@@ -183,14 +162,24 @@ fn a_replay_without_its_policy_or_against_it_is_refused_and_changes_nothing() {
         &[&first, "--version", "force", "--dry-run"],
     ] {
         let said = refusal_of(&replay(&day, without), 2);
-        for words in ["needs an explicit policy", "--day YYYY-MM-DD", "--version latest|force"] {
-            assert!(said.contains(words), "{without:?}: `{words}` missing from {said}");
+        for words in [
+            "needs an explicit policy",
+            "--day YYYY-MM-DD",
+            "--version latest|force",
+        ] {
+            assert!(
+                said.contains(words),
+                "{without:?}: `{words}` missing from {said}"
+            );
         }
     }
 
     // A newer snapshot of the day stands under `--version latest`.
     let said = refusal_of(
-        &replay(&day, &[&first, "--day", "2026-09-09", "--version", "latest"]),
+        &replay(
+            &day,
+            &[&first, "--day", "2026-09-09", "--version", "latest"],
+        ),
         1,
     );
     assert!(
@@ -214,14 +203,23 @@ fn a_replay_without_its_policy_or_against_it_is_refused_and_changes_nothing() {
     let said = refusal_of(
         &replay(
             &day,
-            &[&day.event.to_string(), "--day", "2026-09-09", "--version", "force"],
+            &[
+                &day.event.to_string(),
+                "--day",
+                "2026-09-09",
+                "--version",
+                "force",
+            ],
         ),
         1,
     );
     assert!(said.contains("is FLOP/RENO: only snapshots"), "{said}");
     // A message the mailbox does not hold.
     let said = refusal_of(
-        &replay(&day, &["999999", "--day", "2026-09-09", "--version", "force"]),
+        &replay(
+            &day,
+            &["999999", "--day", "2026-09-09", "--version", "force"],
+        ),
         1,
     );
     assert!(said.contains("its mailbox row is gone"), "{said}");
@@ -243,7 +241,14 @@ fn a_dry_run_prints_what_the_replay_then_does_and_changes_nothing() {
     let dry = stdout_of(
         &replay(
             &day,
-            &[&first, "--day", "2026-09-09", "--version", "force", "--dry-run"],
+            &[
+                &first,
+                "--day",
+                "2026-09-09",
+                "--version",
+                "force",
+                "--dry-run",
+            ],
         ),
         0,
     );
@@ -264,13 +269,25 @@ fn a_dry_run_prints_what_the_replay_then_does_and_changes_nothing() {
         ],
         "{dry}"
     );
-    assert_eq!(dump_database(&mut conn), before, "the dry run changed nothing");
+    assert_eq!(
+        dump_database(&mut conn),
+        before,
+        "the dry run changed nothing"
+    );
 
     let started = chrono::Utc::now().naive_utc() - chrono::Duration::seconds(1);
     let applied = stdout_of(
         &replay(
             &day,
-            &[&first, "--day", "2026-09-09", "--version", "force", "--by", "alice"],
+            &[
+                &first,
+                "--day",
+                "2026-09-09",
+                "--version",
+                "force",
+                "--by",
+                "alice",
+            ],
         ),
         0,
     );
@@ -280,7 +297,11 @@ fn a_dry_run_prints_what_the_replay_then_does_and_changes_nothing() {
         )),
         "{applied}"
     );
-    assert_eq!(plan_lines(&applied), plan_lines(&dry), "the dry run's plan is what happened");
+    assert_eq!(
+        plan_lines(&applied),
+        plan_lines(&dry),
+        "the dry run's plan is what happened"
+    );
 
     // The day is the first snapshot's again.
     assert_eq!(
@@ -294,7 +315,11 @@ fn a_dry_run_prints_what_the_replay_then_does_and_changes_nothing() {
         ),
         [1, 2, 3]
     );
-    assert_eq!(reno(&mut conn, 1).as_deref(), Some("B0001"), "the event's RENO is gone");
+    assert_eq!(
+        reno(&mut conn, 1).as_deref(),
+        Some("B0001"),
+        "the event's RENO is gone"
+    );
     assert_eq!(
         ledger(&mut conn),
         Ledger {
@@ -361,7 +386,10 @@ fn the_days_latest_snapshot_is_replayed_under_latest_and_several_show_progress()
 
     // The day's latest snapshot restores the flight the event changed.
     let applied = stdout_of(
-        &replay(&day, &[&second, "--day", "2026-09-09", "--version", "latest"]),
+        &replay(
+            &day,
+            &[&second, "--day", "2026-09-09", "--version", "latest"],
+        ),
         0,
     );
     assert_eq!(
@@ -382,7 +410,10 @@ fn the_days_latest_snapshot_is_replayed_under_latest_and_several_show_progress()
             last_message_id: day.second
         }
     );
-    assert_eq!(replayed(&mut conn, day.second).replayed_by.as_deref(), Some("night-shift"));
+    assert_eq!(
+        replayed(&mut conn, day.second).replayed_by.as_deref(),
+        Some("night-shift")
+    );
 
     // Several, in the order given, with progress lines on a pipe.
     let both = replay(

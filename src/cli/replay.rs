@@ -109,15 +109,11 @@ impl super::state_db::StoreWork for Replay<'_> {
         };
         let mut progress = super::progress::Progress::new(what, self.ids.len() as u64);
         for &id in &self.ids {
-            match replay_one(&store, &mailbox, &settings, id, &self.policy) {
+            match replay_one(&store, &mailbox, &settings, id, &self.policy)? {
                 Ok(plan) => print!("{}", plan_text(&plan, &self.policy)),
-                Err(ReplayError::Refused(reason)) => {
+                Err(reason) => {
                     eprintln!("flightstate: replay refused, nothing changed: {reason}");
                     return Ok(ExitCode::from(1));
-                }
-                Err(ReplayError::Failed(e)) => {
-                    return Err(anyhow::Error::new(e)
-                        .context(format!("message {id}: the replay failed; nothing changed")));
                 }
             }
             progress.inc();
@@ -126,30 +122,31 @@ impl super::state_db::StoreWork for Replay<'_> {
     }
 }
 
+/// Replays message `id`: its plan, or why it was refused (`Ok(Err(…))`).
 fn replay_one<S: Store + Clone>(
     store: &S,
     mailbox: &Mailbox,
     settings: &Settings,
     id: i64,
     policy: &ReplayPolicy,
-) -> anyhow::Result<ReplayPlan, ReplayError> {
-    let body = mailbox
+) -> anyhow::Result<Result<ReplayPlan, String>> {
+    let Some(body) = mailbox
         .message_body(id)
-        .context("cannot read the mailbox")
-        .map_err(|e| ReplayError::Refused(format!("message {id}: {e:#}")))?
-        .ok_or_else(|| {
-            ReplayError::Refused(format!(
-                "message {id}: its mailbox row is gone; a replay applies a message from the mailbox"
-            ))
-        })?;
-    let plan = replay_snapshot(
-        store,
-        settings,
-        id,
-        &body,
-        policy,
-        flightstate::pump::utc_now(),
-    )?;
+        .with_context(|| format!("message {id}: cannot read its mailbox row"))?
+    else {
+        return Ok(Err(format!(
+            "message {id}: its mailbox row is gone; a replay applies a message from the mailbox"
+        )));
+    };
+    let now = flightstate::pump::utc_now();
+    let plan = match replay_snapshot(store, settings, id, &body, policy, now) {
+        Ok(plan) => plan,
+        Err(ReplayError::Refused(reason)) => return Ok(Err(reason)),
+        Err(ReplayError::Failed(e)) => {
+            return Err(anyhow::Error::new(e)
+                .context(format!("message {id}: the replay failed; nothing changed")));
+        }
+    };
     tracing::info!(
         msg.id = id,
         operation_day = %policy.day,
@@ -158,15 +155,15 @@ fn replay_one<S: Store + Clone>(
         dry_run = policy.dry_run,
         "snapshot replayed"
     );
-    Ok(plan)
+    Ok(Ok(plan))
 }
 
 /// What a replay did (or, dry run, would do), for the operator.
 fn plan_text(plan: &ReplayPlan, policy: &ReplayPolicy) -> String {
     let version = |v: Option<i64>| v.map_or_else(|| "none".to_owned(), |v| v.to_string());
-    let latest = plan
-        .latest_before
-        .map_or_else(String::new, |m| format!(", the day's latest snapshot was message {m}"));
+    let latest = plan.latest_before.map_or_else(String::new, |m| {
+        format!(", the day's latest snapshot was message {m}")
+    });
     let mut text = if plan.dry_run {
         format!(
             "message {} ({}): a replay as {} would take the day's version {} to {}{latest}; dry run, nothing changed\n",

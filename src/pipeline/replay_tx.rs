@@ -217,4 +217,3 @@ impl<S: Store> Store for ReplayStore<S> {
         })
     }
 }
-

@@ -25,8 +25,8 @@ pub mod pg;
 mod pool_log;
 mod read;
 mod records;
-mod repository;
 mod replay;
+mod repository;
 mod request;
 mod timeouts;
 mod version_floor;
@@ -43,8 +43,8 @@ pub use records::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
     ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
-pub use repository::{FlightRows, StateTx, Store};
 pub use replay::{ReplayOps, ReplayRecord};
+pub use repository::{FlightRows, StateTx, Store};
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use timeouts::Timeouts;
 pub use version_floor::first_version;

@@ -13,7 +13,7 @@ use std::process::Output;
 
 use common::TestDatabase;
 use common::operator::{operator_command, stdout_of};
-use common::sis::{at, flight, flop, sep, site_settings, snapshot};
+use common::sis::{at, flight, flop, reno, sep, site_settings, snapshot};
 use diesel::connection::SimpleConnection;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
@@ -60,20 +60,6 @@ fn requeue_of(conn: &mut PgConnection, id: i64) -> Requeue {
     .bind::<BigInt, _>(id)
     .get_result(conn)
     .expect("the message's PROC_STATE row")
-}
-
-#[derive(QueryableByName)]
-struct Reno {
-    #[diesel(sql_type = Nullable<Text>)]
-    reno: Option<String>,
-}
-
-fn reno(conn: &mut PgConnection, flid: i64) -> Option<String> {
-    diesel::sql_query("SELECT reno FROM flight_schd WHERE flid = $1")
-        .bind::<BigInt, _>(flid)
-        .get_result::<Reno>(conn)
-        .expect("flight row")
-        .reno
 }
 
 /// Three flights applied by a snapshot (its id is returned third), then a

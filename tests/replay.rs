@@ -12,7 +12,7 @@ use std::process::Output;
 
 use common::TestDatabase;
 use common::operator::{operator_command, stdout_of};
-use common::sis::{at, count, dump_database, flight, flop, sep, site_settings, snapshot};
+use common::sis::{at, count, dump_database, flight, flop, reno, sep, site_settings, snapshot};
 use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamp};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use pumping::pg::pump_until_idle;
@@ -132,20 +132,6 @@ fn flids(conn: &mut PgConnection, query: &str) -> Vec<i64> {
         .into_iter()
         .map(|r| r.flid)
         .collect()
-}
-
-#[derive(QueryableByName)]
-struct Reno {
-    #[diesel(sql_type = Nullable<Text>)]
-    reno: Option<String>,
-}
-
-fn reno(conn: &mut PgConnection, flid: i64) -> Option<String> {
-    diesel::sql_query("SELECT reno FROM flight_schd WHERE flid = $1")
-        .bind::<BigInt, _>(flid)
-        .get_result::<Reno>(conn)
-        .expect("flight row")
-        .reno
 }
 
 #[test]
@@ -445,4 +431,53 @@ fn the_days_latest_snapshot_is_replayed_under_latest_and_several_show_progress()
     let before = dump_database(&mut conn);
     pump_until_idle(day.db.url(), &day.mb, site_settings(), "replay_latest");
     assert_eq!(dump_database(&mut conn), before);
+}
+
+#[test]
+fn a_replay_waits_for_the_pipeline_lock_like_the_pump() {
+    use diesel::Connection;
+    use diesel::connection::SimpleConnection;
+
+    let day = a_day_with_two_snapshots_and_an_event("replay_locked");
+    let mut holder = day.db.connect();
+    let mut conn = day.db.connect();
+    let second = day.second.to_string();
+    // Another state transaction (a pump's) holds PIPELINE_LOCK.
+    let (replay_out, waited) = holder
+        .transaction::<_, diesel::result::Error, _>(|holder| {
+            holder.batch_execute("SELECT 1 FROM pipeline_lock WHERE lock_id = 1 FOR UPDATE")?;
+            let mut child = operator_command("replay", day.db.url(), &day.mb.url())
+                .args([&second, "--day", "2026-09-09", "--version", "latest"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("start flightstate replay");
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            // Still waiting: running, and nothing of the replay is visible.
+            assert!(
+                child.try_wait().expect("poll the replay").is_none(),
+                "the replay ended while another transaction held PIPELINE_LOCK"
+            );
+            let waited = ledger(&mut conn);
+            Ok((child, waited))
+        })
+        .expect("hold PIPELINE_LOCK, then release it");
+    assert_eq!(
+        waited,
+        Ledger {
+            version: 2,
+            last_message_id: day.second
+        },
+        "the replay did not get past the lock held by another transaction"
+    );
+    let output = replay_out.wait_with_output().expect("the replay ends");
+    let applied = stdout_of(&output, 0);
+    assert!(applied.contains("the day's version 2 to 3"), "{applied}");
+    assert_eq!(
+        ledger(&mut conn),
+        Ledger {
+            version: 3,
+            last_message_id: day.second
+        }
+    );
 }

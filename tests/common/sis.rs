@@ -180,3 +180,18 @@ pub fn count(conn: &mut PgConnection, table: &str, condition: &str) -> i64 {
     .expect("count rows")
     .n
 }
+
+#[derive(QueryableByName)]
+struct Reno {
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    reno: Option<String>,
+}
+
+/// The stored registration (`RENO`) of flight `flid`.
+pub fn reno(conn: &mut PgConnection, flid: i64) -> Option<String> {
+    diesel::sql_query("SELECT reno FROM flight_schd WHERE flid = $1")
+        .bind::<diesel::sql_types::BigInt, _>(flid)
+        .get_result::<Reno>(conn)
+        .expect("flight row")
+        .reno
+}

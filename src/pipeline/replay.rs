@@ -120,21 +120,19 @@ pub fn replay_snapshot<S: Store + Clone>(
         (Err(_), Some(Ended::Planned(plan))) if plan.dry_run => Ok(plan),
         (Err(_), Some(Ended::Refused(reason))) => Err(refused(reason)),
         (Err(e), _) => Err(e.into()),
-        (Ok(_), _) => Err(ReplayError::Refused(format!(
-            "message {message_id}: the snapshot's transaction ended without its replay's record; nothing is committed"
-        ))),
+        // The replay's transaction records its plan whenever it commits.
+        (Ok(_), _) => unreachable!("a replay committed without its plan"),
     }
 }
 
 /// The settings of a replay: the snapshot is applied although the ledger
-/// knows it.
+/// knows it, and answers no request.
 ///
-/// `policy.move_flights` is where the site's rule for operation-day moves
-/// (`station.day_moves`) is overridden for the replay: with it, flights of
-/// the snapshot that now belong to another day move to `policy.day`. Until
-/// that rule exists every move is made, so the flag changes nothing yet.
-fn replay_settings(settings: &Settings, policy: &ReplayPolicy) -> Settings {
-    let _ = policy.move_flights;
+/// Here the replay's `move_flights` is to override the site's rule for
+/// operation-day moves (`station.day_moves`): with it, flights of the
+/// snapshot that now belong to another day move to the replay's day.
+/// Until that rule exists every move is made, so it changes nothing yet.
+fn replay_settings(settings: &Settings, _policy: &ReplayPolicy) -> Settings {
     Settings {
         operator_replay: true,
         ..settings.clone()

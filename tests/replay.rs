@@ -7,6 +7,7 @@
 
 mod common;
 mod pumping;
+mod requesting;
 
 use std::process::Output;
 
@@ -480,4 +481,66 @@ fn a_replay_waits_for_the_pipeline_lock_like_the_pump() {
             last_message_id: day.second
         }
     );
+}
+
+#[test]
+fn a_replayed_answer_takes_the_operators_day_and_completes_no_live_request() {
+    use common::sis::schedule_message;
+    use flightstate::protocol::{Field, ScheduleSubtype};
+    use flightstate::store::RequestStatus;
+    use requesting::{register, request, request_settings};
+
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("replay_resp");
+    let store = pumping::pg::pg_store(db.url());
+    let settings = request_settings();
+    let asked = register(&store, &settings, sep(10));
+    // The answer names no day and its flights fall in two: only the
+    // request told its day.
+    let answer = mb.insert(&schedule_message(
+        ScheduleSubtype::Resp,
+        None,
+        Field::Value(2),
+        vec![flight(101, at(10, 8, 0)), flight(102, at(11, 1, 30))],
+    ));
+    pump_until_idle(db.url(), &mb, site_settings(), "replay_resp");
+    assert_eq!(
+        request(&store, asked.req_id).completed_by_message_id,
+        Some(answer)
+    );
+    // A new request of the day waits for its own answer.
+    let live = register(&store, &settings, sep(10));
+    let day = Day {
+        db,
+        mb,
+        first: answer,
+        second: answer,
+        event: answer,
+    };
+
+    let applied = stdout_of(
+        &replay(
+            &day,
+            &[&answer.to_string(), "--day", "2026-09-10", "--version", "latest"],
+        ),
+        0,
+    );
+    assert!(
+        applied.contains(&format!("message {answer} (SCHD/RESP) replayed as 2026-09-10")),
+        "{applied}"
+    );
+    assert_eq!(
+        plan_lines(&applied),
+        [
+            "  created 0:",
+            "  updated 0:",
+            "  unchanged 2: 101 102",
+            "  deleted 0:"
+        ]
+    );
+    let waiting = request(&store, live.req_id);
+    assert_eq!(waiting.status, RequestStatus::Pending, "{waiting:?}");
+    assert_eq!(waiting.completed_by_message_id, None);
+    let mut conn = day.db.connect();
+    assert_eq!(replayed(&mut conn, answer).replay_count, 1);
 }

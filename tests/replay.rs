@@ -521,12 +521,20 @@ fn a_replayed_answer_takes_the_operators_day_and_completes_no_live_request() {
     let applied = stdout_of(
         &replay(
             &day,
-            &[&answer.to_string(), "--day", "2026-09-10", "--version", "latest"],
+            &[
+                &answer.to_string(),
+                "--day",
+                "2026-09-10",
+                "--version",
+                "latest",
+            ],
         ),
         0,
     );
     assert!(
-        applied.contains(&format!("message {answer} (SCHD/RESP) replayed as 2026-09-10")),
+        applied.contains(&format!(
+            "message {answer} (SCHD/RESP) replayed as 2026-09-10"
+        )),
         "{applied}"
     );
     assert_eq!(

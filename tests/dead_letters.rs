@@ -9,69 +9,25 @@
 mod common;
 mod pumping;
 
-use std::process::{Command, Output};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::process::Output;
 
 use common::TestDatabase;
-use common::sis::{at, flight, flop, parse_options, sep, snapshot};
+use common::operator::{operator_command, stdout_of};
+use common::sis::{at, flight, flop, reno, sep, site_settings, snapshot};
 use diesel::connection::SimpleConnection;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
-use flightstate::mailbox::Mailbox;
-use flightstate::pipeline::Settings;
-use flightstate::pump::{Pump, Step};
-use flightstate::store::pg::PgStore;
 use mysql::prelude::Queryable;
-use pumping::{MailboxDatabase, effect_calls, mailbox_settings, proc_states, pump_settings};
-
-fn pump_until_idle(db: &TestDatabase, mb: &MailboxDatabase) {
-    let store = PgStore::connect(db.url(), 2, Duration::from_secs(2)).expect("pool");
-    let mailbox = Arc::new(Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool"));
-    let pipeline = Settings {
-        parse: parse_options(),
-        ..Settings::default()
-    };
-    let mut pump = Pump::new(store, mailbox, pipeline, pump_settings("dead-letters"));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match pump.step().expect("no failpoint armed") {
-            Step::Idle => break,
-            Step::Blocked { until, .. } => {
-                std::thread::sleep(until.saturating_duration_since(Instant::now()))
-            }
-            Step::Progress { .. } => {}
-            other => panic!("the pump stopped: {other:?}"),
-        }
-        assert!(Instant::now() < deadline, "the pump never became idle");
-    }
-    pump.release();
-}
+use pumping::pg::pump_until_idle;
+use pumping::{MailboxDatabase, effect_calls, proc_states};
 
 /// `flightstate dead ARGS…` (the binary of this test run) on `db` and `mb`,
 /// as operator `$USER=night-shift`.
 fn dead(db: &TestDatabase, mb: &MailboxDatabase, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flightstate"))
-        .args(["--config", "/nonexistent/flightstate.toml", "dead"])
+    operator_command("dead", db.url(), &mb.url())
         .args(args)
-        .env("FLIGHTSTATE_DATABASE_URL", db.url())
-        .env("FLIGHTSTATE_MAILBOX_URL", mb.url())
-        .env("USER", "night-shift")
-        .env("RUST_LOG", "warn")
         .output()
         .expect("run flightstate dead")
-}
-
-#[track_caller]
-fn stdout_of(output: &Output, code: i32) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "stdout: {stdout}\nstderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
 }
 
 /// The status after each update of mailbox row `id`, in order (the test
@@ -106,20 +62,6 @@ fn requeue_of(conn: &mut PgConnection, id: i64) -> Requeue {
     .expect("the message's PROC_STATE row")
 }
 
-#[derive(QueryableByName)]
-struct Reno {
-    #[diesel(sql_type = Nullable<Text>)]
-    reno: Option<String>,
-}
-
-fn reno(conn: &mut PgConnection, flid: i64) -> Option<String> {
-    diesel::sql_query("SELECT reno FROM flight_schd WHERE flid = $1")
-        .bind::<BigInt, _>(flid)
-        .get_result::<Reno>(conn)
-        .expect("flight row")
-        .reno
-}
-
 /// Three flights applied by a snapshot (its id is returned third), then a
 /// rule of the site's own (a CHECK constraint: values that pass the
 /// protocol now fail in the database, every time), then a renumbering of
@@ -131,7 +73,7 @@ fn a_renumbering_refused_by_a_site_rule(tag: &str) -> (TestDatabase, MailboxData
         sep(9),
         (1..=3).map(|f| flight(f, at(9, 8, 0))).collect(),
     ));
-    pump_until_idle(&db, &mb);
+    pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
     db.connect()
         .batch_execute(
             "ALTER TABLE flight_schd ADD CONSTRAINT site_reno CHECK (reno IS DISTINCT FROM 'B0666')",
@@ -146,7 +88,7 @@ fn a_dead_letter_is_listed_shown_requeued_after_its_fix_and_then_succeeds() {
     let (db, mb, day, refused) = a_renumbering_refused_by_a_site_rule("dead_letters");
     let mut conn = db.connect();
     let fine = mb.insert(&flop("RENO", &[(2, "<RENO>B22</RENO>")]));
-    pump_until_idle(&db, &mb);
+    pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
     let states = proc_states(&mut conn);
     assert_eq!(
         states,
@@ -236,7 +178,7 @@ fn a_dead_letter_is_listed_shown_requeued_after_its_fix_and_then_succeeds() {
     );
 
     // The pump applies it through the normal path and writes it back again.
-    pump_until_idle(&db, &mb);
+    pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
     assert_eq!(
         proc_states(&mut conn),
         vec![
@@ -295,7 +237,7 @@ fn a_dead_letter_is_listed_shown_requeued_after_its_fix_and_then_succeeds() {
 fn a_requeued_message_still_refused_is_dead_again_and_written_back_again() {
     let (db, mb, _, refused) = a_renumbering_refused_by_a_site_rule("dead_again");
     let mut conn = db.connect();
-    pump_until_idle(&db, &mb);
+    pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
 
     // Requeued by kind, by the operating-system user, without the fix.
     let requeued = stdout_of(&dead(&db, &mb, &["requeue", "--kind", "DATA_REJECTED"]), 0);
@@ -303,7 +245,7 @@ fn a_requeued_message_still_refused_is_dead_again_and_written_back_again() {
         requeued.contains(&format!("{refused}: requeued (requeue 1, by night-shift)")),
         "{requeued}"
     );
-    pump_until_idle(&db, &mb);
+    pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
     assert_eq!(
         proc_states(&mut conn)[1],
         (refused, "DEAD".into(), Some("DATA_REJECTED".into()), 1),
@@ -325,7 +267,7 @@ fn a_requeued_message_still_refused_is_dead_again_and_written_back_again() {
 #[test]
 fn a_dead_letter_whose_row_is_pending_is_not_requeued() {
     let (db, mb, _, refused) = a_renumbering_refused_by_a_site_rule("dead_pending");
-    pump_until_idle(&db, &mb);
+    pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
     // The row is pending as before its write-back was made.
     mb.conn()
         .exec_drop(

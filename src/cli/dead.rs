@@ -102,12 +102,12 @@ impl super::state_db::StoreWork for Dead<'_> {
     }
 }
 
-fn mailbox(config: &Config) -> anyhow::Result<Mailbox> {
+pub(super) fn mailbox(config: &Config) -> anyhow::Result<Mailbox> {
     Mailbox::connect(super::pump::mailbox_settings(config)?).context("cannot open the mailbox pool")
 }
 
 /// The operator named by `--by`, else the operating-system user.
-fn operator(by: Option<String>) -> anyhow::Result<String> {
+pub(super) fn operator(by: Option<String>) -> anyhow::Result<String> {
     let name = by
         .or_else(|| std::env::var("USER").ok())
         .map(|n| n.trim().to_owned())

@@ -13,6 +13,7 @@ mod migrate;
 mod parse;
 mod progress;
 mod pump;
+mod replay;
 mod request;
 mod requests;
 mod run;
@@ -62,6 +63,9 @@ enum Command {
     Parse(parse::Opts),
     /// Drain the mailbox into the state database (the main pump alone).
     Pump(pump::Opts),
+    /// Apply snapshots already applied again, under an explicit day and
+    /// version policy (`--dry-run` shows what would change).
+    Replay(replay::Opts),
     /// Ask AODB for an operation day's flights (RQFD); prints the request id.
     Request(request::Opts),
     /// List the live and recent requests with their calls.
@@ -107,6 +111,7 @@ pub fn main() -> ExitCode {
         Command::Requests(opts) => requests::run(opts, &config),
         Command::Dead(opts) => dead::run(opts, &config),
         Command::Cleanup(opts) => cleanup::run(opts, &config),
+        Command::Replay(opts) => replay::run(opts, &config),
     };
     match outcome {
         Ok(code) => code,

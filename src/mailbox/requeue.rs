@@ -1,5 +1,6 @@
-//! The mailbox side of `flightstate dead`: an inbound row read whole for an
-//! operator, and a row written back set pending again by a requeue.
+//! The mailbox side of `flightstate dead` and `flightstate replay`: an
+//! inbound row read whole for an operator (or its body's bytes for a
+//! replay), and a row written back set pending again by a requeue.
 
 use std::os::fd::AsRawFd;
 
@@ -22,6 +23,9 @@ pub struct StoredMessage {
     pub processed_at: Option<NaiveDateTime>,
 }
 
+/// `select_message`'s row: body, status, received, processed.
+type SelectedRow = (Vec<u8>, Option<String>, mysql::Value, mysql::Value);
+
 /// A `DATETIME` value (the driver is built without its chrono conversions).
 fn date_time(value: &mysql::Value) -> Option<NaiveDateTime> {
     match *value {
@@ -40,20 +44,31 @@ impl Mailbox {
     ///
     /// A [`MailboxError`] when the mailbox cannot be read.
     pub fn stored_message(&self, id: i64) -> Result<Option<StoredMessage>, MailboxError> {
-        let mut conn = self.conn()?;
-        let fd = conn.as_raw_fd();
-        type Row = (Vec<u8>, Option<String>, mysql::Value, mysql::Value);
-        let row: Option<Row> = conn
-            .exec_first(statements::SELECT_MESSAGE, (id,))
-            .map_err(|e| self.failed(fd, "select_message", e))?;
-        Ok(
-            row.map(|(body, status, received_at, processed_at)| StoredMessage {
+        Ok(self
+            .select_message(id)?
+            .map(|(body, status, received_at, processed_at)| StoredMessage {
                 body: String::from_utf8_lossy(&body).into_owned(),
                 status,
                 received_at: date_time(&received_at),
                 processed_at: date_time(&processed_at),
-            }),
-        )
+            }))
+    }
+
+    /// The body of row `id` as its bytes (what the pump applied and its
+    /// identity key digests), or `None` when the row is gone.
+    ///
+    /// # Errors
+    ///
+    /// A [`MailboxError`] when the mailbox cannot be read.
+    pub fn message_body(&self, id: i64) -> Result<Option<Vec<u8>>, MailboxError> {
+        Ok(self.select_message(id)?.map(|(body, ..)| body))
+    }
+
+    fn select_message(&self, id: i64) -> Result<Option<SelectedRow>, MailboxError> {
+        let mut conn = self.conn()?;
+        let fd = conn.as_raw_fd();
+        conn.exec_first(statements::SELECT_MESSAGE, (id,))
+            .map_err(|e| self.failed(fd, "select_message", e))
     }
 
     /// Sets row `id` pending again after it was written back; `false` when

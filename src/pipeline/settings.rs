@@ -50,6 +50,10 @@ pub struct Settings {
     pub stream_from_bytes: usize,
     /// Flights per part of a streamed snapshot (at least 1).
     pub stream_part_flights: usize,
+    /// Set by `flightstate replay` alone (`pipeline::replay`): the snapshot
+    /// is applied again although the ledger knows it, since an operator
+    /// asked for it with an explicit policy, and it answers no request.
+    pub operator_replay: bool,
 }
 
 impl Settings {
@@ -64,6 +68,7 @@ impl Settings {
             merge: config.merge.rules(),
             stream_from_bytes: STREAM_FROM_BYTES,
             stream_part_flights: STREAM_PART_FLIGHTS,
+            operator_replay: false,
         }
     }
 }

@@ -181,7 +181,8 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     //    the day's ledger.
     let ledger = lock_and_read_ledger(tx, settings, day)?;
     // 2. The day's latest snapshot again is a replay: nothing is written.
-    let replay = is_replay(ledger.as_ref(), received.id);
+    //    (An operator's replay is applied: `pipeline::replay`.)
+    let replay = !settings.operator_replay && is_replay(ledger.as_ref(), received.id);
     // 4. Write every flight of N with the day, as its part is read.
     let written = if replay {
         Ok(Written::default())
@@ -215,18 +216,21 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     crate::failpoint!("snapshot.before_bump");
     // 8. CAS-bump the day's version, recording the message.
     let version = bump_version(tx, day, ledger.as_ref(), &message)?;
-    //    The answer completes the request it answers, if any.
-    request::complete_by_answer(
-        tx,
-        &Answer {
-            msg_type: message.msg_type,
-            subtype: message.subtype,
-            sender: message.sender,
-            day,
-            message_id: message.id,
-            now: message.now,
-        },
-    )?;
+    //    The answer completes the request it answers, if any (an operator's
+    //    replay answers none).
+    if !settings.operator_replay {
+        request::complete_by_answer(
+            tx,
+            &Answer {
+                msg_type: message.msg_type,
+                subtype: message.subtype,
+                sender: message.sender,
+                day,
+                message_id: message.id,
+                now: message.now,
+            },
+        )?;
+    }
     // 9. Register the events and the outcome.
     let report = SnapshotReport {
         operation_day: day,

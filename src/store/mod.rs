@@ -26,6 +26,7 @@ pub mod pg;
 mod pool_log;
 mod read;
 mod records;
+mod replay;
 mod repository;
 mod request;
 mod timeouts;
@@ -44,6 +45,7 @@ pub use records::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
     ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
+pub use replay::{ReplayOps, ReplayRecord};
 pub use repository::{FlightRows, StateTx, Store};
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use timeouts::Timeouts;

@@ -17,6 +17,7 @@ use super::records::{
     ChangeNotice, FlightChange, FlightDigest, Outcome, PipelineLease, ProcRecord, SnapshotLedger,
     StateEvent,
 };
+use super::replay::ReplayOps;
 use super::request::RequestOps;
 use crate::state::{StateDocument, StoredFlight};
 
@@ -31,6 +32,7 @@ pub trait Store: Send + Sync + 'static {
         + RequestOps
         + DeadOps
         + CleanupOps
+        + ReplayOps
     where
         Self: 'c;
 

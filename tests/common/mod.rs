@@ -21,6 +21,7 @@
 
 pub mod child;
 pub mod dialects;
+pub mod operator;
 pub mod sis;
 
 use std::path::{Path, PathBuf};

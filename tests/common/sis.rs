@@ -20,6 +20,14 @@ pub fn parse_options() -> ParseOptions {
     }
 }
 
+/// The pipeline settings of the tests' site.
+pub fn site_settings() -> flightstate::pipeline::Settings {
+    flightstate::pipeline::Settings {
+        parse: parse_options(),
+        ..flightstate::pipeline::Settings::default()
+    }
+}
+
 /// A local time `2026-09-DD HH:MM`.
 pub fn at(day: u32, hour: u32, minute: u32) -> NaiveDateTime {
     NaiveDate::from_ymd_opt(2026, 9, day)
@@ -171,4 +179,19 @@ pub fn count(conn: &mut PgConnection, table: &str, condition: &str) -> i64 {
     .get_result::<Count>(conn)
     .expect("count rows")
     .n
+}
+
+#[derive(QueryableByName)]
+struct Reno {
+    #[diesel(sql_type = diesel::sql_types::Nullable<Text>)]
+    reno: Option<String>,
+}
+
+/// The stored registration (`RENO`) of flight `flid`.
+pub fn reno(conn: &mut PgConnection, flid: i64) -> Option<String> {
+    diesel::sql_query("SELECT reno FROM flight_schd WHERE flid = $1")
+        .bind::<diesel::sql_types::BigInt, _>(flid)
+        .get_result::<Reno>(conn)
+        .expect("flight row")
+        .reno
 }

@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::Settings;
@@ -15,7 +15,7 @@ use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::{PgStore, PgTx};
 use flightstate::store::{Store, StoreError};
 
-use super::{mailbox_settings, pump_settings};
+use super::{MailboxDatabase, mailbox_settings, pump_settings};
 
 /// A pool on the test's state database.
 pub fn pg_store(url: &str) -> PgStore {
@@ -26,6 +26,32 @@ pub fn pg_store(url: &str) -> PgStore {
 /// through a proxy).
 pub fn mailbox(url: String) -> Arc<Mailbox> {
     Arc::new(Mailbox::connect(mailbox_settings(url)).expect("mailbox pool"))
+}
+
+/// Runs a pump (as `holder`, applying by `pipeline`) on the state database
+/// at `db_url` until the mailbox `mb` has nothing left for it, then
+/// releases its lease.
+///
+/// # Panics
+///
+/// When the pump stops, or is not idle within a minute.
+pub fn pump_until_idle(db_url: &str, mb: &MailboxDatabase, pipeline: Settings, holder: &str) {
+    let store = PgStore::connect(db_url, 2, Duration::from_secs(2)).expect("pool");
+    let mailbox = mailbox(mb.url());
+    let mut pump = Pump::new(store, mailbox, pipeline, pump_settings(holder));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match pump.step().expect("no failpoint armed") {
+            Step::Idle => break,
+            Step::Blocked { until, .. } => {
+                std::thread::sleep(until.saturating_duration_since(Instant::now()))
+            }
+            Step::Progress { .. } => {}
+            other => panic!("the pump stopped: {other:?}"),
+        }
+        assert!(Instant::now() < deadline, "the pump never became idle");
+    }
+    pump.release();
 }
 
 /// Two pumps on one state database and mailbox: A, over a

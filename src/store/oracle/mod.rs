@@ -18,6 +18,7 @@ mod leaves;
 mod migrate;
 mod outbox;
 mod read;
+mod replay;
 mod request;
 pub(crate) mod statements;
 mod store;

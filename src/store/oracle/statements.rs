@@ -69,6 +69,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("record_migration_error", RECORD_MIGRATION_ERROR),
     ("record_migration_step", RECORD_MIGRATION_STEP),
     ("record_outcomes", RECORD_OUTCOMES),
+    ("record_replay", RECORD_REPLAY),
     ("release_lease", RELEASE_LEASE),
     ("release_migration_lock", RELEASE_MIGRATION_LOCK),
     ("renew_lease", RENEW_LEASE),
@@ -246,3 +247,4 @@ pub(crate) const SELECT_STALE_PROC_STATES: &str = sql!("select_stale_proc_states
 pub(crate) const DELETE_PROC_STATES: &str = sql!("delete_proc_states");
 pub(crate) const SELECT_SETTLED_EFFECT_CALLS: &str = sql!("select_settled_effect_calls");
 pub(crate) const DELETE_EFFECT_CALLS: &str = sql!("delete_effect_calls");
+pub(crate) const RECORD_REPLAY: &str = sql!("record_replay");

@@ -16,6 +16,7 @@ mod migrate;
 mod outbox;
 mod prepared;
 mod read;
+mod replay;
 mod request;
 mod rows;
 #[allow(dead_code)] // the repository reads through handwritten statements so far

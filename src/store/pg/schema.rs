@@ -400,6 +400,16 @@ diesel::table! {
         requeued_by -> Nullable<Varchar>,
         /// When it was requeued last (UTC)
         requeued_at -> Nullable<Timestamp>,
+        /// How many times an operator replayed the message after it was applied (flightstate replay)
+        replay_count -> Int4,
+        /// Who replayed it last: the --by name given to flightstate replay, else the operating-system user
+        #[max_length = 128]
+        replayed_by -> Nullable<Varchar>,
+        /// When it was replayed last (UTC)
+        replayed_at -> Nullable<Timestamp>,
+        /// The policy of the last replay as the operator gave it (day, version policy, overrides), e.g. day=2026-09-09 version=force
+        #[max_length = 200]
+        replay_policy -> Nullable<Varchar>,
     }
 }
 

@@ -1,0 +1,38 @@
+//! An operator's command (`flightstate dead`, `flightstate replay`, …) run
+//! as a child process on a test's state database and mailbox, and its
+//! output checked.
+
+use std::process::{Command, Output};
+
+/// `flightstate SUBCOMMAND` (the binary of this test run) on the state
+/// database at `db_url` and the mailbox at `mailbox_url`, read with the
+/// tests' site's day element, as operator `$USER=night-shift`; the caller
+/// adds the arguments and runs it.
+pub fn operator_command(subcommand: &str, db_url: &str, mailbox_url: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_flightstate"));
+    command
+        .args(["--config", "/nonexistent/flightstate.toml", subcommand])
+        .env("FLIGHTSTATE_DATABASE_URL", db_url)
+        .env("FLIGHTSTATE_MAILBOX_URL", mailbox_url)
+        .env(
+            "FLIGHTSTATE_PROTOCOL_OPERATION_DAY_ELEMENT",
+            super::sis::DAY_ELEMENT,
+        )
+        .env("USER", "night-shift")
+        .env("RUST_LOG", "warn");
+    command
+}
+
+/// Stdout of `output`, which must have exited with `code` (else both
+/// streams are shown).
+#[track_caller]
+pub fn stdout_of(output: &Output, code: i32) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}

@@ -107,7 +107,7 @@ fn mailbox(config: &Config) -> anyhow::Result<Mailbox> {
 }
 
 /// The operator named by `--by`, else the operating-system user.
-fn operator(by: Option<String>) -> anyhow::Result<String> {
+pub(super) fn operator(by: Option<String>) -> anyhow::Result<String> {
     let name = by
         .or_else(|| std::env::var("USER").ok())
         .map(|n| n.trim().to_owned())

@@ -7,6 +7,7 @@ mod dead;
 mod dispatch;
 mod enqueue;
 mod generate;
+mod held;
 mod logging;
 mod migrate;
 mod parse;
@@ -56,6 +57,12 @@ enum Command {
     Migrate(migrate::Opts),
     /// Print SIS message files as JSON, or the reason each is rejected.
     Parse(parse::Opts),
+    /// Reject a snapshot held by the mass-delete guard: DEAD, the queue
+    /// moves on; recorded with who and when.
+    Reject(held::Opts),
+    /// Release a snapshot held by the mass-delete guard: applied as it is;
+    /// recorded with who and when.
+    Release(held::Opts),
     /// Drain the mailbox into the state database (the main pump alone).
     Pump(pump::Opts),
     /// Ask AODB for an operation day's flights (RQFD); prints the request id.
@@ -102,6 +109,8 @@ pub fn main() -> ExitCode {
         Command::Request(opts) => request::run(opts, &config),
         Command::Requests(opts) => requests::run(opts, &config),
         Command::Dead(opts) => dead::run(opts, &config),
+        Command::Release(opts) => held::run(opts, &config, held::Decision::Release),
+        Command::Reject(opts) => held::run(opts, &config, held::Decision::Reject),
     };
     match outcome {
         Ok(code) => code,

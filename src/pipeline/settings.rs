@@ -8,7 +8,7 @@ use chrono::NaiveTime;
 use crate::FailureKind;
 use crate::config::Config;
 use crate::protocol::ParseOptions;
-use crate::state::MergeRules;
+use crate::state::{DayMoves, DeleteGuard, MergeRules};
 use crate::store::{PipelineLease, StoreError};
 
 /// The size from which a message is streamed: about 400 flights of a
@@ -50,6 +50,13 @@ pub struct Settings {
     pub stream_from_bytes: usize,
     /// Flights per part of a streamed snapshot (at least 1).
     pub stream_part_flights: usize,
+    /// Whether a snapshot may take a flight back from a later day
+    /// (`station.day_moves`). An explicit replay overrides it for the
+    /// messages it replays.
+    pub day_moves: DayMoves,
+    /// How much of its day a snapshot may delete before it is held for an
+    /// operator (`[snapshot]`).
+    pub delete_guard: DeleteGuard,
 }
 
 impl Settings {
@@ -64,6 +71,8 @@ impl Settings {
             merge: config.merge.rules(),
             stream_from_bytes: STREAM_FROM_BYTES,
             stream_part_flights: STREAM_PART_FLIGHTS,
+            day_moves: config.station.day_moves,
+            delete_guard: config.snapshot.delete_guard(),
         }
     }
 }

@@ -6,10 +6,11 @@
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
+use super::day_moves::keep_later_days;
 use super::message_ref::{MessageRef, json};
 use super::report::SnapshotReport;
 use super::snapshot_check::Built;
-use crate::state::{FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot};
+use crate::state::{DayMoves, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot};
 use crate::store::{
     ChangeNotice, EventKind, FlightRows, SnapshotLedger, StateEvent, StateTx, first_version,
 };
@@ -19,7 +20,9 @@ use crate::store::{
 #[derive(Default)]
 pub(super) struct Written {
     events: Vec<StateEvent>,
-    notices: Vec<ChangeNotice>,
+    pub(super) notices: Vec<ChangeNotice>,
+    /// Flights left on a later day (`pipeline::day_moves`), in input order.
+    pub(super) kept_on_later_day: Vec<i64>,
     pub(super) created: usize,
     pub(super) updated: usize,
     pub(super) unchanged: usize,
@@ -27,10 +30,11 @@ pub(super) struct Written {
 
 /// Step 4: writes `flights` (all of a day's, or a part of them) with the
 /// day. New and changed flights get a new state version, an event and a
-/// notice; flights already in exactly that state are not written.
+/// notice; flights already in exactly that state are not written, nor
+/// those that `day_moves` keeps on a later day.
 pub(super) fn write_part<T: StateTx>(
     tx: &mut T,
-    day: NaiveDate,
+    (day, day_moves): (NaiveDate, DayMoves),
     (message_id, now): (i64, NaiveDateTime),
     flights: &Built,
     written: &mut Written,
@@ -39,9 +43,13 @@ pub(super) fn write_part<T: StateTx>(
     // Unchanged flights are told from the stored digests (one narrow read);
     // only the others are read whole, for their versions and what changed.
     let stored = tx.flight_digests(&flids)?;
+    let kept = keep_later_days(day_moves, day, message_id, &flids, &stored, written)?;
     let mut candidates = Vec::new();
     let mut candidate_digests = std::collections::HashMap::new();
     for (state, digest) in flights.states.iter().zip(&flights.digests) {
+        if kept.contains(&state.flid) {
+            continue;
+        }
         let same = stored.get(&state.flid).is_some_and(|s| {
             s.digest.as_deref() == Some(digest.as_str()) && s.operation_day == Some(day)
         });

@@ -30,7 +30,7 @@ mod request;
 mod timeouts;
 mod version_floor;
 
-pub use dead::{DeadFilter, DeadOps, MessageRecord, REQUEUED};
+pub use dead::{DeadFilter, DeadOps, MASS_DELETE, MessageRecord, REJECTED, RELEASED, REQUEUED};
 pub use full_read::{Selection, read_flights, read_states};
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;

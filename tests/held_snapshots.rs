@@ -309,7 +309,8 @@ fn a_streamed_empty_snapshot_of_a_full_day_is_held_and_rejected_dead() {
     );
     let reason = proc_reasons(&mut conn)[1].1.clone().unwrap_or_default();
     assert!(
-        reason.starts_with("rejected by an operator") && reason.contains("would delete 200 of the 200 flights"),
+        reason.starts_with("rejected by an operator")
+            && reason.contains("would delete 200 of the 200 flights"),
         "{reason}"
     );
     assert_eq!(flights_of(&mut conn, 9), 200);

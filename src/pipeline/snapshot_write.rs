@@ -10,7 +10,9 @@ use super::day_moves::keep_later_days;
 use super::message_ref::{MessageRef, json};
 use super::report::SnapshotReport;
 use super::snapshot_check::Built;
-use crate::state::{DayMoves, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot};
+use crate::state::{
+    DayMoves, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
+};
 use crate::store::{
     ChangeNotice, EventKind, FlightRows, SnapshotLedger, StateEvent, StateTx, first_version,
 };

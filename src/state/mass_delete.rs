@@ -80,7 +80,10 @@ mod tests {
         // 200 flights, a snapshot of 20: 180 deleted.
         let held = guard.check(180, 200).expect_err("truncated day");
         assert_eq!(held.deleting, 180);
-        assert!(held.to_string().contains("180 of the 200 flights"), "{held}");
+        assert!(
+            held.to_string().contains("180 of the 200 flights"),
+            "{held}"
+        );
         assert!(held.to_string().contains("(90 %)"), "{held}");
         // An empty snapshot of a full day.
         assert!(guard.check(200, 200).is_err());

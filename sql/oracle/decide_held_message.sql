@@ -9,7 +9,6 @@
 --        :decided_by varchar2  who, :now timestamp (UTC),
 --        :held varchar2  status held (HELD), :waiting varchar2  error kind
 --        waiting (MASS_DELETE)
--- nonempty: :decision  RELEASED or REJECTED
 -- returns: nothing (1 row updated, or 0 when the message waits for no decision)
 -- locks: the PROC_STATE row
 UPDATE PROC_STATE

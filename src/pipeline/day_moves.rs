@@ -6,13 +6,12 @@
 //! message carried, and the set-difference delete never reaches them
 //! (it is guarded by the day).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use chrono::NaiveDate;
 
 use super::PipelineError;
 use super::message_ref::json;
-use super::snapshot_write::Written;
 use crate::state::DayMoves;
 use crate::store::{ChangeNotice, FlightDigest};
 
@@ -20,18 +19,25 @@ use crate::store::{ChangeNotice, FlightDigest};
 /// day.
 pub(super) const KEPT_ON_LATER_DAY: &str = "KEPT_ON_LATER_DAY";
 
+/// The flights a snapshot leaves on their later day, with their notices.
+#[derive(Default)]
+pub(super) struct Kept {
+    /// Their FLIDs, in input order.
+    pub(super) flids: Vec<i64>,
+    /// One notice each.
+    pub(super) notices: Vec<ChangeNotice>,
+}
+
 /// The flights among `flids` (stored as `stored` says) that a snapshot of
-/// `day` must not write under `rule`: each is counted in `written` and
-/// gets its notice.
+/// `day` must not write under `rule`.
 pub(super) fn keep_later_days(
     rule: DayMoves,
     day: NaiveDate,
     message_id: i64,
     flids: &[i64],
     stored: &HashMap<i64, FlightDigest>,
-    written: &mut Written,
-) -> Result<HashSet<i64>, PipelineError> {
-    let mut kept = HashSet::new();
+) -> Result<Kept, PipelineError> {
+    let mut kept = Kept::default();
     for &flid in flids {
         let Some(later) = stored.get(&flid).and_then(|s| s.operation_day) else {
             continue;
@@ -39,9 +45,8 @@ pub(super) fn keep_later_days(
         if rule.allows(day, Some(later)) {
             continue;
         }
-        kept.insert(flid);
-        written.kept_on_later_day.push(flid);
-        written.notices.push(ChangeNotice {
+        kept.flids.push(flid);
+        kept.notices.push(ChangeNotice {
             message_id,
             flid: Some(flid),
             change_kind: KEPT_ON_LATER_DAY,

@@ -6,7 +6,7 @@
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
-use super::day_moves::keep_later_days;
+use super::day_moves::{Kept, keep_later_days};
 use super::message_ref::{MessageRef, json};
 use super::report::SnapshotReport;
 use super::snapshot_check::Built;
@@ -22,7 +22,7 @@ use crate::store::{
 #[derive(Default)]
 pub(super) struct Written {
     events: Vec<StateEvent>,
-    pub(super) notices: Vec<ChangeNotice>,
+    notices: Vec<ChangeNotice>,
     /// Flights left on a later day (`pipeline::day_moves`), in input order.
     pub(super) kept_on_later_day: Vec<i64>,
     pub(super) created: usize,
@@ -45,7 +45,13 @@ pub(super) fn write_part<T: StateTx>(
     // Unchanged flights are told from the stored digests (one narrow read);
     // only the others are read whole, for their versions and what changed.
     let stored = tx.flight_digests(&flids)?;
-    let kept = keep_later_days(day_moves, day, message_id, &flids, &stored, written)?;
+    let Kept {
+        flids: kept,
+        notices,
+    } = keep_later_days(day_moves, day, message_id, &flids, &stored)?;
+    written.notices.extend(notices);
+    written.kept_on_later_day.extend(&kept);
+    let kept: std::collections::HashSet<i64> = kept.into_iter().collect();
     let mut candidates = Vec::new();
     let mut candidate_digests = std::collections::HashMap::new();
     for (state, digest) in flights.states.iter().zip(&flights.digests) {

@@ -225,7 +225,6 @@ impl ProtocolConfig {
         crate::protocol::ParseOptions {
             max_bytes: self.max_message_bytes,
             operation_day_element: self.operation_day_element.clone(),
-            ..crate::protocol::ParseOptions::default()
         }
     }
 }

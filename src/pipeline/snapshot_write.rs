@@ -25,6 +25,10 @@ pub(super) struct Written {
     notices: Vec<ChangeNotice>,
     /// Flights left on a later day (`pipeline::day_moves`), in input order.
     pub(super) kept_on_later_day: Vec<i64>,
+    /// Their notices, registered after the other flights' (whatever the
+    /// parts, the same snapshot registers the same notices in the same
+    /// order).
+    kept_notices: Vec<ChangeNotice>,
     pub(super) created: usize,
     pub(super) updated: usize,
     pub(super) unchanged: usize,
@@ -49,7 +53,7 @@ pub(super) fn write_part<T: StateTx>(
         flids: kept,
         notices,
     } = keep_later_days(day_moves, day, message_id, &flids, &stored)?;
-    written.notices.extend(notices);
+    written.kept_notices.extend(notices);
     written.kept_on_later_day.extend(&kept);
     let kept: std::collections::HashSet<i64> = kept.into_iter().collect();
     let mut candidates = Vec::new();
@@ -203,8 +207,10 @@ pub(super) fn register<T: StateTx>(
     let Written {
         events,
         mut notices,
+        kept_notices,
         ..
     } = written;
+    notices.extend(kept_notices);
     notices.push(ChangeNotice {
         message_id: message.id,
         flid: None,

@@ -414,3 +414,40 @@ impl Recorder<'_> {
         Ok(Applied::Dead { reason })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(error_kind: &str, identity: &str) -> Option<ProcRecord> {
+        Some(ProcRecord {
+            identity_key: identity.to_owned(),
+            status: ProcStatus::Held,
+            error_kind: Some(error_kind.to_owned()),
+            error_text: Some("would delete 180 of the 200 flights".to_owned()),
+            attempts: 1,
+        })
+    }
+
+    #[test]
+    fn a_held_message_waits_until_an_operator_answers() {
+        assert!(matches!(
+            Seen::of(7, "k", held(MASS_DELETE, "k")),
+            Seen::Held(reason) if reason.contains("180 of the 200")
+        ));
+        assert!(matches!(
+            Seen::of(7, "k", held(RELEASED, "k")),
+            Seen::Released
+        ));
+        assert!(matches!(
+            Seen::of(7, "k", held(REJECTED, "k")),
+            Seen::Rejected(reason)
+                if reason.starts_with("rejected by an operator") && reason.contains("180 of the 200")
+        ));
+        // Another body under the held id is dead, as for a FAILED one.
+        assert!(matches!(
+            Seen::of(7, "other", held(MASS_DELETE, "k")),
+            Seen::ChangedBody(_)
+        ));
+    }
+}

@@ -276,6 +276,11 @@ impl<S: Store + Clone> Pump<S> {
                         {
                             self.blocked = None;
                         }
+                        // Held again later (a rejected snapshot requeued),
+                        // it is alerted again.
+                        if self.held_alerted == Some(message.id) {
+                            self.held_alerted = None;
+                        }
                     }
                     next += n;
                 }

@@ -11,19 +11,21 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
-use crate::state::{AbsentFields, CollectionRules, MergeRules, Semantics};
+use crate::state::{AbsentFields, CollectionRules, DayMoves, MergeRules, Semantics};
 
 mod api;
 mod cleanup;
 mod dialect;
 mod pump;
 mod requests;
+mod snapshot;
 
 pub use api::ApiConfig;
 pub use cleanup::CleanupConfig;
 pub use dialect::{Dialect, database_dialect, redact_url};
 pub use pump::PumpConfig;
 pub use requests::RequestsConfig;
+pub use snapshot::SnapshotConfig;
 
 /// Everything a `flightstate` process can be configured with.
 ///
@@ -56,6 +58,8 @@ pub struct Config {
     pub requests: RequestsConfig,
     /// The lifecycle clean-up (`flightstate cleanup`, a job of `run`).
     pub cleanup: CleanupConfig,
+    /// Snapshot integrity: the mass-delete guard.
+    pub snapshot: SnapshotConfig,
 }
 
 /// The state database.
@@ -238,6 +242,9 @@ pub struct StationConfig {
     /// Local time at which one operation day ends and the next begins,
     /// `HH:MM`.
     pub day_boundary: String,
+    /// Whether a late snapshot of an older day may take a flight back from
+    /// a later day: `forward_only` (never) or `any`.
+    pub day_moves: DayMoves,
 }
 
 impl Default for StationConfig {
@@ -245,6 +252,7 @@ impl Default for StationConfig {
         StationConfig {
             home_airport: None,
             day_boundary: "00:00".to_owned(),
+            day_moves: DayMoves::default(),
         }
     }
 }
@@ -371,7 +379,7 @@ const MAX_LANES: u32 = 16;
 
 const SECTIONS: &[&str] = &[
     "database", "mailbox", "kafka", "protocol", "station", "log", "merge", "pump", "api",
-    "requests", "cleanup",
+    "requests", "cleanup", "snapshot",
 ];
 
 impl Config {
@@ -461,6 +469,7 @@ impl Config {
         parse_day_boundary(&self.station.day_boundary)?;
         self.requests.validate()?;
         self.cleanup.validate()?;
+        self.snapshot.validate()?;
         if self.pump.lease_secs < 3 {
             return Err(ConfigError::BadValue {
                 setting: "pump.lease_secs",

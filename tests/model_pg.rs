@@ -179,12 +179,16 @@ impl Model {
                 // the record's full state and the day (version + 1 unless
                 // state and day are already so); the old list's flights that
                 // the new one lacks go, while their day is still this day.
+                // Forward only (`station.day_moves`, the default): a flight
+                // of a later day is listed but neither moved back nor
+                // written.
                 let mut list = Vec::new();
                 for record in &records {
                     let state = state_from_record(record).expect("fits");
                     let flid = state.flid;
                     list.push(flid);
                     match self.flights.get(&flid) {
+                        Some(held) if held.day.is_some_and(|d| d > day_date) => {}
                         Some(held) if held.state == state && held.day == Some(day_date) => {}
                         held => {
                             let version =

@@ -151,6 +151,11 @@ pub fn render(status: &Status, topics: &Topics) -> String {
         state.count_of(ProcStatus::Dead) as f64,
     );
     out.gauge(
+        "flightstate_messages_held",
+        "Snapshots held by the mass-delete guard (HELD); the queue waits for an operator",
+        state.count_of(ProcStatus::Held) as f64,
+    );
+    out.gauge(
         "flightstate_messages_unsupported",
         "Messages whose latest failure is UNSUPPORTED (FAILED or DEAD)",
         state.count_of_kind("UNSUPPORTED") as f64,

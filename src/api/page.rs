@@ -103,7 +103,8 @@ pub fn render(status: &Status) -> String {
         "<h2>Messages</h2><dl><dt>Applied</dt><dd id=\"applied\">{}</dd>\
          <dt>Failed (retrying)</dt><dd id=\"failed\">{}</dd>\
          <dt>Dead</dt><dd id=\"dead-count\" class=\"{}\">{}</dd>\
-         <dt>Unsupported</dt><dd id=\"unsupported\">{}</dd></dl>",
+         <dt>Unsupported</dt><dd id=\"unsupported\">{}</dd>\
+         <dt>Held (queue waits)</dt><dd id=\"held-count\" class=\"{}\">{}</dd></dl>",
         state.count_of(ProcStatus::Succeeded),
         state.count_of(ProcStatus::Failed),
         if state.count_of(ProcStatus::Dead) > 0 {
@@ -113,7 +114,25 @@ pub fn render(status: &Status) -> String {
         },
         state.count_of(ProcStatus::Dead),
         state.count_of_kind("UNSUPPORTED"),
+        if state.count_of(ProcStatus::Held) > 0 {
+            "bad"
+        } else {
+            "ok"
+        },
+        state.count_of(ProcStatus::Held),
     );
+    for held in &state.held {
+        let _ = write!(
+            out,
+            "<p class=\"bad\" id=\"held-{}\">Message {} is HELD: {}. The queue waits for \
+             <code>flightstate release {}</code> or <code>flightstate reject {}</code>.</p>",
+            held.message_id,
+            held.message_id,
+            opt(held.error_text.as_deref()),
+            held.message_id,
+            held.message_id,
+        );
+    }
     let o = &state.outbox;
     let _ = write!(
         out,

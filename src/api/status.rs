@@ -53,6 +53,10 @@ pub struct StateFacts {
     pub messages: Vec<ProcCount>,
     /// The latest DEAD messages, newest first.
     pub dead: Vec<ProcEntry>,
+    /// The snapshots the mass-delete guard holds, newest first: the head of
+    /// the queue waits for an operator's `flightstate release` or
+    /// `flightstate reject`.
+    pub held: Vec<ProcEntry>,
     /// The outbox rows still to send.
     pub outbox: OutboxBacklog,
     /// The latest operation days with a snapshot, newest first.
@@ -138,6 +142,7 @@ pub fn state_facts<S: Store>(
             lease: Lease::of(tx.pipeline_lease()?, now),
             messages: tx.proc_counts()?,
             dead: tx.latest_by_status(ProcStatus::Dead, i64::from(limits.dead_letters))?,
+            held: tx.latest_by_status(ProcStatus::Held, i64::from(limits.dead_letters))?,
             outbox: tx.outbox_backlog()?,
             days: tx.snapshot_days(i64::from(limits.days))?,
             requests: tx.select_requests(REQUESTS_LISTED)?,
@@ -213,12 +218,26 @@ impl Status {
         );
         let _ = writeln!(
             out,
-            "messages: {} succeeded, {} failed, {} dead, {} unsupported",
+            "messages: {} succeeded, {} failed, {} dead, {} unsupported, {} held",
             state.count_of(ProcStatus::Succeeded),
             state.count_of(ProcStatus::Failed),
             state.count_of(ProcStatus::Dead),
-            state.count_of_kind("UNSUPPORTED")
+            state.count_of_kind("UNSUPPORTED"),
+            state.count_of(ProcStatus::Held)
         );
+        for held in &state.held {
+            let _ = writeln!(
+                out,
+                "HELD {}  {} {}  {}: {}; the queue waits: `flightstate release {}` or `flightstate reject {}`",
+                held.message_id,
+                or_dash(held.msg_type.as_deref()),
+                or_dash(held.msg_subtype.as_deref()),
+                or_dash(held.error_kind.as_deref()),
+                or_dash(held.error_text.as_deref()),
+                held.message_id,
+                held.message_id
+            );
+        }
         let o = &state.outbox;
         let _ = writeln!(
             out,

@@ -64,7 +64,9 @@ impl super::state_db::StoreWork for Apply<'_> {
         println!("{}", serde_json::to_string_pretty(&applied)?);
         Ok(match applied.status() {
             ProcStatus::Succeeded => ExitCode::SUCCESS,
-            ProcStatus::Dead | ProcStatus::Failed => ExitCode::from(super::EXIT_DATA_ERROR),
+            ProcStatus::Dead | ProcStatus::Failed | ProcStatus::Held => {
+                ExitCode::from(super::EXIT_DATA_ERROR)
+            }
         })
     }
 }

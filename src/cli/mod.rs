@@ -8,6 +8,7 @@ mod dead;
 mod dispatch;
 mod enqueue;
 mod generate;
+mod held;
 mod logging;
 mod migrate;
 mod parse;
@@ -61,6 +62,12 @@ enum Command {
     Migrate(migrate::Opts),
     /// Print SIS message files as JSON, or the reason each is rejected.
     Parse(parse::Opts),
+    /// Reject a snapshot held by the mass-delete guard: DEAD, the queue
+    /// moves on; recorded with who and when.
+    Reject(held::Opts),
+    /// Release a snapshot held by the mass-delete guard: applied as it is;
+    /// recorded with who and when.
+    Release(held::Opts),
     /// Drain the mailbox into the state database (the main pump alone).
     Pump(pump::Opts),
     /// Apply snapshots already applied again, under an explicit day and
@@ -112,6 +119,8 @@ pub fn main() -> ExitCode {
         Command::Dead(opts) => dead::run(opts, &config),
         Command::Cleanup(opts) => cleanup::run(opts, &config),
         Command::Replay(opts) => replay::run(opts, &config),
+        Command::Release(opts) => held::run(opts, &config, held::Decision::Release),
+        Command::Reject(opts) => held::run(opts, &config, held::Decision::Reject),
     };
     match outcome {
         Ok(code) => code,

@@ -35,7 +35,7 @@ pub fn write_back_intent(
     let value = match status {
         ProcStatus::Succeeded => &settings.succeeded_status,
         ProcStatus::Dead => &settings.dead_status,
-        ProcStatus::Failed => return None,
+        ProcStatus::Failed | ProcStatus::Held => return None,
     };
     Some(Intent {
         scope: WRITE_BACK_SCOPE.to_owned(),

@@ -20,7 +20,10 @@ use crate::FailureKind;
 use crate::failure::Causes;
 use crate::protocol::{self, Body, ScheduleSubtype};
 use crate::request;
-use crate::store::{Outcome, ProcRecord, ProcStatus, StateTx, Store, StoreError};
+use crate::store::{
+    DeadOps, MASS_DELETE, Outcome, ProcRecord, ProcStatus, REJECTED, RELEASED, StateTx, Store,
+    StoreError,
+};
 
 /// What became of a message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -46,6 +49,13 @@ pub enum Applied {
     },
     /// The message can never be applied; recorded DEAD.
     Dead {
+        /// Why.
+        reason: String,
+    },
+    /// A snapshot the mass-delete guard holds (recorded HELD): nothing of
+    /// it is applied, and the head of the queue waits for an operator's
+    /// decision.
+    Held {
         /// Why.
         reason: String,
     },
@@ -77,6 +87,7 @@ impl Applied {
             Applied::AlreadyProcessed { status } => *status,
             Applied::Dead { .. } | Applied::ChangedBody { .. } => ProcStatus::Dead,
             Applied::Unsupported { .. } => ProcStatus::Failed,
+            Applied::Held { .. } => ProcStatus::Held,
         }
     }
 }
@@ -109,6 +120,7 @@ pub fn apply_message<S: Store>(
         msg_type: None,
         subtype: None,
         now,
+        released: false,
     };
     match Seen::of(
         message_id,
@@ -118,6 +130,9 @@ pub fn apply_message<S: Store>(
         Seen::ChangedBody(reason) => return record.dead(store, reason),
         Seen::ChangedAfterFinal(reason) => return Ok(Applied::ChangedBody { reason }),
         Seen::Final(status) => return Ok(Applied::AlreadyProcessed { status }),
+        Seen::Held(reason) => return Ok(Applied::Held { reason }),
+        Seen::Rejected(reason) => return record.rejected(store, &reason),
+        Seen::Released => record.released = true,
         Seen::ToApply => {}
     }
     crate::failpoint!("apply.before_parse");
@@ -125,6 +140,7 @@ pub fn apply_message<S: Store>(
         id: message_id,
         identity_key: &identity,
         now,
+        released: record.released,
     };
     let parsed = if body.len() >= settings.stream_from_bytes {
         match apply_streamed(store, settings, received, body) {
@@ -220,13 +236,23 @@ pub(super) enum Seen {
     /// Seen with another body under the same id after it reached a final
     /// status: not applied, its record untouched; this delivery is DEAD.
     ChangedAfterFinal(String),
+    /// HELD by the mass-delete guard, waiting for an operator: not applied,
+    /// for the reason it was held.
+    Held(String),
+    /// HELD, and an operator released it: apply it as it is.
+    Released,
+    /// HELD, and an operator rejected it: DEAD, for this reason.
+    Rejected(String),
 }
 
 impl Seen {
     /// Tells from message `message_id`'s record, if any.
     pub(super) fn of(message_id: i64, identity: &str, record: Option<ProcRecord>) -> Seen {
         match record {
-            Some(seen) if seen.identity_key != identity && seen.status != ProcStatus::Failed => {
+            Some(seen)
+                if seen.identity_key != identity
+                    && !matches!(seen.status, ProcStatus::Failed | ProcStatus::Held) =>
+            {
                 Seen::ChangedAfterFinal(format!(
                     "message {message_id} came again with another body after it was {}; the new body is not applied and the recorded outcome stands",
                     seen.status.code()
@@ -235,6 +261,16 @@ impl Seen {
             Some(seen) if seen.identity_key != identity => Seen::ChangedBody(format!(
                 "message {message_id} was already seen with another body; the mailbox row changed under the same id"
             )),
+            Some(seen) if seen.status == ProcStatus::Held => {
+                let reason = seen.error_text.unwrap_or_default();
+                match seen.error_kind.as_deref() {
+                    Some(RELEASED) => Seen::Released,
+                    Some(REJECTED) => Seen::Rejected(format!(
+                        "rejected by an operator (flightstate reject) after it was held: {reason}"
+                    )),
+                    _ => Seen::Held(reason),
+                }
+            }
             Some(seen) if seen.status != ProcStatus::Failed => Seen::Final(seen.status),
             _ => Seen::ToApply,
         }
@@ -248,6 +284,10 @@ pub(super) struct Recorder<'a> {
     pub(super) msg_type: Option<String>,
     pub(super) subtype: Option<String>,
     pub(super) now: NaiveDateTime,
+    /// An operator released the message from a hold: a failure that may
+    /// pass leaves it HELD and released, so that the next attempt is still
+    /// applied as it is.
+    pub(super) released: bool,
 }
 
 impl Recorder<'_> {
@@ -323,6 +363,11 @@ impl Recorder<'_> {
         match result {
             Ok(applied) => Ok(applied),
             Err(PipelineError::BadInput(reason)) => self.dead(store, reason),
+            Err(PipelineError::Held(held)) => {
+                let reason = held.to_string();
+                self.save(store, ProcStatus::Held, MASS_DELETE, &reason)?;
+                Ok(Applied::Held { reason })
+            }
             Err(PipelineError::Unsupported { msg_type, subtype }) => {
                 self.unsupported(store, settings.unsupported_threshold, msg_type, subtype)
             }
@@ -337,13 +382,13 @@ impl Recorder<'_> {
                 Ok(Applied::Dead { reason })
             }
             Err(e) => {
+                let (status, kind) = if self.released {
+                    (ProcStatus::Held, RELEASED)
+                } else {
+                    (ProcStatus::Failed, e.error_kind())
+                };
                 // Recording is best effort: the database may be what failed.
-                if let Err(again) = self.save(
-                    store,
-                    ProcStatus::Failed,
-                    e.error_kind(),
-                    &Causes(&e).to_string(),
-                ) {
+                if let Err(again) = self.save(store, status, kind, &Causes(&e).to_string()) {
                     tracing::warn!(msg.id = self.message_id, error = %Causes(&again), "cannot record the failure");
                 }
                 Err(e)
@@ -351,8 +396,58 @@ impl Recorder<'_> {
         }
     }
 
+    /// Records DEAD a held message an operator rejected, keeping the
+    /// message kind it was recorded with (it is not read again).
+    fn rejected<S: Store>(&mut self, store: &S, reason: &str) -> Result<Applied, PipelineError> {
+        let known = store.transaction(|tx| tx.select_message_record(self.message_id))?;
+        if let Some(known) = known {
+            (self.msg_type, self.subtype) = (known.msg_type, known.msg_subtype);
+        }
+        self.save(store, ProcStatus::Dead, REJECTED, reason)?;
+        Ok(Applied::Dead {
+            reason: reason.to_owned(),
+        })
+    }
+
     fn dead<S: Store>(&self, store: &S, reason: String) -> Result<Applied, PipelineError> {
         self.save(store, ProcStatus::Dead, "BAD_INPUT", &reason)?;
         Ok(Applied::Dead { reason })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(error_kind: &str, identity: &str) -> Option<ProcRecord> {
+        Some(ProcRecord {
+            identity_key: identity.to_owned(),
+            status: ProcStatus::Held,
+            error_kind: Some(error_kind.to_owned()),
+            error_text: Some("would delete 180 of the 200 flights".to_owned()),
+            attempts: 1,
+        })
+    }
+
+    #[test]
+    fn a_held_message_waits_until_an_operator_answers() {
+        assert!(matches!(
+            Seen::of(7, "k", held(MASS_DELETE, "k")),
+            Seen::Held(reason) if reason.contains("180 of the 200")
+        ));
+        assert!(matches!(
+            Seen::of(7, "k", held(RELEASED, "k")),
+            Seen::Released
+        ));
+        assert!(matches!(
+            Seen::of(7, "k", held(REJECTED, "k")),
+            Seen::Rejected(reason)
+                if reason.starts_with("rejected by an operator") && reason.contains("180 of the 200")
+        ));
+        // Another body under the held id is dead, as for a FAILED one.
+        assert!(matches!(
+            Seen::of(7, "other", held(MASS_DELETE, "k")),
+            Seen::ChangedBody(_)
+        ));
     }
 }

@@ -1,7 +1,7 @@
 //! Why applying a message failed, and what that means for the message.
 
 use crate::FailureKind;
-use crate::store::StoreError;
+use crate::store::{MASS_DELETE, StoreError};
 
 /// A failure while applying a message. Its [`kind`](PipelineError::kind)
 /// decides the outcome: bad input is DEAD at once, unsupported input is
@@ -24,6 +24,11 @@ pub enum PipelineError {
         /// META STYP.
         subtype: String,
     },
+    /// A snapshot that would delete too much of its day: held for an
+    /// operator (`flightstate release` / `flightstate reject`), nothing of
+    /// it applied.
+    #[error(transparent)]
+    Held(#[from] crate::state::MassDelete),
     /// The state database failed, or refused a pump whose lease was taken
     /// over (kind [`FailureKind::Fenced`]).
     #[error(transparent)]
@@ -38,7 +43,8 @@ impl PipelineError {
     /// The failure's kind.
     pub fn kind(&self) -> FailureKind {
         match self {
-            PipelineError::BadInput(_) => FailureKind::BadInput,
+            // Applying it again as it is would only be held again.
+            PipelineError::BadInput(_) | PipelineError::Held(_) => FailureKind::BadInput,
             PipelineError::Unsupported { .. } => FailureKind::Unsupported,
             PipelineError::Store(e) => e.kind(),
             #[cfg(feature = "failpoints")]
@@ -51,6 +57,9 @@ impl PipelineError {
 
     /// The `PROC_STATE.ERROR_KIND` recorded for it.
     pub fn error_kind(&self) -> &'static str {
+        if let PipelineError::Held(_) = self {
+            return MASS_DELETE;
+        }
         match self.kind() {
             FailureKind::BadInput => "BAD_INPUT",
             FailureKind::Unsupported => "UNSUPPORTED",

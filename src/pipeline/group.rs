@@ -126,9 +126,18 @@ pub fn apply_group<T: StateTx>(
                     msg_type: Some(meta.msg_type.clone()),
                     subtype: Some(meta.styp.clone()),
                     now,
+                    released: false,
                 };
                 recorder.record(tx, ProcStatus::Dead, "BAD_INPUT", &reason)?;
                 Some(Applied::Dead { reason })
+            }
+            // Only a snapshot is ever held, and a snapshot never joins a
+            // group; a message that is, is left to the single-message path.
+            Seen::Held(_) | Seen::Released | Seen::Rejected(_) => {
+                return Err(PipelineError::BadInput(format!(
+                    "message {} is a held snapshot, not a flight-level message",
+                    grouped.id
+                )));
             }
             Seen::ToApply => {
                 let work = grouped.work().ok_or_else(|| {

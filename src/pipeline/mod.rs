@@ -8,6 +8,8 @@
 
 mod adft;
 mod apply;
+mod day_moves;
+mod delete_guard;
 mod error;
 mod event;
 mod flights;

@@ -20,6 +20,7 @@ use super::settings::Settings;
 use super::snapshot::{Received, WholeSource, apply_snapshot};
 use super::snapshot_check::Whole;
 use crate::protocol::{self, Body};
+use crate::state::DayMoves;
 use crate::request;
 use crate::state::DaySource;
 use crate::store::Store;
@@ -108,6 +109,10 @@ pub fn replay_snapshot<S: Store + Clone>(
         id: message_id,
         identity_key: &identity,
         now,
+        // The operator asked for this snapshot with an explicit policy and
+        // its dry run shows what it deletes: the mass-delete guard, which
+        // waits for such an answer, does not hold it again.
+        released: true,
     };
     let applied = apply_snapshot(
         &replay_store,
@@ -126,15 +131,18 @@ pub fn replay_snapshot<S: Store + Clone>(
 }
 
 /// The settings of a replay: the snapshot is applied although the ledger
-/// knows it, and answers no request.
-///
-/// Here the replay's `move_flights` is to override the site's rule for
-/// operation-day moves (`station.day_moves`): with it, flights of the
-/// snapshot that now belong to another day move to the replay's day.
-/// Until that rule exists every move is made, so it changes nothing yet.
-fn replay_settings(settings: &Settings, _policy: &ReplayPolicy) -> Settings {
+/// knows it, and answers no request. With `--move-flights` the site's rule
+/// for operation-day moves (`station.day_moves`) is set aside: flights of
+/// the snapshot that now belong to another day move to the replay's day.
+fn replay_settings(settings: &Settings, policy: &ReplayPolicy) -> Settings {
+    let day_moves = if policy.move_flights {
+        DayMoves::Any
+    } else {
+        settings.day_moves
+    };
     Settings {
         operator_replay: true,
+        day_moves,
         ..settings.clone()
     }
 }

@@ -45,6 +45,12 @@ pub struct SnapshotReport {
     pub unchanged: usize,
     /// Flights deleted from the day (with tombstones).
     pub deleted: Vec<i64>,
+    /// Flights the snapshot lists but left on the later day they belong to
+    /// (`station.day_moves = forward_only`), state unchanged, in input
+    /// order. Absent from the notice when there are none, so that the
+    /// notices of snapshots that moved nothing keep their shape.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept_on_later_day: Vec<i64>,
     /// In how many parts the flights were written while the message was
     /// still being read (`pipeline::streamed`); 0 when it was read whole.
     /// How the day was applied, not what was applied: not in the notice.

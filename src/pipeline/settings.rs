@@ -8,7 +8,7 @@ use chrono::NaiveTime;
 use crate::FailureKind;
 use crate::config::Config;
 use crate::protocol::ParseOptions;
-use crate::state::MergeRules;
+use crate::state::{DayMoves, DeleteGuard, MergeRules};
 use crate::store::{PipelineLease, StoreError};
 
 /// The size from which a message is streamed: about 400 flights of a
@@ -54,6 +54,13 @@ pub struct Settings {
     /// is applied again although the ledger knows it, since an operator
     /// asked for it with an explicit policy, and it answers no request.
     pub operator_replay: bool,
+    /// Whether a snapshot may take a flight back from a later day
+    /// (`station.day_moves`). An explicit replay overrides it for the
+    /// messages it replays.
+    pub day_moves: DayMoves,
+    /// How much of its day a snapshot may delete before it is held for an
+    /// operator (`[snapshot]`).
+    pub delete_guard: DeleteGuard,
 }
 
 impl Settings {
@@ -69,6 +76,8 @@ impl Settings {
             stream_from_bytes: STREAM_FROM_BYTES,
             stream_part_flights: STREAM_PART_FLIGHTS,
             operator_replay: false,
+            day_moves: config.station.day_moves,
+            delete_guard: config.snapshot.delete_guard(),
         }
     }
 }

@@ -21,6 +21,7 @@ use std::borrow::Cow;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
+use super::delete_guard::guard_mass_delete;
 use super::message_ref::MessageRef;
 use super::report::SnapshotReport;
 use super::settings::{Settings, check_fence};
@@ -31,7 +32,7 @@ use super::snapshot_write::{
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::request::{self, Answer};
-use crate::state::DaySource;
+use crate::state::{DayMoves, DaySource};
 use crate::store::{RequestOps, SnapshotLedger, StateTx, Store, StoreError};
 
 /// A reading of a snapshot's flights, part by part, then of what the whole
@@ -65,6 +66,9 @@ pub(super) struct Received<'a> {
     pub(super) id: i64,
     pub(super) identity_key: &'a str,
     pub(super) now: NaiveDateTime,
+    /// An operator released the message after the mass-delete guard held
+    /// it: it is applied as it is.
+    pub(super) released: bool,
 }
 
 impl Received<'_> {
@@ -187,7 +191,7 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     let written = if replay {
         Ok(Written::default())
     } else {
-        write_parts(tx, day, received, parts)
+        write_parts(tx, (day, settings.day_moves), received, parts)
     };
     // 3. RECS, the day, every value, no FLID twice; a RESP that names no
     //    day is of the day of the request it answers.
@@ -210,6 +214,15 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     }
     // 5, 6. Delete O − N where the flight is still of the day.
     let deleted = delete_absent(tx, day, &checked.list, received.ids(), &mut written)?;
+    //    Deleting too much of the day holds the message for an operator,
+    //    and rolls back everything it wrote.
+    guard_mass_delete(
+        tx,
+        settings.delete_guard,
+        received.released,
+        day,
+        deleted.len(),
+    )?;
     crate::failpoint!("snapshot.after_deletes");
     // 7. Replace the day's list with N.
     replace_list(tx, day, &checked.list)?;
@@ -242,6 +255,7 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
         updated: written.updated,
         unchanged: written.unchanged,
         deleted,
+        kept_on_later_day: std::mem::take(&mut written.kept_on_later_day),
         streamed_parts: checked.streamed_parts,
     };
     register(tx, &message, written, &report)?;
@@ -285,7 +299,7 @@ fn is_replay(ledger: Option<&SnapshotLedger>, message_id: i64) -> bool {
 /// [`Parts::end`].
 fn write_parts<T: StateTx>(
     tx: &mut T,
-    day: NaiveDate,
+    day: (NaiveDate, DayMoves),
     received: Received<'_>,
     parts: &mut dyn Parts,
 ) -> Result<Written, PipelineError> {
@@ -311,6 +325,7 @@ fn replay_report(checked: &Checked, ledger: &SnapshotLedger) -> SnapshotReport {
         updated: 0,
         unchanged: flights,
         deleted: Vec::new(),
+        kept_on_later_day: Vec::new(),
         streamed_parts: checked.streamed_parts,
     }
 }

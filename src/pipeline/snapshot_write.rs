@@ -6,10 +6,13 @@
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
+use super::day_moves::{Kept, keep_later_days};
 use super::message_ref::{MessageRef, json};
 use super::report::SnapshotReport;
 use super::snapshot_check::Built;
-use crate::state::{FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot};
+use crate::state::{
+    DayMoves, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
+};
 use crate::store::{
     ChangeNotice, EventKind, FlightRows, SnapshotLedger, StateEvent, StateTx, first_version,
 };
@@ -20,6 +23,12 @@ use crate::store::{
 pub(super) struct Written {
     events: Vec<StateEvent>,
     notices: Vec<ChangeNotice>,
+    /// Flights left on a later day (`pipeline::day_moves`), in input order.
+    pub(super) kept_on_later_day: Vec<i64>,
+    /// Their notices, registered after the other flights' (whatever the
+    /// parts, the same snapshot registers the same notices in the same
+    /// order).
+    kept_notices: Vec<ChangeNotice>,
     pub(super) created: usize,
     pub(super) updated: usize,
     pub(super) unchanged: usize,
@@ -27,10 +36,11 @@ pub(super) struct Written {
 
 /// Step 4: writes `flights` (all of a day's, or a part of them) with the
 /// day. New and changed flights get a new state version, an event and a
-/// notice; flights already in exactly that state are not written.
+/// notice; flights already in exactly that state are not written, nor
+/// those that `day_moves` keeps on a later day.
 pub(super) fn write_part<T: StateTx>(
     tx: &mut T,
-    day: NaiveDate,
+    (day, day_moves): (NaiveDate, DayMoves),
     (message_id, now): (i64, NaiveDateTime),
     flights: &Built,
     written: &mut Written,
@@ -39,9 +49,19 @@ pub(super) fn write_part<T: StateTx>(
     // Unchanged flights are told from the stored digests (one narrow read);
     // only the others are read whole, for their versions and what changed.
     let stored = tx.flight_digests(&flids)?;
+    let Kept {
+        flids: kept,
+        notices,
+    } = keep_later_days(day_moves, day, message_id, &flids, &stored)?;
+    written.kept_notices.extend(notices);
+    written.kept_on_later_day.extend(&kept);
+    let kept: std::collections::HashSet<i64> = kept.into_iter().collect();
     let mut candidates = Vec::new();
     let mut candidate_digests = std::collections::HashMap::new();
     for (state, digest) in flights.states.iter().zip(&flights.digests) {
+        if kept.contains(&state.flid) {
+            continue;
+        }
         let same = stored.get(&state.flid).is_some_and(|s| {
             s.digest.as_deref() == Some(digest.as_str()) && s.operation_day == Some(day)
         });
@@ -187,8 +207,10 @@ pub(super) fn register<T: StateTx>(
     let Written {
         events,
         mut notices,
+        kept_notices,
         ..
     } = written;
+    notices.extend(kept_notices);
     notices.push(ChangeNotice {
         message_id: message.id,
         flid: None,

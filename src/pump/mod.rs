@@ -25,6 +25,7 @@
 
 mod effects;
 mod group;
+mod held;
 mod latency;
 mod lease;
 mod message_store;
@@ -116,6 +117,8 @@ pub struct Pump<S: Store + Clone> {
     /// identity key makes the second look a no-op).
     awaiting: BTreeSet<i64>,
     blocked: Option<BlockedHead>,
+    /// The held head this pump raised its alert for (said once).
+    held_alerted: Option<i64>,
     /// Whether this pump is waiting for another's lease (said once).
     waiting: bool,
     /// Looks at the mailbox that failed in a row: the back-off of an
@@ -141,6 +144,7 @@ impl<S: Store + Clone> Pump<S> {
             shared: Arc::new(Mutex::new(None)),
             awaiting: BTreeSet::new(),
             blocked: None,
+            held_alerted: None,
             waiting: false,
             mailbox_failures: 0,
         }
@@ -271,6 +275,11 @@ impl<S: Store + Clone> Pump<S> {
                             .is_some_and(|b| b.message_id == message.id)
                         {
                             self.blocked = None;
+                        }
+                        // Held again later (a rejected snapshot requeued),
+                        // it is alerted again.
+                        if self.held_alerted == Some(message.id) {
+                            self.held_alerted = None;
                         }
                     }
                     next += n;

@@ -71,6 +71,10 @@ impl<S: Store + Clone> Pump<S> {
                 span.record("msg.status", "FAILED");
                 Ok(self.unsupported(message, &msg_type, &subtype))
             }
+            Ok(Applied::Held { reason }) => {
+                span.record("msg.status", "HELD");
+                Ok(self.held_head(message.id, &reason))
+            }
             Ok(applied) => {
                 span.record("msg.status", applied.status().code());
                 say_applied(message.id, &applied);
@@ -145,7 +149,7 @@ impl<S: Store + Clone> Pump<S> {
         }
     }
 
-    fn block(&mut self, message_id: i64, failures: u32, delay: Duration) -> Step {
+    pub(super) fn block(&mut self, message_id: i64, failures: u32, delay: Duration) -> Step {
         let until = Instant::now() + delay;
         self.blocked = Some(BlockedHead {
             message_id,

@@ -6,16 +6,19 @@
 //! module computes.
 
 pub(crate) mod columns;
+mod day_moves;
 mod diff;
 mod document;
 mod flight;
 mod from_record;
 mod json;
+mod mass_delete;
 mod merge;
 mod operation_day;
 mod snapshot;
 
 pub use columns::{ColumnKind, ColumnValues, TableRow, TooLong};
+pub use day_moves::DayMoves;
 pub use diff::changed_parts;
 pub use document::{StateDocument, state_document};
 #[cfg(any(feature = "postgres", feature = "oracle"))]
@@ -25,6 +28,7 @@ pub use flight::{
     Stand, StoredFlight,
 };
 pub use from_record::{RecordError, state_from_record};
+pub use mass_delete::{DeleteGuard, MassDelete};
 pub use merge::{
     AbsentFields, CollectionKind, CollectionRules, Effect, FlightEvent, MERGE_TABLE, MergeError,
     MergeRule, MergeRules, Semantics, merge_adft, merge_event, merge_rule, prepare_event,

@@ -16,6 +16,17 @@ use super::{ProcStatus, StoreError};
 /// applied again yet.
 pub const REQUEUED: &str = "REQUEUED";
 
+/// The `ERROR_KIND` of a snapshot held by the mass-delete guard, waiting
+/// for an operator's decision.
+pub const MASS_DELETE: &str = "MASS_DELETE";
+
+/// The decision (`HOLD_DECISION`, and the `ERROR_KIND` until the pump acts
+/// on it) of `flightstate release`: the held snapshot is applied as it is.
+pub const RELEASED: &str = "RELEASED";
+
+/// The decision of `flightstate reject`: the held snapshot is DEAD.
+pub const REJECTED: &str = "REJECTED";
+
 /// Everything `PROC_STATE` records about one message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MessageRecord {
@@ -81,4 +92,17 @@ pub trait DeadOps {
         by: &str,
         now: NaiveDateTime,
     ) -> Result<Vec<(i64, i32)>, StoreError>;
+
+    /// Records an operator's decision on a HELD snapshot that waits for one
+    /// ([`MASS_DELETE`]): `decision` ([`RELEASED`] or [`REJECTED`]) becomes
+    /// its error kind, which the pump acts on at its next look, and its
+    /// `HOLD_DECISION`, with `by` and `now`, which stay. `false` when the
+    /// message is not waiting for a decision (the caller reads why).
+    fn decide_held_message(
+        &mut self,
+        message_id: i64,
+        decision: &str,
+        by: &str,
+        now: NaiveDateTime,
+    ) -> Result<bool, StoreError>;
 }

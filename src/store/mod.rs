@@ -33,7 +33,7 @@ mod timeouts;
 mod version_floor;
 
 pub use cleanup::{CleanupOps, StaleFlight};
-pub use dead::{DeadFilter, DeadOps, MessageRecord, REQUEUED};
+pub use dead::{DeadFilter, DeadOps, MASS_DELETE, MessageRecord, REJECTED, RELEASED, REQUEUED};
 pub use full_read::{Selection, read_flights, read_states};
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;

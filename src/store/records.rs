@@ -146,6 +146,10 @@ pub enum ProcStatus {
     Failed,
     /// Will never be applied; released from the head of the queue.
     Dead,
+    /// A snapshot the mass-delete guard stopped: not applied, not written
+    /// back; the head of the queue waits until an operator releases it
+    /// (applied as it is) or rejects it (DEAD).
+    Held,
 }
 
 impl ProcStatus {
@@ -155,6 +159,7 @@ impl ProcStatus {
             ProcStatus::Succeeded => "SUCCEEDED",
             ProcStatus::Failed => "FAILED",
             ProcStatus::Dead => "DEAD",
+            ProcStatus::Held => "HELD",
         }
     }
 
@@ -164,6 +169,7 @@ impl ProcStatus {
             "SUCCEEDED" => Some(ProcStatus::Succeeded),
             "FAILED" => Some(ProcStatus::Failed),
             "DEAD" => Some(ProcStatus::Dead),
+            "HELD" => Some(ProcStatus::Held),
             _ => None,
         }
     }

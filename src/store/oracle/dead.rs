@@ -11,7 +11,9 @@ use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
 use crate::FailureKind;
-use crate::store::{DeadFilter, DeadOps, MessageRecord, ProcStatus, REQUEUED, StoreError};
+use crate::store::{
+    DeadFilter, DeadOps, MASS_DELETE, MessageRecord, ProcStatus, REQUEUED, StoreError,
+};
 
 /// Ids per `FLIGHTSTATE_ID_LIST` bind: an operator requeues a handful, or
 /// one error kind's worth.
@@ -114,5 +116,30 @@ impl DeadOps for OracleTx<'_> {
         }
         requeued.sort_unstable();
         Ok(requeued)
+    }
+
+    fn decide_held_message(
+        &mut self,
+        message_id: i64,
+        decision: &str,
+        by: &str,
+        now: NaiveDateTime,
+    ) -> Result<bool, StoreError> {
+        let op = "decide_held_message";
+        let stmt = self
+            .conn()
+            .execute_named(
+                sql::DECIDE_HELD_MESSAGE,
+                &[
+                    ("message_id", &message_id),
+                    ("decision", &Text(Some(decision))),
+                    ("decided_by", &Text(Some(by))),
+                    ("now", &AsTimestamp(Some(now))),
+                    ("held", &Text(Some(ProcStatus::Held.code()))),
+                    ("waiting", &Text(Some(MASS_DELETE))),
+                ],
+            )
+            .map_err(at(op))?;
+        Ok(stmt.row_count().map_err(at(op))? > 0)
     }
 }

@@ -25,6 +25,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("count_due_change_notices", COUNT_DUE_CHANGE_NOTICES),
     ("count_due_state_events", COUNT_DUE_STATE_EVENTS),
     ("count_pending_events", COUNT_PENDING_EVENTS),
+    ("decide_held_message", DECIDE_HELD_MESSAGE),
     ("delete_bridges", DELETE_BRIDGES),
     ("delete_carousels", DELETE_CAROUSELS),
     ("delete_chocks", DELETE_CHOCKS),
@@ -153,6 +154,7 @@ pub(crate) const BUMP_SNAPSHOT_VERSION: &str = sql!("bump_snapshot_version");
 pub(crate) const CLAIM_CHANGE_NOTICES: &str = sql!("claim_change_notices");
 pub(crate) const CLAIM_STATE_EVENTS: &str = sql!("claim_state_events");
 pub(crate) const COUNT_PENDING_EVENTS: &str = sql!("count_pending_events");
+pub(crate) const DECIDE_HELD_MESSAGE: &str = sql!("decide_held_message");
 pub(crate) const DELETE_BRIDGES: &str = sql!("delete_bridges");
 pub(crate) const DELETE_CAROUSELS: &str = sql!("delete_carousels");
 pub(crate) const DELETE_CHOCKS: &str = sql!("delete_chocks");

@@ -9,7 +9,9 @@ use super::prepared::Prepare;
 use super::statements as sql;
 use super::tx::PgTx;
 use crate::FailureKind;
-use crate::store::{DeadFilter, DeadOps, MessageRecord, ProcStatus, REQUEUED, StoreError};
+use crate::store::{
+    DeadFilter, DeadOps, MASS_DELETE, MessageRecord, ProcStatus, REQUEUED, StoreError,
+};
 
 #[derive(QueryableByName)]
 struct RecordRow {
@@ -132,5 +134,25 @@ impl DeadOps for PgTx<'_> {
             .collect();
         requeued.sort_unstable();
         Ok(requeued)
+    }
+
+    fn decide_held_message(
+        &mut self,
+        message_id: i64,
+        decision: &str,
+        by: &str,
+        now: NaiveDateTime,
+    ) -> Result<bool, StoreError> {
+        let updated = sql_query(sql::DECIDE_HELD_MESSAGE)
+            .bind::<BigInt, _>(message_id)
+            .bind::<Text, _>(decision)
+            .bind::<Text, _>(by)
+            .bind::<Timestamp, _>(now)
+            .bind::<Text, _>(ProcStatus::Held.code())
+            .bind::<Text, _>(MASS_DELETE)
+            .prepared()
+            .execute(self.conn())
+            .map_err(|e| query("decide_held_message", e))?;
+        Ok(updated > 0)
     }
 }

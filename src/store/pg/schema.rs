@@ -370,7 +370,7 @@ diesel::table! {
         /// Stable identity of the message (where it came from and its id); a second look at an already committed message finds it here and changes nothing
         #[max_length = 80]
         identity_key -> Varchar,
-        /// SUCCEEDED = applied; FAILED = not applied yet, will be retried; DEAD = given up, needs an operator (flightstate dead)
+        /// SUCCEEDED = applied; FAILED = not applied yet, will be retried; DEAD = given up, needs an operator (flightstate dead); HELD = a snapshot the mass-delete guard stopped, the queue waits for flightstate release or reject
         #[max_length = 16]
         status -> Varchar,
         /// Kind of the last failure, which decided retry or dead-lettering (e.g. UNSUPPORTED, INFRA); NULL when SUCCEEDED
@@ -400,6 +400,14 @@ diesel::table! {
         requeued_by -> Nullable<Varchar>,
         /// When it was requeued last (UTC)
         requeued_at -> Nullable<Timestamp>,
+        /// An operator's answer to a HELD snapshot: RELEASED = applied as it is (flightstate release), REJECTED = DEAD (flightstate reject); NULL = never held, or still waiting
+        #[max_length = 16]
+        hold_decision -> Nullable<Varchar>,
+        /// Who answered: the --by name given to flightstate release or reject, else the operating-system user
+        #[max_length = 128]
+        hold_decided_by -> Nullable<Varchar>,
+        /// When the operator answered (UTC)
+        hold_decided_at -> Nullable<Timestamp>,
         /// How many times an operator replayed the message after it was applied (flightstate replay)
         replay_count -> Int4,
         /// Who replayed it last: the --by name given to flightstate replay, else the operating-system user

@@ -199,6 +199,8 @@ impl StreamParts<'_, '_> {
             msg_type: message.meta.msg_type,
             subtype: message.meta.styp,
             sender: message.meta.sndr,
+            seqn: message.meta.seqn,
+            dttm: message.meta.dttm,
             streamed_parts: parts,
         })
     }

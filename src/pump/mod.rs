@@ -25,6 +25,7 @@
 
 mod effects;
 mod group;
+mod head_alert;
 mod latency;
 mod lease;
 mod message_store;
@@ -33,6 +34,7 @@ mod settings;
 
 pub use effects::run_effect_worker;
 use group::GroupOutcome;
+use head_alert::HeadAlert;
 pub use latency::{APPLY_LATENCY, ApplyLatency, LatencyReading};
 use lease::Tenure;
 pub use message_store::MessageStore;
@@ -116,6 +118,8 @@ pub struct Pump<S: Store + Clone> {
     /// identity key makes the second look a no-op).
     awaiting: BTreeSet<i64>,
     blocked: Option<BlockedHead>,
+    /// Since when the head has been blocked by the infrastructure.
+    head_alert: HeadAlert,
     /// Whether this pump is waiting for another's lease (said once).
     waiting: bool,
     /// Looks at the mailbox that failed in a row: the back-off of an
@@ -141,6 +145,7 @@ impl<S: Store + Clone> Pump<S> {
             shared: Arc::new(Mutex::new(None)),
             awaiting: BTreeSet::new(),
             blocked: None,
+            head_alert: HeadAlert::default(),
             waiting: false,
             mailbox_failures: 0,
         }
@@ -203,6 +208,8 @@ impl<S: Store + Clone> Pump<S> {
                 // Said once per outage; the looks that follow wait longer
                 // and longer, whatever happens to the lease meanwhile.
                 self.mailbox_failures += 1;
+                self.head_alert
+                    .failed(None, self.settings.head_blocked_alert);
                 if self.mailbox_failures == 1 {
                     tracing::warn!(error = %Causes(&e), kind = ?e.kind(), "cannot read the mailbox; retrying with back-off");
                 } else {
@@ -239,6 +246,7 @@ impl<S: Store + Clone> Pump<S> {
                 && b.message_id == message.id
                 && Instant::now() < b.until
             {
+                self.head_alert.check(self.settings.head_blocked_alert);
                 outcome = Some(Step::Blocked {
                     message_id: Some(message.id),
                     until: b.until,
@@ -262,6 +270,7 @@ impl<S: Store + Clone> Pump<S> {
             };
             match processed {
                 Processed::Final(n) => {
+                    self.head_alert.clear();
                     for message in &todo[next..next + n] {
                         done += 1;
                         self.awaiting.insert(message.id);
@@ -313,6 +322,9 @@ impl<S: Store + Clone> Pump<S> {
         // A full read says nothing of the rows behind it: rows awaiting their
         // write-back can fill the whole head while new rows wait.
         let more_behind = heads.len() >= self.settings.head_batch;
+        if !unprocessed && !more_behind {
+            self.head_alert.clear();
+        }
         Ok(if !unprocessed && !more_behind && effects_idle {
             Step::Idle
         } else {

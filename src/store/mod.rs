@@ -11,6 +11,7 @@ use crate::FailureKind;
 
 mod dead;
 mod detail;
+mod evidence;
 mod flight_rows;
 mod full_read;
 mod journal;
@@ -31,6 +32,7 @@ mod timeouts;
 mod version_floor;
 
 pub use dead::{DeadFilter, DeadOps, MessageRecord, REQUEUED};
+pub use evidence::{CONFLICT, DayOrder, EvidenceOps, FailedHead, INFRA, SenderSeqn};
 pub use full_read::{Selection, read_flights, read_states};
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;

@@ -49,6 +49,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(9, "state_document", "V009__state_document.sql"),
     script!(10, "requests", "V010__requests.sql"),
     script!(11, "requeue", "V011__requeue.sql"),
+    script!(13, "upstream_evidence", "V013__upstream_evidence.sql"),
 ];
 
 /// The history table V000 creates.

@@ -11,6 +11,7 @@ mod binds;
 mod conn;
 mod dead;
 mod errors;
+mod evidence;
 mod journal;
 mod lease;
 mod leaves;

@@ -9,6 +9,7 @@ mod copy;
 mod copy_rows;
 mod dead;
 mod errors;
+mod evidence;
 mod journal;
 mod lease;
 mod migrate;

@@ -13,7 +13,6 @@ mod common;
 mod pumping;
 mod reading;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, NaiveDateTime};
@@ -29,6 +28,7 @@ use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{DayOrder, SenderSeqn};
 use mysql::prelude::Queryable;
+use pumping::pg::{mailbox, pg_store};
 use pumping::{MailboxDatabase, mailbox_settings, proc_states, pump_settings};
 use reading::{TestApi, get, parse_prometheus, settings, value};
 
@@ -39,13 +39,11 @@ const LIMITS: StatusLimits = StatusLimits {
 };
 
 fn new_pump(db: &TestDatabase, mb: &MailboxDatabase, settings: PumpSettings) -> Pump<PgStore> {
-    let store = PgStore::connect(db.url(), 4, Duration::from_secs(2)).expect("pool");
-    let mailbox = Arc::new(Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool"));
     let pipeline = Settings {
         parse: parse_options(),
         ..Settings::default()
     };
-    Pump::new(store, mailbox, pipeline, settings)
+    Pump::new(pg_store(db.url()), mailbox(mb.url()), pipeline, settings)
 }
 
 /// Steps until idle, sleeping while blocked.
@@ -224,7 +222,7 @@ fn inversions_and_seqn_anomalies_are_counted_exactly_alone_or_in_groups() {
             1,
             "only the unsupported message is DEAD: {states:?}"
         );
-        let store = PgStore::connect(db.url(), 2, Duration::from_secs(2)).expect("pool");
+        let store = pg_store(db.url());
         let status = collect(&store, None, LIMITS);
         let facts = status.state.as_ref().expect("state facts");
         assert_eq!(
@@ -306,7 +304,7 @@ fn a_message_counted_once_is_not_counted_again_when_its_row_comes_back() {
     let stream = write_stream(&mb);
     let mut pump = new_pump(&db, &mb, pump_settings("evidence"));
     drain(&mut pump);
-    let store = PgStore::connect(db.url(), 2, Duration::from_secs(2)).expect("pool");
+    let store = pg_store(db.url());
     let before = collect(&store, None, LIMITS).state.expect("facts");
     // AODB (or an operator) sends every row again.
     mb.conn()
@@ -340,8 +338,8 @@ fn a_head_blocked_by_the_infrastructure_beyond_the_limit_is_an_alert_until_it_mo
             ..pump_settings("evidence")
         },
     );
-    let store = PgStore::connect(db.url(), 2, Duration::from_secs(2)).expect("pool");
-    let mailbox = Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool");
+    let store = pg_store(db.url());
+    let mailbox_pool = Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool");
     let api = TestApi::start(
         store.clone(),
         None,
@@ -363,7 +361,7 @@ fn a_head_blocked_by_the_infrastructure_beyond_the_limit_is_an_alert_until_it_mo
             pump.step().expect("step"),
             Step::Blocked { message_id: Some(id), .. } if id == head
         ));
-        let status = collect(&store, Some(&mailbox), LIMITS);
+        let status = collect(&store, Some(&mailbox_pool), LIMITS);
         let blocked = status
             .state
             .as_ref()
@@ -387,7 +385,7 @@ fn a_head_blocked_by_the_infrastructure_beyond_the_limit_is_an_alert_until_it_mo
             }
         }
         assert!(failpoint::fired("event.before_write") > 1);
-        let status = collect(&store, Some(&mailbox), LIMITS);
+        let status = collect(&store, Some(&mailbox_pool), LIMITS);
         let blocked = status
             .state
             .as_ref()
@@ -417,7 +415,7 @@ fn a_head_blocked_by_the_infrastructure_beyond_the_limit_is_an_alert_until_it_mo
             .collect::<Vec<_>>(),
         [(head, "SUCCEEDED"), (behind, "SUCCEEDED")]
     );
-    let status = collect(&store, Some(&mailbox), LIMITS);
+    let status = collect(&store, Some(&mailbox_pool), LIMITS);
     assert!(status.state.expect("facts").blocked_head.is_none());
     assert_eq!(alert_metric(), 0.0);
     assert_eq!(

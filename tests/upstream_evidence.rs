@@ -15,21 +15,16 @@ mod reading;
 
 use std::time::{Duration, Instant};
 
-use chrono::{NaiveDate, NaiveDateTime};
 use common::TestDatabase;
-use common::sis::{at, flight, parse_options, sep};
+use common::sis::{at, flop_sent, parse_options, sep, snapshot_sent, unsupported_sent};
 use flightstate::api::{StatusLimits, collect};
-use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::Settings;
-use flightstate::protocol::{
-    Body, Field, FlightRecord, Message, Meta, Schedule, ScheduleSubtype, to_xml_with,
-};
 use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{DayOrder, SenderSeqn};
 use mysql::prelude::Queryable;
 use pumping::pg::{mailbox, pg_store};
-use pumping::{MailboxDatabase, mailbox_settings, proc_states, pump_settings};
+use pumping::{MailboxDatabase, proc_states, pump_settings};
 use reading::{TestApi, get, parse_prometheus, settings, value};
 
 const LIMITS: StatusLimits = StatusLimits {
@@ -63,55 +58,6 @@ fn drain(pump: &mut Pump<PgStore>) {
     }
 }
 
-fn meta(sender: &str, seqn: &str, dttm: NaiveDateTime, msg_type: &str, styp: &str) -> Meta {
-    Meta {
-        sndr: sender.into(),
-        seqn: seqn.into(),
-        dttm,
-        msg_type: msg_type.into(),
-        styp: styp.into(),
-        unknown: Vec::new(),
-    }
-}
-
-/// A DNLD of `day` with `flids`, sent at `dttm` with `seqn`.
-fn snapshot(day: NaiveDate, flids: &[i64], seqn: &str, dttm: NaiveDateTime) -> Vec<u8> {
-    let flights: Vec<FlightRecord> = flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect();
-    let message = Message {
-        meta: meta("AODB", seqn, dttm, "SCHD", "DNLD"),
-        body: Body::Schedule(Schedule {
-            subtype: ScheduleSubtype::Dnld,
-            recs: Field::Value(u32::try_from(flights.len()).expect("test size")),
-            operation_day: Some(day),
-            flights,
-            unknown: Vec::new(),
-        }),
-        unknown: Vec::new(),
-    };
-    to_xml_with(&message, &parse_options()).into_bytes()
-}
-
-/// A FLOP RENO for `flid` from `sender`, sent at `dttm` with `seqn`.
-fn event(sender: &str, seqn: &str, dttm: NaiveDateTime, flid: i64) -> Vec<u8> {
-    format!(
-        "<MSG><META><SNDR>{sender}</SNDR><SEQN>{seqn}</SEQN><DTTM>{}</DTTM>\
-         <TYPE>FLOP</TYPE><STYP>RENO</STYP></META>\
-         <FLOP><FLID>{flid}</FLID><RENO>R{seqn}</RENO></FLOP></MSG>",
-        dttm.format("%Y%m%d%H%M%S")
-    )
-    .into_bytes()
-}
-
-/// A message flightstate does not apply (reference data), from `sender`.
-fn unsupported(sender: &str, seqn: &str, dttm: NaiveDateTime) -> Vec<u8> {
-    format!(
-        "<MSG><META><SNDR>{sender}</SNDR><SEQN>{seqn}</SEQN><DTTM>{}</DTTM>\
-         <TYPE>AIRL</TYPE><STYP>DNLD</STYP></META><AIRL><X>1</X></AIRL></MSG>",
-        dttm.format("%Y%m%d%H%M%S")
-    )
-    .into_bytes()
-}
-
 /// The ids of the crafted stream, by role.
 struct Stream {
     s1: i64,
@@ -127,26 +73,26 @@ struct Stream {
 /// skip, go back, wrap and are not numbers.
 fn write_stream(mb: &MailboxDatabase) -> Stream {
     let day = sep(9);
-    let s1 = mb.insert(&snapshot(day, &[1, 2], "000001", at(9, 9, 0)));
+    let s1 = mb.insert(&snapshot_sent(day, &[1, 2], "000001", at(9, 9, 0)));
     // In order after S1.
-    mb.insert(&event("AODB", "000002", at(9, 9, 5), 1));
+    mb.insert(&flop_sent("AODB", "000002", at(9, 9, 5), 1));
     // Older than S1 (late), and the same SEQN again (repeat).
-    mb.insert(&event("AODB", "000002", at(9, 8, 55), 2));
+    mb.insert(&flop_sent("AODB", "000002", at(9, 8, 55), 2));
     // Newer than S2 will be; SEQN skips 000003 and 000004 (gap of 2).
-    let e3 = mb.insert(&event("AODB", "000005", at(9, 9, 20), 1));
+    let e3 = mb.insert(&flop_sent("AODB", "000005", at(9, 9, 20), 1));
     // S2 is older than E3, which it overwrites (stale).
-    let s2 = mb.insert(&snapshot(day, &[1, 2], "000006", at(9, 9, 10)));
+    let s2 = mb.insert(&snapshot_sent(day, &[1, 2], "000006", at(9, 9, 10)));
     // Older than S2 (late); SEQN goes back (reset).
-    let e4 = mb.insert(&event("AODB", "000003", at(9, 9, 9), 2));
+    let e4 = mb.insert(&flop_sent("AODB", "000003", at(9, 9, 9), 2));
     // A flight of no day yet: no day to count it for; SEQN in order.
-    mb.insert(&event("AODB", "000004", at(9, 7, 0), 99));
+    mb.insert(&flop_sent("AODB", "000004", at(9, 7, 0), 99));
     // Another sender: its first SEQN, then the wrap, then from 000001 in an
     // unsupported message (counted once over its attempts).
-    mb.insert(&event("OPS", "999999", at(9, 9, 30), 1));
-    mb.insert(&event("OPS", "000000", at(9, 9, 31), 1));
-    let ops_last = mb.insert(&unsupported("OPS", "000001", at(9, 9, 32)));
+    mb.insert(&flop_sent("OPS", "999999", at(9, 9, 30), 1));
+    mb.insert(&flop_sent("OPS", "000000", at(9, 9, 31), 1));
+    let ops_last = mb.insert(&unsupported_sent("OPS", "000001", at(9, 9, 32)));
     // Not a number, newer than S2.
-    let unreadable = mb.insert(&event("AODB", "A17", at(9, 9, 12), 2));
+    let unreadable = mb.insert(&flop_sent("AODB", "A17", at(9, 9, 12), 2));
     Stream {
         s1,
         e3,
@@ -322,12 +268,14 @@ fn a_message_counted_once_is_not_counted_again_when_its_row_comes_back() {
 fn a_head_blocked_by_the_infrastructure_beyond_the_limit_is_an_alert_until_it_moves() {
     use flightstate::api::ApiSettings;
     use flightstate::failpoint::{self, Action};
+    use flightstate::mailbox::Mailbox;
     use pumping::log::Captured;
+    use pumping::mailbox_settings;
 
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create("head_alert");
-    let head = mb.insert(&event("AODB", "000001", at(9, 9, 0), 1));
-    let behind = mb.insert(&event("AODB", "000002", at(9, 9, 1), 1));
+    let head = mb.insert(&flop_sent("AODB", "000001", at(9, 9, 0), 1));
+    let behind = mb.insert(&flop_sent("AODB", "000002", at(9, 9, 1), 1));
     let limit = Duration::from_secs(LIMITS.head_blocked_alert_secs);
     let mut pump = new_pump(
         &db,

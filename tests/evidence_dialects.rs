@@ -294,3 +294,43 @@ fn a_failed_apply_counts_no_order_and_its_retry_counts_once() {
     );
     assert_eq!(messages, Some(2));
 }
+
+/// A large snapshot is read by parts while it is written; one that is DEAD (its RECS is
+/// wrong) still counts its sender's SEQN, as a message read whole would.
+#[test]
+fn a_dead_snapshot_read_by_parts_counts_its_seqn() {
+    use common::sis::{flight, schedule_message};
+    use flightstate::protocol::{Field, ScheduleSubtype};
+
+    let db = common::dialects::PgDb::migrated();
+    let store = db.store();
+    let settings = Settings {
+        parse: parse_options(),
+        stream_from_bytes: 0,
+        ..Settings::default()
+    };
+    let wrong_recs = schedule_message(
+        ScheduleSubtype::Dnld,
+        Some(sep(9)),
+        Field::Value(3),
+        vec![flight(1, at(9, 8, 0)), flight(2, at(9, 8, 0))],
+    );
+    let applied = apply_message(&store, &settings, 1, &wrong_recs, now()).expect("recorded");
+    assert!(matches!(applied, Applied::Dead { .. }), "{applied:?}");
+    let sender = store
+        .transaction(|tx| tx.select_seqn_evidence("AODB"))
+        .expect("read the evidence")
+        .expect("the sender is counted");
+    assert_eq!(
+        (
+            sender.messages,
+            sender.last_seqn.as_str(),
+            sender.last_message_id
+        ),
+        (1, "1", 1)
+    );
+    let order = store
+        .transaction(|tx| tx.select_order_evidence(sep(9)))
+        .expect("read the evidence");
+    assert_eq!(order, None, "a DEAD snapshot is no snapshot of the day");
+}

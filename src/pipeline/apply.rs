@@ -131,7 +131,11 @@ pub fn apply_message<S: Store>(
     let parsed = if body.len() >= settings.stream_from_bytes {
         match apply_streamed(store, settings, received, body) {
             Streamed::Snapshot { kind, outcome } => {
-                (record.msg_type, record.subtype) = kind.unzip();
+                if let Some(meta) = kind {
+                    record.msg_type = Some(meta.msg_type);
+                    record.subtype = Some(meta.subtype);
+                    record.sent = Some(meta.sent);
+                }
                 return record.outcome(store, settings, outcome.map(Applied::Snapshot));
             }
             Streamed::Other(parsed) => parsed,

@@ -379,3 +379,77 @@ fn a_head_blocked_by_the_infrastructure_beyond_the_limit_is_an_alert_until_it_mo
         "raised once in all"
     );
 }
+
+#[test]
+fn a_state_database_cut_under_the_pump_beyond_the_limit_is_an_alert_until_it_is_back() {
+    use flightstate::store::pg::PgStore;
+    use pumping::Proxy;
+    use pumping::log::Captured;
+
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("head_cut");
+    let proxy = Proxy::start("127.0.0.1:5432");
+    let url = format!("postgres://postgres@{}/{}", proxy.host_port(), db.name());
+    let store = PgStore::connect(&url, 4, Duration::from_secs(1)).expect("pool via the proxy");
+    let limit = Duration::from_secs(LIMITS.head_blocked_alert_secs);
+    let pipeline = Settings {
+        parse: parse_options(),
+        ..Settings::default()
+    };
+    let mut pump = Pump::new(
+        store,
+        mailbox(mb.url()),
+        pipeline,
+        PumpSettings {
+            head_blocked_alert: limit,
+            ..pump_settings("evidence")
+        },
+    );
+    let first = mb.insert(&flop_sent("AODB", "000001", at(9, 9, 0), 1));
+    let log = Captured::default();
+    log.during(|| {
+        drain(&mut pump);
+        proxy.cut();
+        mb.insert(&flop_sent("AODB", "000002", at(9, 9, 1), 1));
+        let raised = || {
+            log.lines_with("head of the queue is blocked by an infrastructure failure")
+                .len()
+        };
+        let mut step = || match pump.step().expect("step") {
+            Step::Blocked { until, .. } => {
+                std::thread::sleep(until.saturating_duration_since(Instant::now()))
+            }
+            other => panic!("the head cannot move without its database: {other:?}"),
+        };
+        let started = Instant::now();
+        while raised() == 0 {
+            assert!(
+                started.elapsed() < limit + Duration::from_secs(30),
+                "no alert: {}",
+                log.text()
+            );
+            step();
+        }
+        assert!(started.elapsed() >= limit, "not before the limit");
+        // The head stays blocked: said once, not at every retry.
+        step();
+        step();
+        assert_eq!(raised(), 1, "{}", log.text());
+        assert!(log.lines_with("alert is cleared").is_empty());
+        proxy.restore();
+        drain(&mut pump);
+    });
+    let states = proc_states(&mut db.connect());
+    assert_eq!(states.len(), 2, "{states:?}");
+    assert_eq!(states[0].0, first);
+    assert!(states.iter().all(|s| s.1 == "SUCCEEDED"), "{states:?}");
+    let raised = log.lines_with("head of the queue is blocked by an infrastructure failure");
+    assert_eq!(raised.len(), 1, "raised once in all: {}", log.text());
+    assert!(raised[0].contains("ERROR"), "{}", raised[0]);
+    assert_eq!(
+        log.lines_with("the head-blocked alert is cleared").len(),
+        1,
+        "{}",
+        log.text()
+    );
+}

@@ -187,6 +187,12 @@ impl<S: Store + Clone> Pump<S> {
             Ok(Tenure::Standby) => return Ok(Step::Standby),
             Err(e) => {
                 tracing::warn!(error = %Causes(&e), "cannot take or renew the pump lease");
+                // The state database is unreachable: a pump that holds the
+                // lease holds the head too (a stand-by one holds nothing).
+                if self.lease.is_some() {
+                    self.head_alert
+                        .failed(None, self.settings.head_blocked_alert);
+                }
                 return Ok(Step::Blocked {
                     message_id: None,
                     until: Instant::now() + self.settings.idle_poll,

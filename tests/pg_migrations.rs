@@ -22,7 +22,8 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations_pg");
 
 /// Every table of DESIGN §3, as PostgreSQL names them (unquoted, so lower case), and the
-/// version floor of deleted flights (`docs/kafka.md`).
+/// version floor of deleted flights (`docs/kafka.md`), and the evidence of the upstream's
+/// order and SEQN (`docs/open-questions.md`).
 const DESIGN_TABLES: &[&str] = &[
     "effect_call",
     "flight_bridge",
@@ -38,11 +39,13 @@ const DESIGN_TABLES: &[&str] = &[
     "flight_version_floor",
     "kafka_msg",
     "kafka_schd",
+    "order_evidence",
     "pipeline_lock",
     "proc_state",
     "req_track",
     "schd_gen",
     "schd_gen_flid",
+    "seqn_evidence",
 ];
 
 /// diesel's own bookkeeping table, present in every migrated database.

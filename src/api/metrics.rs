@@ -238,8 +238,92 @@ pub fn render(status: &Status, topics: &Topics) -> String {
             day.flights as f64,
         );
     }
+    evidence(&mut out, state);
     apply_latency(&mut out, &crate::pump::APPLY_LATENCY.read());
     out.0
+}
+
+/// The head-blocked alert, and the evidence of the upstream's order and
+/// SEQN (docs/open-questions.md).
+fn evidence(out: &mut Exposition, state: &super::StateFacts) {
+    let blocked = state.blocked_head.as_ref();
+    out.gauge(
+        "flightstate_head_blocked_seconds",
+        "How long the head of the queue has been blocked by an infrastructure failure (0 when it is not)",
+        blocked.map_or(0.0, |b| b.blocked_secs as f64),
+    );
+    out.gauge(
+        "flightstate_head_blocked_alert",
+        "1 while the head has been blocked by an infrastructure failure for longer than pump.head_blocked_alert_secs",
+        f64::from(u8::from(blocked.is_some_and(|b| b.alert))),
+    );
+    out.family(
+        "flightstate_order_late_events",
+        "counter",
+        "Flight events applied after their day's snapshot although their DTTM is older (rule M evidence), per recent operation day",
+    );
+    for day in &state.order {
+        out.sample(
+            "flightstate_order_late_events",
+            &[("operation_day", &day.operation_day.to_string())],
+            day.late_events as f64,
+        );
+    }
+    out.family(
+        "flightstate_order_stale_snapshots",
+        "counter",
+        "Snapshots applied after events of their day with a newer DTTM, which they overwrote (rule M evidence), per recent operation day",
+    );
+    for day in &state.order {
+        out.sample(
+            "flightstate_order_stale_snapshots",
+            &[("operation_day", &day.operation_day.to_string())],
+            day.stale_snapshots as f64,
+        );
+    }
+    out.family(
+        "flightstate_seqn_messages",
+        "counter",
+        "Inbound messages whose SEQN was counted, per sender",
+    );
+    for s in &state.senders {
+        out.sample(
+            "flightstate_seqn_messages",
+            &[("sender", &s.sender)],
+            s.messages as f64,
+        );
+    }
+    out.family(
+        "flightstate_seqn_anomalies",
+        "counter",
+        "Inbound SEQN anomalies per sender and kind: repeat, gap, reset (not the wrap 999999 to 000000), unreadable",
+    );
+    for s in &state.senders {
+        for (kind, count) in [
+            ("repeat", s.repeats),
+            ("gap", s.gaps),
+            ("reset", s.resets),
+            ("unreadable", s.unreadable),
+        ] {
+            out.sample(
+                "flightstate_seqn_anomalies",
+                &[("sender", &s.sender), ("kind", kind)],
+                count as f64,
+            );
+        }
+    }
+    out.family(
+        "flightstate_seqn_missing",
+        "counter",
+        "SEQN numbers skipped by gaps, per sender",
+    );
+    for s in &state.senders {
+        out.sample(
+            "flightstate_seqn_missing",
+            &[("sender", &s.sender)],
+            s.missing as f64,
+        );
+    }
 }
 
 /// The pump's apply latency, as this process saw it: zero counts where no

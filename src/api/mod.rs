@@ -6,6 +6,7 @@
 //! taken from a request is bound, never spliced into SQL. Owns no SQL of
 //! its own: it reads through [`crate::store::ReadOps`] and the mailbox.
 
+mod evidence;
 mod flights;
 mod health;
 mod metrics;
@@ -17,6 +18,7 @@ mod status;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use evidence::HeadBlocked;
 pub use health::{Check, Health};
 pub use metrics::Topics;
 pub use page::escape;

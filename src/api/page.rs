@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::status::{Status, age_secs};
+use super::status::{StateFacts, Status, age_secs};
 use crate::store::ProcStatus;
 
 /// `text` with `& < > " '` replaced by entities: safe in element content
@@ -133,6 +133,7 @@ pub fn render(status: &Status) -> String {
             held.message_id,
         );
     }
+    write_evidence(&mut out, state);
     let o = &state.outbox;
     let _ = write!(
         out,
@@ -203,6 +204,79 @@ pub fn render(status: &Status) -> String {
     }
     out.push_str("</table></div></body></html>\n");
     out
+}
+
+fn cell(value: Option<i64>) -> String {
+    value.map_or_else(|| "–".to_owned(), |v| v.to_string())
+}
+
+/// The evidence (`api::evidence`) as sections of the status page; every
+/// text from the database is escaped.
+fn write_evidence(out: &mut String, state: &StateFacts) {
+    match &state.blocked_head {
+        Some(b) => {
+            let _ = write!(
+                out,
+                "<h2>Head of the queue</h2><p id=\"head-blocked\" class=\"{}\">message {} blocked \
+                 {} s by {} ({} attempts; alert after {} s): {}</p>",
+                if b.alert { "bad" } else { "ok" },
+                b.message.message_id,
+                b.blocked_secs,
+                escape(&b.message.error_kind),
+                b.message.attempts,
+                b.alert_after_secs,
+                escape(b.message.error_text.as_deref().unwrap_or("–")),
+            );
+        }
+        None => out.push_str(
+            "<h2>Head of the queue</h2><p id=\"head-blocked\" class=\"ok\">not blocked by the \
+             infrastructure</p>",
+        ),
+    }
+    out.push_str(
+        "<h2>Upstream order (rule M)</h2><div class=\"wrap\"><table id=\"order\"><tr>\
+         <th>Day</th><th>Late events</th><th>Latest</th><th>After snapshot</th>\
+         <th>Stale snapshots</th><th>Latest</th><th>Over event</th></tr>",
+    );
+    for day in &state.order {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            day.operation_day,
+            day.late_events,
+            cell(day.last_late_event_id),
+            cell(day.late_event_after_id),
+            day.stale_snapshots,
+            cell(day.last_stale_snapshot_id),
+            cell(day.stale_snapshot_over_id),
+        );
+    }
+    out.push_str("</table></div>");
+    out.push_str(
+        "<h2>Inbound SEQN</h2><div class=\"wrap\"><table id=\"seqn\"><tr><th>Sender</th>\
+         <th>Messages</th><th>Last SEQN</th><th>Repeats</th><th>Gaps</th><th>Missing</th>\
+         <th>Resets</th><th>Unreadable</th><th>Latest anomaly</th></tr>",
+    );
+    for s in &state.senders {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td></tr>",
+            escape(&s.sender),
+            s.messages,
+            escape(&s.last_seqn),
+            s.repeats,
+            s.gaps,
+            s.missing,
+            s.resets,
+            s.unreadable,
+            match (&s.last_anomaly, s.last_anomaly_id) {
+                (Some(kind), Some(at)) => format!("{} at {at}", escape(kind)),
+                _ => "–".to_owned(),
+            },
+        );
+    }
+    out.push_str("</table></div>");
 }
 
 #[cfg(test)]

@@ -9,10 +9,11 @@ use std::fmt::Write as _;
 use chrono::{NaiveDateTime, Timelike, Utc};
 use serde::Serialize;
 
+use super::evidence::{self, HeadBlocked, SENDERS_LISTED};
 use crate::mailbox::{Backlog, Mailbox};
 use crate::store::{
-    OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, RequestEntry,
-    RequestOps, SnapshotDay, Store, StoreError,
+    DayOrder, EvidenceOps, OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps,
+    RequestEntry, RequestOps, SenderSeqn, SnapshotDay, Store, StoreError,
 };
 
 /// Requests the status lists: the live ones first, then the latest.
@@ -25,6 +26,9 @@ pub struct StatusLimits {
     pub dead_letters: u32,
     /// Operation days listed (the latest).
     pub days: u32,
+    /// After how long a head blocked by an infrastructure failure is an
+    /// alert (`pump.head_blocked_alert_secs`).
+    pub head_blocked_alert_secs: u64,
 }
 
 /// Everything the status shows.
@@ -63,6 +67,13 @@ pub struct StateFacts {
     pub days: Vec<SnapshotDay>,
     /// Outbound requests, live ones first, with their calls.
     pub requests: Vec<RequestEntry>,
+    /// The head of the queue, when an infrastructure failure blocks it.
+    pub blocked_head: Option<HeadBlocked>,
+    /// Evidence of the upstream's order (rule M) of the latest days,
+    /// newest first.
+    pub order: Vec<DayOrder>,
+    /// Evidence of each inbound sender's SEQN, by sender.
+    pub senders: Vec<SenderSeqn>,
 }
 
 /// The pump lease as people read it.
@@ -146,6 +157,11 @@ pub fn state_facts<S: Store>(
             outbox: tx.outbox_backlog()?,
             days: tx.snapshot_days(i64::from(limits.days))?,
             requests: tx.select_requests(REQUESTS_LISTED)?,
+            blocked_head: tx
+                .select_blocked_head()?
+                .map(|head| HeadBlocked::of(head, now, limits.head_blocked_alert_secs)),
+            order: tx.select_latest_order_evidence(i64::from(limits.days))?,
+            senders: tx.select_seqn_senders(SENDERS_LISTED)?,
         })
     })
 }
@@ -155,7 +171,7 @@ pub fn state_facts<S: Store>(
 /// cannot be read is reported, not fatal.
 pub fn collect<S: Store>(store: &S, mailbox: Option<&Mailbox>, limits: StatusLimits) -> Status {
     let taken_at = now();
-    let (state, state_error) = match state_facts(store, limits, taken_at) {
+    let (mut state, state_error) = match state_facts(store, limits, taken_at) {
         Ok(facts) => (Some(facts), None),
         Err(e) => (None, Some(format!("{e:#}"))),
     };
@@ -165,6 +181,15 @@ pub fn collect<S: Store>(store: &S, mailbox: Option<&Mailbox>, limits: StatusLim
         Some(Err(e)) => (None, Some(format!("{e:#}"))),
         None => (None, Some("not configured (`mailbox.url`)".to_owned())),
     };
+    if let (Some(facts), Some(backlog)) = (&mut state, &mailbox) {
+        // A FAILED message the mailbox no longer holds pending (its row was
+        // settled or removed by hand) blocks nothing.
+        let passed =
+            |head: &HeadBlocked| backlog.head_id.is_none_or(|h| h > head.message.message_id);
+        if facts.blocked_head.as_ref().is_some_and(passed) {
+            facts.blocked_head = None;
+        }
+    }
     Status {
         taken_at,
         mailbox,
@@ -246,6 +271,12 @@ impl Status {
             or_dash(age_secs(o.state_oldest, self.taken_at)),
             o.change_notices,
             or_dash(age_secs(o.change_oldest, self.taken_at))
+        );
+        evidence::write_text(
+            &mut out,
+            state.blocked_head.as_ref(),
+            &state.order,
+            &state.senders,
         );
         let _ = writeln!(out, "days:");
         for day in &state.days {

@@ -59,6 +59,7 @@ pub(super) fn limits(config: &Config) -> StatusLimits {
     StatusLimits {
         dead_letters: config.api.dead_letters,
         days: config.api.days,
+        head_blocked_alert_secs: config.pump.head_blocked_alert_secs,
     }
 }
 

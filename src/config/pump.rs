@@ -21,6 +21,10 @@ pub struct PumpConfig {
     pub backoff_initial_ms: u64,
     /// Longest backoff.
     pub backoff_max_ms: u64,
+    /// How long the head may stay blocked by an infrastructure failure
+    /// (FAILED(INFRA) or CONFLICT) before it is an alert: an ERROR log
+    /// once, `flightstate_head_blocked_alert` and the status.
+    pub head_blocked_alert_secs: u64,
     /// Sleep of an idle or stand-by pump between looks.
     pub idle_poll_ms: u64,
     /// Mailbox rows read per look at the head.
@@ -41,6 +45,7 @@ impl Default for PumpConfig {
             unsupported_retry_ms: 0,
             backoff_initial_ms: 200,
             backoff_max_ms: 30_000,
+            head_blocked_alert_secs: 300,
             idle_poll_ms: 500,
             head_batch: 500,
             effect_batch: 500,

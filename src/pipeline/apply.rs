@@ -12,6 +12,7 @@ use super::event::apply_event;
 use super::identity::identity_key;
 use super::message_ref::MessageRef;
 use super::report::{EventReport, SnapshotReport};
+use super::seqn_evidence::{self, Sent};
 use super::settings::Settings;
 use super::snapshot::{Received, WholeSource, apply_snapshot};
 use super::snapshot_check::Whole;
@@ -119,6 +120,7 @@ pub fn apply_message<S: Store>(
         identity: &identity,
         msg_type: None,
         subtype: None,
+        sent: None,
         now,
         released: false,
     };
@@ -145,7 +147,11 @@ pub fn apply_message<S: Store>(
     let parsed = if body.len() >= settings.stream_from_bytes {
         match apply_streamed(store, settings, received, body) {
             Streamed::Snapshot { kind, outcome } => {
-                (record.msg_type, record.subtype) = kind.unzip();
+                if let Some(meta) = kind {
+                    record.msg_type = Some(meta.msg_type);
+                    record.subtype = Some(meta.subtype);
+                    record.sent = Some(meta.sent);
+                }
                 return record.outcome(store, settings, outcome.map(Applied::Snapshot));
             }
             Streamed::Other(parsed) => parsed,
@@ -159,6 +165,7 @@ pub fn apply_message<S: Store>(
     };
     record.msg_type = Some(message.meta.msg_type.clone());
     record.subtype = Some(message.meta.styp.clone());
+    record.sent = Some((message.meta.sndr.clone(), message.meta.seqn.clone()));
     crate::failpoint!("apply.after_parse");
     let result = apply_parsed(store, settings, received, &message);
     record.outcome(store, settings, result)
@@ -177,6 +184,8 @@ fn apply_parsed<S: Store>(
         msg_type: &message.meta.msg_type,
         subtype: &message.meta.styp,
         sender: &message.meta.sndr,
+        seqn: &message.meta.seqn,
+        dttm: message.meta.dttm,
         now: received.now,
     };
     match &message.body {
@@ -190,6 +199,8 @@ fn apply_parsed<S: Store>(
                 msg_type: message_ref.msg_type,
                 subtype: message_ref.subtype,
                 sender: message_ref.sender,
+                seqn: message_ref.seqn,
+                dttm: message_ref.dttm,
             };
             apply_snapshot(store, settings, received, &source).map(Applied::Snapshot)
         }
@@ -283,6 +294,9 @@ pub(super) struct Recorder<'a> {
     pub(super) identity: &'a str,
     pub(super) msg_type: Option<String>,
     pub(super) subtype: Option<String>,
+    /// META SNDR and SEQN, once the message could be read that far: its
+    /// outcome counts its SEQN (`seqn_evidence`).
+    pub(super) sent: Option<(String, String)>,
     pub(super) now: NaiveDateTime,
     /// An operator released the message from a hold: a failure that may
     /// pass leaves it HELD and released, so that the next attempt is still
@@ -311,7 +325,19 @@ impl Recorder<'_> {
             msg_subtype: self.subtype.as_deref(),
             next_attempt_at: None,
             now: self.now,
-        })
+        })?;
+        match &self.sent {
+            Some((sender, seqn)) => seqn_evidence::count(
+                tx,
+                &[Sent {
+                    message_id: self.message_id,
+                    sender,
+                    seqn,
+                }],
+                self.now,
+            ),
+            None => Ok(()),
+        }
     }
 
     /// Records the outcome in a transaction of its own.

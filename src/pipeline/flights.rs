@@ -6,6 +6,7 @@
 
 use super::PipelineError;
 use super::message_ref::MessageRef;
+use super::order_evidence;
 use super::report::EventReport;
 use super::settings::{Settings, check_fence};
 use super::working::Working;
@@ -115,12 +116,15 @@ pub(super) fn apply_flight_messages<T: StateTx>(
     let flids: Vec<i64> = messages.iter().flat_map(|m| m.work.flids()).collect();
     let mut working = Working::load(tx, &flids)?;
     let mut settled = Vec::with_capacity(messages.len());
+    let mut days = Vec::with_capacity(messages.len());
     for m in messages {
+        days.push((m.message, working.days_of(&m.work.flids())));
         working.begin(&m.work.flids());
         m.work.merge(&mut working, collections, absent)?;
         settled.push(working.settle(&m.message)?);
     }
     working.flush(tx, last.message.now)?;
+    order_evidence::count_flight_messages(tx, &days)?;
     let mut reports = Vec::with_capacity(messages.len());
     let mut events = Vec::new();
     let mut notices = Vec::new();

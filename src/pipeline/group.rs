@@ -125,6 +125,7 @@ pub fn apply_group<T: StateTx>(
                     identity: &grouped.identity,
                     msg_type: Some(meta.msg_type.clone()),
                     subtype: Some(meta.styp.clone()),
+                    sent: Some((meta.sndr.clone(), meta.seqn.clone())),
                     now,
                     released: false,
                 };
@@ -153,6 +154,8 @@ pub fn apply_group<T: StateTx>(
                         msg_type: &meta.msg_type,
                         subtype: &meta.styp,
                         sender: &meta.sndr,
+                        seqn: &meta.seqn,
+                        dttm: meta.dttm,
                         now,
                     },
                     work,

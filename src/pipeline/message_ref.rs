@@ -17,6 +17,11 @@ pub(super) struct MessageRef<'a> {
     pub(super) subtype: &'a str,
     /// `META/SNDR`: matched against the requests a snapshot may answer.
     pub(super) sender: &'a str,
+    /// `META/SEQN`, as sent: counted as evidence, never used for order.
+    pub(super) seqn: &'a str,
+    /// `META/DTTM` (station local): counted as evidence of the upstream's
+    /// order, never used for it.
+    pub(super) dttm: NaiveDateTime,
     pub(super) now: NaiveDateTime,
 }
 

@@ -23,6 +23,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use super::PipelineError;
 use super::delete_guard::guard_mass_delete;
 use super::message_ref::MessageRef;
+use super::order_evidence;
 use super::report::SnapshotReport;
 use super::settings::{Settings, check_fence};
 use super::snapshot_check::{Built, Checked, Whole};
@@ -206,6 +207,8 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
         msg_type: &checked.msg_type,
         subtype: &checked.subtype,
         sender: &checked.sender,
+        seqn: &checked.seqn,
+        dttm: checked.dttm,
         now: received.now,
     };
     if let (true, Some(ledger)) = (replay, &ledger) {
@@ -229,9 +232,11 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     crate::failpoint!("snapshot.before_bump");
     // 8. CAS-bump the day's version, recording the message.
     let version = bump_version(tx, day, ledger.as_ref(), &message)?;
-    //    The answer completes the request it answers, if any (an operator's
-    //    replay answers none).
+    //    Its DTTM and SEQN are counted as evidence of the upstream's
+    //    order, and the answer completes the request it answers, if any.
+    //    An operator's replay is neither: it is not the upstream speaking.
     if !settings.operator_replay {
+        order_evidence::count_snapshot(tx, day, &message)?;
         request::complete_by_answer(
             tx,
             &Answer {
@@ -337,6 +342,8 @@ pub(super) struct WholeSource<'a> {
     pub(super) msg_type: &'a str,
     pub(super) subtype: &'a str,
     pub(super) sender: &'a str,
+    pub(super) seqn: &'a str,
+    pub(super) dttm: NaiveDateTime,
 }
 
 impl Source for WholeSource<'_> {
@@ -371,6 +378,8 @@ impl Parts for WholeParts<'_, '_> {
             msg_type: self.source.msg_type.to_owned(),
             subtype: self.source.subtype.to_owned(),
             sender: self.source.sender.to_owned(),
+            seqn: self.source.seqn.to_owned(),
+            dttm: self.source.dttm,
             streamed_parts: 0,
         })
     }

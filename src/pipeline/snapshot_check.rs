@@ -128,6 +128,10 @@ pub(super) struct Checked {
     pub(super) subtype: String,
     /// META SNDR: matched against the requests a RESP may answer.
     pub(super) sender: String,
+    /// META SEQN, as sent.
+    pub(super) seqn: String,
+    /// META DTTM.
+    pub(super) dttm: NaiveDateTime,
     /// In how many parts its flights were handed out while it was still
     /// being read; 0 when it was read whole first.
     pub(super) streamed_parts: usize,

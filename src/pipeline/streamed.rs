@@ -30,9 +30,9 @@ use crate::store::Store;
 /// What became of a message read by parts.
 pub(super) enum Streamed {
     /// A snapshot, whose flights were handed out as read: its outcome, and
-    /// its META TYPE and STYP once the message could be read.
+    /// its META once the message could be read.
     Snapshot {
-        kind: Option<(String, String)>,
+        kind: Option<ReadMeta>,
         outcome: Result<SnapshotReport, PipelineError>,
     },
     /// No flight was handed out (not a snapshot, or one without FLTR):
@@ -63,6 +63,14 @@ pub(super) fn apply_streamed<S: Store>(
     }
 }
 
+/// The META of a message read by parts: what its outcome records.
+pub(super) struct ReadMeta {
+    pub(super) msg_type: String,
+    pub(super) subtype: String,
+    /// SNDR and SEQN, for the SEQN evidence.
+    pub(super) sent: (String, String),
+}
+
 /// What the reader hands the transaction.
 enum Read {
     /// The next flights' records, in input order.
@@ -76,8 +84,8 @@ enum Read {
 struct StreamSource<'a> {
     body: &'a [u8],
     settings: &'a Settings,
-    /// META TYPE and STYP, once read.
-    kind: RefCell<Option<(String, String)>>,
+    /// META, once read.
+    kind: RefCell<Option<ReadMeta>>,
     /// The message read whole, when it handed out no flight.
     other: RefCell<Option<Result<Message, ProtocolError>>>,
 }
@@ -192,10 +200,11 @@ impl StreamParts<'_, '_> {
                 return Err("no flight was read by parts".to_owned());
             }
         };
-        self.source.kind.replace(Some((
-            message.meta.msg_type.clone(),
-            message.meta.styp.clone(),
-        )));
+        self.source.kind.replace(Some(ReadMeta {
+            msg_type: message.meta.msg_type.clone(),
+            subtype: message.meta.styp.clone(),
+            sent: (message.meta.sndr.clone(), message.meta.seqn.clone()),
+        }));
         let Body::Schedule(schedule) = &message.body else {
             return Err("the message is no snapshot".to_owned());
         };
@@ -213,6 +222,8 @@ impl StreamParts<'_, '_> {
             msg_type: message.meta.msg_type,
             subtype: message.meta.styp,
             sender: message.meta.sndr,
+            seqn: message.meta.seqn,
+            dttm: message.meta.dttm,
             streamed_parts: self.handed,
         })
     }

@@ -75,6 +75,20 @@ impl Working {
         })
     }
 
+    /// The operation days of the flights among `flids` as the messages
+    /// settled so far left them (flights absent or without a day have
+    /// none), each once, in order.
+    pub(super) fn days_of(&self, flids: &[i64]) -> Vec<NaiveDate> {
+        let mut days: Vec<NaiveDate> = flids
+            .iter()
+            .filter_map(|flid| self.latest.get(flid))
+            .filter_map(|f| f.as_ref().and_then(|f| f.operation_day))
+            .collect();
+        days.sort_unstable();
+        days.dedup();
+        days
+    }
+
     /// Starts a message that names `flids`: its drafts begin where the
     /// messages before it left each flight.
     pub(super) fn begin(&mut self, flids: &[i64]) {

@@ -26,6 +26,7 @@
 mod effects;
 mod group;
 mod held;
+mod head_alert;
 mod latency;
 mod lease;
 mod message_store;
@@ -34,6 +35,7 @@ mod settings;
 
 pub use effects::run_effect_worker;
 use group::GroupOutcome;
+use head_alert::HeadAlert;
 pub use latency::{APPLY_LATENCY, ApplyLatency, LatencyReading};
 use lease::Tenure;
 pub use message_store::MessageStore;
@@ -119,6 +121,8 @@ pub struct Pump<S: Store + Clone> {
     blocked: Option<BlockedHead>,
     /// The held head this pump raised its alert for (said once).
     held_alerted: Option<i64>,
+    /// Since when the head has been blocked by the infrastructure.
+    head_alert: HeadAlert,
     /// Whether this pump is waiting for another's lease (said once).
     waiting: bool,
     /// Looks at the mailbox that failed in a row: the back-off of an
@@ -145,6 +149,7 @@ impl<S: Store + Clone> Pump<S> {
             awaiting: BTreeSet::new(),
             blocked: None,
             held_alerted: None,
+            head_alert: HeadAlert::default(),
             waiting: false,
             mailbox_failures: 0,
         }
@@ -186,6 +191,12 @@ impl<S: Store + Clone> Pump<S> {
             Ok(Tenure::Standby) => return Ok(Step::Standby),
             Err(e) => {
                 tracing::warn!(error = %Causes(&e), "cannot take or renew the pump lease");
+                // The state database is unreachable: a pump that holds the
+                // lease holds the head too (a stand-by one holds nothing).
+                if self.lease.is_some() {
+                    self.head_alert
+                        .failed(None, self.settings.head_blocked_alert);
+                }
                 return Ok(Step::Blocked {
                     message_id: None,
                     until: Instant::now() + self.settings.idle_poll,
@@ -207,6 +218,8 @@ impl<S: Store + Clone> Pump<S> {
                 // Said once per outage; the looks that follow wait longer
                 // and longer, whatever happens to the lease meanwhile.
                 self.mailbox_failures += 1;
+                self.head_alert
+                    .failed(None, self.settings.head_blocked_alert);
                 if self.mailbox_failures == 1 {
                     tracing::warn!(error = %Causes(&e), kind = ?e.kind(), "cannot read the mailbox; retrying with back-off");
                 } else {
@@ -243,6 +256,7 @@ impl<S: Store + Clone> Pump<S> {
                 && b.message_id == message.id
                 && Instant::now() < b.until
             {
+                self.head_alert.check(self.settings.head_blocked_alert);
                 outcome = Some(Step::Blocked {
                     message_id: Some(message.id),
                     until: b.until,
@@ -266,6 +280,7 @@ impl<S: Store + Clone> Pump<S> {
             };
             match processed {
                 Processed::Final(n) => {
+                    self.head_alert.clear();
                     for message in &todo[next..next + n] {
                         done += 1;
                         self.awaiting.insert(message.id);
@@ -322,6 +337,9 @@ impl<S: Store + Clone> Pump<S> {
         // A full read says nothing of the rows behind it: rows awaiting their
         // write-back can fill the whole head while new rows wait.
         let more_behind = heads.len() >= self.settings.head_batch;
+        if !unprocessed && !more_behind {
+            self.head_alert.clear();
+        }
         Ok(if !unprocessed && !more_behind && effects_idle {
             Step::Idle
         } else {

@@ -137,6 +137,7 @@ impl<S: Store + Clone> Pump<S> {
             "unsupported {msg_type}/{subtype}; retried until the threshold"
         );
         let failures = self.failures_of(message.id);
+        self.head_alert.clear();
         Processed::Stop(self.block(message.id, failures, self.settings.unsupported_retry))
     }
 
@@ -166,6 +167,8 @@ impl<S: Store + Clone> Pump<S> {
     /// retry time recorded.
     fn infra_failure(&mut self, message_id: i64) -> Step {
         let failures = self.failures_of(message_id) + 1;
+        self.head_alert
+            .failed(Some(message_id), self.settings.head_blocked_alert);
         let delay = backoff(
             self.settings.backoff_initial,
             self.settings.backoff_max,

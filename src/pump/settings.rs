@@ -23,6 +23,9 @@ pub struct PumpSettings {
     pub backoff_initial: Duration,
     /// Longest backoff.
     pub backoff_max: Duration,
+    /// How long the head may stay blocked by an infrastructure failure
+    /// before the alert is raised.
+    pub head_blocked_alert: Duration,
     /// How long an idle (or lease-less) pump sleeps between looks.
     pub idle_poll: Duration,
     /// Mailbox rows read per look at the head.
@@ -49,6 +52,7 @@ impl PumpSettings {
             unsupported_retry: Duration::from_millis(config.unsupported_retry_ms),
             backoff_initial: Duration::from_millis(config.backoff_initial_ms),
             backoff_max: Duration::from_millis(config.backoff_max_ms),
+            head_blocked_alert: Duration::from_secs(config.head_blocked_alert_secs),
             idle_poll: Duration::from_millis(config.idle_poll_ms),
             head_batch: usize::try_from(config.head_batch).unwrap_or(usize::MAX),
             effect_batch: i64::from(config.effect_batch),

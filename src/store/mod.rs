@@ -12,6 +12,7 @@ use crate::FailureKind;
 mod cleanup;
 mod dead;
 mod detail;
+mod evidence;
 mod flight_rows;
 mod full_read;
 mod journal;
@@ -34,6 +35,7 @@ mod version_floor;
 
 pub use cleanup::{CleanupOps, StaleFlight};
 pub use dead::{DeadFilter, DeadOps, MASS_DELETE, MessageRecord, REJECTED, RELEASED, REQUEUED};
+pub use evidence::{CONFLICT, DayOrder, EvidenceOps, FailedHead, INFRA, SenderSeqn};
 pub use full_read::{Selection, read_flights, read_states};
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;

@@ -9,6 +9,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use super::StoreError;
 use super::cleanup::CleanupOps;
 use super::dead::DeadOps;
+use super::evidence::EvidenceOps;
 use super::journal::JournalOps;
 use super::lease::LeaseOps;
 use super::outbox::OutboxOps;
@@ -58,7 +59,10 @@ pub trait Store: Send + Sync + 'static {
 /// and [`record_outcome`](StateTx::record_outcome), are the one-message
 /// shorthands of [`proc_states`](StateTx::proc_states) and
 /// [`record_outcomes`](StateTx::record_outcomes), not fallbacks.
-pub trait StateTx {
+///
+/// Every state transaction can count evidence ([`EvidenceOps`]): it is
+/// written with the message it counts, whatever rule applies it.
+pub trait StateTx: EvidenceOps {
     /// Takes `PIPELINE_LOCK` until the end of the transaction and reads the
     /// lease, so that state transactions are serialised and a pump can check
     /// its fencing epoch under the lock.

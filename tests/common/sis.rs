@@ -124,6 +124,56 @@ pub fn snapshot(day: NaiveDate, flights: Vec<FlightRecord>) -> Vec<u8> {
     schedule_message(ScheduleSubtype::Dnld, Some(day), recs, flights)
 }
 
+fn meta(sender: &str, seqn: &str, dttm: NaiveDateTime, msg_type: &str, styp: &str) -> Meta {
+    Meta {
+        sndr: sender.into(),
+        seqn: seqn.into(),
+        dttm,
+        msg_type: msg_type.into(),
+        styp: styp.into(),
+        unknown: Vec::new(),
+    }
+}
+
+/// A DNLD of `day` with `flids` (AODB's), sent at `dttm` with `seqn`: for the
+/// evidence of the upstream's order and SEQN.
+pub fn snapshot_sent(day: NaiveDate, flids: &[i64], seqn: &str, dttm: NaiveDateTime) -> Vec<u8> {
+    let flights: Vec<FlightRecord> = flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect();
+    let message = Message {
+        meta: meta("AODB", seqn, dttm, "SCHD", "DNLD"),
+        body: Body::Schedule(Schedule {
+            subtype: ScheduleSubtype::Dnld,
+            recs: Field::Value(u32::try_from(flights.len()).expect("test size")),
+            operation_day: Some(day),
+            flights,
+            unknown: Vec::new(),
+        }),
+        unknown: Vec::new(),
+    };
+    to_xml_with(&message, &parse_options()).into_bytes()
+}
+
+/// A FLOP RENO for `flid` from `sender`, sent at `dttm` with `seqn`.
+pub fn flop_sent(sender: &str, seqn: &str, dttm: NaiveDateTime, flid: i64) -> Vec<u8> {
+    format!(
+        "<MSG><META><SNDR>{sender}</SNDR><SEQN>{seqn}</SEQN><DTTM>{}</DTTM>\
+         <TYPE>FLOP</TYPE><STYP>RENO</STYP></META>\
+         <FLOP><FLID>{flid}</FLID><RENO>R{seqn}</RENO></FLOP></MSG>",
+        dttm.format("%Y%m%d%H%M%S")
+    )
+    .into_bytes()
+}
+
+/// A message flightstate does not apply (reference data), from `sender`.
+pub fn unsupported_sent(sender: &str, seqn: &str, dttm: NaiveDateTime) -> Vec<u8> {
+    format!(
+        "<MSG><META><SNDR>{sender}</SNDR><SEQN>{seqn}</SEQN><DTTM>{}</DTTM>\
+         <TYPE>AIRL</TYPE><STYP>DNLD</STYP></META><AIRL><X>1</X></AIRL></MSG>",
+        dttm.format("%Y%m%d%H%M%S")
+    )
+    .into_bytes()
+}
+
 #[derive(QueryableByName)]
 struct Dump {
     #[diesel(sql_type = Text)]

@@ -573,6 +573,7 @@ pub fn pump_settings(holder: &str) -> flightstate::pump::PumpSettings {
         unsupported_retry: Duration::ZERO,
         backoff_initial: Duration::from_millis(20),
         backoff_max: Duration::from_millis(200),
+        head_blocked_alert: Duration::from_secs(300),
         idle_poll: Duration::from_millis(20),
         head_batch: 100,
         effect_batch: 100,

@@ -249,6 +249,7 @@ pub fn settings(token: Option<&str>, brokers: Option<String>) -> ApiSettings {
         limits: StatusLimits {
             dead_letters: 10,
             days: 5,
+            head_blocked_alert_secs: 300,
         },
         topics: Topics {
             state: "flight.state".to_owned(),

@@ -50,6 +50,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(10, "requests", "V010__requests.sql"),
     script!(11, "requeue", "V011__requeue.sql"),
     script!(12, "held_snapshots", "V012__held_snapshots.sql"),
+    script!(13, "upstream_evidence", "V013__upstream_evidence.sql"),
     script!(14, "replay", "V014__replay.sql"),
     script!(15, "cleanup", "V015__cleanup.sql"),
 ];

@@ -12,6 +12,7 @@ mod cleanup;
 mod conn;
 mod dead;
 mod errors;
+mod evidence;
 mod journal;
 mod lease;
 mod leaves;

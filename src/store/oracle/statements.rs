@@ -78,6 +78,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("retry_change_notices", RETRY_CHANGE_NOTICES),
     ("retry_state_events", RETRY_STATE_EVENTS),
     ("schedule_retry", SCHEDULE_RETRY),
+    ("select_blocked_head", SELECT_BLOCKED_HEAD),
     ("select_bridges", SELECT_BRIDGES),
     ("select_carousels", SELECT_CAROUSELS),
     ("select_chocks", SELECT_CHOCKS),
@@ -92,10 +93,12 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
     ("select_latest_by_status", SELECT_LATEST_BY_STATUS),
+    ("select_latest_order_evidence", SELECT_LATEST_ORDER_EVIDENCE),
     ("select_message_record", SELECT_MESSAGE_RECORD),
     ("select_migration_table", SELECT_MIGRATION_TABLE),
     ("select_migrations", SELECT_MIGRATIONS),
     ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
+    ("select_order_evidence", SELECT_ORDER_EVIDENCE),
     ("select_outbox_backlog", SELECT_OUTBOX_BACKLOG),
     ("select_pipeline_lease", SELECT_PIPELINE_LEASE),
     ("select_proc_counts", SELECT_PROC_COUNTS),
@@ -105,6 +108,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_route_points", SELECT_ROUTE_POINTS),
     ("select_schema_object", SELECT_SCHEMA_OBJECT),
     ("select_settled_effect_calls", SELECT_SETTLED_EFFECT_CALLS),
+    ("select_seqn_evidence", SELECT_SEQN_EVIDENCE),
+    ("select_seqn_senders", SELECT_SEQN_SENDERS),
     ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
@@ -122,6 +127,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
     ("time_out_requests", TIME_OUT_REQUESTS),
     ("upsert_flights", UPSERT_FLIGHTS),
+    ("upsert_order_evidence", UPSERT_ORDER_EVIDENCE),
+    ("upsert_seqn_evidence", UPSERT_SEQN_EVIDENCE),
     ("upsert_version_floors", UPSERT_VERSION_FLOORS),
     ("withdraw_request_calls", WITHDRAW_REQUEST_CALLS),
 ];
@@ -250,3 +257,10 @@ pub(crate) const DELETE_PROC_STATES: &str = sql!("delete_proc_states");
 pub(crate) const SELECT_SETTLED_EFFECT_CALLS: &str = sql!("select_settled_effect_calls");
 pub(crate) const DELETE_EFFECT_CALLS: &str = sql!("delete_effect_calls");
 pub(crate) const RECORD_REPLAY: &str = sql!("record_replay");
+pub(crate) const SELECT_BLOCKED_HEAD: &str = sql!("select_blocked_head");
+pub(crate) const SELECT_LATEST_ORDER_EVIDENCE: &str = sql!("select_latest_order_evidence");
+pub(crate) const SELECT_ORDER_EVIDENCE: &str = sql!("select_order_evidence");
+pub(crate) const SELECT_SEQN_EVIDENCE: &str = sql!("select_seqn_evidence");
+pub(crate) const SELECT_SEQN_SENDERS: &str = sql!("select_seqn_senders");
+pub(crate) const UPSERT_ORDER_EVIDENCE: &str = sql!("upsert_order_evidence");
+pub(crate) const UPSERT_SEQN_EVIDENCE: &str = sql!("upsert_seqn_evidence");

@@ -10,6 +10,7 @@ mod copy;
 mod copy_rows;
 mod dead;
 mod errors;
+mod evidence;
 mod journal;
 mod lease;
 mod migrate;

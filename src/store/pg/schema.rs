@@ -348,6 +348,36 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// Per operation day, the arrivals that contradict the senders' clocks (META DTTM): evidence for or against rule M (a same-day snapshot overwrites earlier events), which assumes arrival order is upstream order
+    order_evidence (operation_day) {
+        /// The operation day (SCHD_GEN.OPERATION_DAY, FLIGHT_SCHD.OPERATION_DAY)
+        operation_day -> Date,
+        /// META DTTM of the day's latest applied snapshot (station-local); NULL before the first
+        snapshot_dttm -> Nullable<Timestamp>,
+        /// Message id of that snapshot
+        snapshot_message_id -> Nullable<Int8>,
+        /// The newest META DTTM among flight events applied to the day's flights since that snapshot (station-local); NULL when none
+        newest_event_dttm -> Nullable<Timestamp>,
+        /// Message id of the event with that DTTM
+        newest_event_id -> Nullable<Int8>,
+        /// Flight events applied after the day's snapshot although their DTTM is older than the snapshot's
+        late_events -> Int8,
+        /// Message id of the latest such event
+        last_late_event_id -> Nullable<Int8>,
+        /// Message id of the snapshot that latest late event came after
+        late_event_after_id -> Nullable<Int8>,
+        /// Snapshots applied after flight events of the day whose DTTM is newer than the snapshot's: each overwrote newer data
+        stale_snapshots -> Int8,
+        /// Message id of the latest such snapshot
+        last_stale_snapshot_id -> Nullable<Int8>,
+        /// Message id of the newest event that latest stale snapshot overwrote
+        stale_snapshot_over_id -> Nullable<Int8>,
+        /// When the row was last written (UTC)
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     /// Exactly one row: every state transaction locks it (SELECT ... FOR UPDATE) to serialise writers, and it holds the lease of the single active pump
     pipeline_lock (lock_id) {
         /// Always 1: the table has exactly one row
@@ -479,6 +509,39 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// Per inbound sender (META SNDR), what its sequence numbers (META SEQN) did in mailbox order: repeats, gaps, resets; 999999 then 000000 is the protocol's wrap, not an anomaly. Evidence only: SEQN never orders anything
+    seqn_evidence (sender) {
+        /// META SNDR as sent
+        #[max_length = 128]
+        sender -> Varchar,
+        /// META SEQN of the sender's latest message, as sent
+        #[max_length = 64]
+        last_seqn -> Varchar,
+        /// Message id of that message: a message at or below it was counted already (a retry or a redelivery)
+        last_message_id -> Int8,
+        /// Messages of the sender counted
+        messages -> Int8,
+        /// Messages whose SEQN equals the one before
+        repeats -> Int8,
+        /// Messages whose SEQN skipped numbers ahead of the one before
+        gaps -> Int8,
+        /// Numbers skipped by all gaps together
+        missing -> Int8,
+        /// Messages whose SEQN went back (other than the wrap 999999 to 000000)
+        resets -> Int8,
+        /// Messages whose SEQN is not a number (not compared)
+        unreadable -> Int8,
+        /// What the latest anomaly was: REPEAT, GAP, RESET or UNREADABLE
+        #[max_length = 16]
+        last_anomaly -> Nullable<Varchar>,
+        /// Message id of the latest anomaly
+        last_anomaly_id -> Nullable<Int8>,
+        /// When the row was last written (UTC)
+        updated_at -> Timestamp,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     effect_call,
     flight_bridge,
@@ -493,9 +556,11 @@ diesel::allow_tables_to_appear_in_same_query!(
     flight_version_floor,
     kafka_msg,
     kafka_schd,
+    order_evidence,
     pipeline_lock,
     proc_state,
     req_track,
     schd_gen,
     schd_gen_flid,
+    seqn_evidence,
 );

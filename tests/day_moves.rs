@@ -221,7 +221,13 @@ fn a_replay_with_move_flights_forces_the_move_back() {
     let late_id = late.to_string();
     let replay = |extra: &[&str]| {
         operator_command("replay", db.url(), &mb.url())
-            .args([late_id.as_str(), "--day", "2026-09-09", "--version", "latest"])
+            .args([
+                late_id.as_str(),
+                "--day",
+                "2026-09-09",
+                "--version",
+                "latest",
+            ])
             .args(extra)
             .output()
             .expect("run flightstate replay")

@@ -20,8 +20,8 @@ use super::settings::Settings;
 use super::snapshot::{Received, WholeSource, apply_snapshot};
 use super::snapshot_check::Whole;
 use crate::protocol::{self, Body};
-use crate::state::DayMoves;
 use crate::request;
+use crate::state::DayMoves;
 use crate::state::DaySource;
 use crate::store::Store;
 
@@ -104,6 +104,8 @@ pub fn replay_snapshot<S: Store + Clone>(
         msg_type,
         subtype,
         sender: &message.meta.sndr,
+        seqn: &message.meta.seqn,
+        dttm: message.meta.dttm,
     };
     let received = Received {
         id: message_id,

@@ -137,6 +137,10 @@ fn enqueue_creates_the_tables_and_queues_files_in_order() {
     std::fs::write(&second, "not even XML").expect("write");
     let url = std::env::var("FLIGHTSTATE_TEST_MARIADB_URL")
         .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".to_owned());
+    // The log and the progress go to a file, as a site's service manager
+    // writes them.
+    let log_path = dir.join("enqueue.log");
+    let log_file = std::fs::File::create(&log_path).expect("create the log file");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_flightstate"))
         .args([
             "--config",
@@ -147,14 +151,16 @@ fn enqueue_creates_the_tables_and_queues_files_in_order() {
         .arg(&first)
         .arg(&second)
         .env("FLIGHTSTATE_MAILBOX_URL", format!("{url}/{}", db.name))
+        .env("RUST_LOG", "info")
+        .stderr(log_file)
         .output()
         .expect("run flightstate");
+    let log = std::fs::read_to_string(&log_path).expect("read the log file");
     std::fs::remove_dir_all(&dir).ok();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{log}");
+    // Plain progress lines and no colour escape sequences in a file.
+    assert!(log.lines().any(|l| l == "queued 2 of 2"), "{log}");
+    assert!(!log.contains('\u{1b}') && !log.contains('\r'), "{log:?}");
     /// CMINMSGS_ID, body, status, subsystem type and subtype, still pending.
     type QueuedRow = (
         i64,

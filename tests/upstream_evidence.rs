@@ -402,6 +402,9 @@ fn a_state_database_cut_under_the_pump_beyond_the_limit_is_an_alert_until_it_is_
         pipeline,
         PumpSettings {
             head_blocked_alert: limit,
+            // The bypass rule is on as well: an outage says nothing of the
+            // message, so it must bypass nothing.
+            bypass_after: Some(limit),
             ..pump_settings("evidence")
         },
     );
@@ -452,4 +455,79 @@ fn a_state_database_cut_under_the_pump_beyond_the_limit_is_an_alert_until_it_is_
         "{}",
         log.text()
     );
+}
+
+/// The optional bypass rule (`pump.bypass_after_secs`): a head whose own
+/// attempts keep failing while the servers answer is recorded DEAD
+/// (`BYPASSED`) past the limit, written back, and the message behind it
+/// applies. The failure is injected (a failpoint fails every write of the
+/// event): a real server cannot be made to fail one message's writes alone.
+#[cfg(feature = "failpoints")]
+#[test]
+fn under_the_bypass_rule_a_head_whose_own_attempts_fail_is_dead_and_the_queue_moves_on() {
+    use flightstate::failpoint::{self, Action};
+    use pumping::log::Captured;
+
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("head_bypass");
+    let head = mb.insert(&flop_sent("AODB", "000001", at(9, 9, 0), 1));
+    let behind = mb.insert(&flop_sent("AODB", "000002", at(9, 9, 1), 1));
+    let limit = Duration::from_secs(2);
+    let mut pump = new_pump(
+        &db,
+        &mb,
+        PumpSettings {
+            head_blocked_alert: Duration::from_secs(3600),
+            bypass_after: Some(limit),
+            group_commit: 1,
+            ..pump_settings("evidence")
+        },
+    );
+    let log = Captured::default();
+    log.during(|| {
+        failpoint::arm("event.before_write", Action::Error, u32::MAX);
+        let started = Instant::now();
+        loop {
+            assert!(
+                started.elapsed() < limit + Duration::from_secs(30),
+                "never bypassed: {}",
+                log.text()
+            );
+            match pump.step().expect("step") {
+                Step::Blocked {
+                    message_id: Some(id),
+                    until,
+                } if id == head => {
+                    std::thread::sleep(until.saturating_duration_since(Instant::now()))
+                }
+                Step::Progress { .. } => break,
+                other => panic!("the head is blocked, then bypassed: {other:?}"),
+            }
+        }
+        assert!(started.elapsed() >= limit, "not before the limit");
+        assert!(failpoint::fired("event.before_write") >= 3);
+        failpoint::disarm_all();
+        drain(&mut pump);
+    });
+    let states = proc_states(&mut db.connect());
+    assert_eq!(
+        states
+            .iter()
+            .map(|s| (s.0, s.1.as_str(), s.2.as_deref()))
+            .collect::<Vec<_>>(),
+        [
+            (head, "DEAD", Some("BYPASSED")),
+            (behind, "SUCCEEDED", None)
+        ]
+    );
+    let rows = mb.rows();
+    assert_eq!(
+        rows.iter().find(|r| r.0 == head).map(|r| r.1.as_deref()),
+        Some(Some("DEAD")),
+        "{rows:?}"
+    );
+    mb.assert_each_written_back_once();
+    let said = log.lines_with("the head is BYPASSED");
+    assert_eq!(said.len(), 1, "{}", log.text());
+    assert!(said[0].contains("ERROR"), "{}", said[0]);
 }

@@ -25,6 +25,10 @@ pub struct PumpConfig {
     /// (FAILED(INFRA) or CONFLICT) before it is an alert: an ERROR log
     /// once, `flightstate_head_blocked_alert` and the status.
     pub head_blocked_alert_secs: u64,
+    /// The bypass rule, off (0) unless a site sets it: a head whose own
+    /// attempts have failed (not the connection to a server) for this long
+    /// is recorded DEAD (`BYPASSED`) and the queue moves on.
+    pub bypass_after_secs: u64,
     /// Sleep of an idle or stand-by pump between looks.
     pub idle_poll_ms: u64,
     /// Mailbox rows read per look at the head.
@@ -46,6 +50,7 @@ impl Default for PumpConfig {
             backoff_initial_ms: 200,
             backoff_max_ms: 30_000,
             head_blocked_alert_secs: 300,
+            bypass_after_secs: 0,
             idle_poll_ms: 500,
             head_batch: 500,
             effect_batch: 500,

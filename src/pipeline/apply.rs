@@ -22,8 +22,8 @@ use crate::failure::Causes;
 use crate::protocol::{self, Body, ScheduleSubtype};
 use crate::request;
 use crate::store::{
-    DeadOps, MASS_DELETE, Outcome, ProcRecord, ProcStatus, REJECTED, RELEASED, StateTx, Store,
-    StoreError,
+    BYPASSED, DeadOps, MASS_DELETE, Outcome, ProcRecord, ProcStatus, REJECTED, RELEASED, StateTx,
+    Store, StoreError,
 };
 
 /// What became of a message.
@@ -169,6 +169,33 @@ pub fn apply_message<S: Store>(
     crate::failpoint!("apply.after_parse");
     let result = apply_parsed(store, settings, received, &message);
     record.outcome(store, settings, result)
+}
+
+/// Records DEAD (`BYPASSED`) a head the pump gives up on under the bypass
+/// rule (`pump.bypass_after_secs`), without applying it: a dead letter
+/// like any other, that `flightstate dead requeue` applies again.
+///
+/// # Errors
+///
+/// A [`PipelineError`] when the record cannot be written; nothing changed.
+pub fn bypass_message<S: Store>(
+    store: &S,
+    message_id: i64,
+    body: &[u8],
+    now: NaiveDateTime,
+    reason: &str,
+) -> Result<Applied, PipelineError> {
+    let identity = identity_key(message_id, body);
+    let mut record = Recorder {
+        message_id,
+        identity: &identity,
+        msg_type: None,
+        subtype: None,
+        sent: None,
+        now,
+        released: false,
+    };
+    record.dead_as_recorded(store, BYPASSED, reason)
 }
 
 /// Applies a message read whole by the rule for its kind.
@@ -425,11 +452,22 @@ impl Recorder<'_> {
     /// Records DEAD a held message an operator rejected, keeping the
     /// message kind it was recorded with (it is not read again).
     fn rejected<S: Store>(&mut self, store: &S, reason: &str) -> Result<Applied, PipelineError> {
+        self.dead_as_recorded(store, REJECTED, reason)
+    }
+
+    /// Records the message DEAD with `error_kind`, keeping the message
+    /// kind its earlier attempts recorded (it is not read again).
+    fn dead_as_recorded<S: Store>(
+        &mut self,
+        store: &S,
+        error_kind: &str,
+        reason: &str,
+    ) -> Result<Applied, PipelineError> {
         let known = store.transaction(|tx| tx.select_message_record(self.message_id))?;
         if let Some(known) = known {
             (self.msg_type, self.subtype) = (known.msg_type, known.msg_subtype);
         }
-        self.save(store, ProcStatus::Dead, REJECTED, reason)?;
+        self.save(store, ProcStatus::Dead, error_kind, reason)?;
         Ok(Applied::Dead {
             reason: reason.to_owned(),
         })

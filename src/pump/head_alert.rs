@@ -4,18 +4,24 @@
 //! `pump.head_blocked_alert_secs` is said once at ERROR; when the head
 //! moves again the pump says the alert is cleared.
 //!
-//! The pump never bypasses such a head: the next message may depend on it,
-//! and the failure is the site's to fix, not the message's. The status and
+//! The pump bypasses such a head only under the optional bypass rule, off
+//! by default (`super::bypass`): the next message may depend on it, and an
+//! infrastructure failure is the site's to fix, not the message's. The
+//! status and
 //! the metrics read the same fact from `PROC_STATE` (`api::status`), so
 //! every process shows it, not only the pump's.
 
 use std::time::{Duration, Instant};
+
+use super::bypass::BypassClock;
+use crate::FailureKind;
 
 /// Since when the head has been blocked by the infrastructure, and whether
 /// that was said.
 #[derive(Debug, Default)]
 pub(super) struct HeadAlert {
     blocked: Option<Blocked>,
+    bypass: BypassClock,
 }
 
 #[derive(Debug)]
@@ -38,6 +44,10 @@ impl HeadAlert {
         });
         if message_id.is_some() {
             blocked.message_id = message_id;
+        } else {
+            // The lease or the mailbox could not be read: a server is down,
+            // which says nothing of the message.
+            self.bypass.reset();
         }
         self.check(limit);
     }
@@ -65,6 +75,7 @@ impl HeadAlert {
     /// pending), or what blocks it is no longer the infrastructure: the
     /// wait ends, and a raised alert is cleared.
     pub(super) fn clear(&mut self) {
+        self.bypass.reset();
         let Some(blocked) = self.blocked.take() else {
             return;
         };
@@ -75,6 +86,18 @@ impl HeadAlert {
                 "the head of the queue moves again; the head-blocked alert is cleared"
             );
         }
+    }
+
+    /// An attempt at the head `message_id` failed with `kind`: how long its
+    /// own attempts have failed, when that makes it due for the bypass rule
+    /// (`limit`, `None` when the rule is off).
+    pub(super) fn bypass_due(
+        &mut self,
+        message_id: i64,
+        kind: FailureKind,
+        limit: Option<Duration>,
+    ) -> Option<Duration> {
+        self.bypass.failed(message_id, kind, limit)
     }
 
     /// Whether the alert is raised now.

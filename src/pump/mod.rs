@@ -23,10 +23,11 @@
 //!
 //! This file holds the step loop.
 
+mod bypass;
 mod effects;
 mod group;
-mod held;
 mod head_alert;
+mod held;
 mod latency;
 mod lease;
 mod message_store;

@@ -15,7 +15,7 @@ use super::{APPLY_LATENCY, MessageStore, Processed, Pump, PumpError, Step, utc_n
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::mailbox::InboundMessage;
-use crate::pipeline::{Applied, Settings, apply_message};
+use crate::pipeline::{Applied, PipelineError, Settings, apply_message, bypass_message};
 use crate::store::{LeaseOps, Store};
 
 /// Capped exponential backoff with jitter: the `failures`-th retry waits
@@ -107,7 +107,49 @@ impl<S: Store + Clone> Pump<S> {
                 if !self.still_leased() {
                     return Ok(Processed::Stop(Step::LeaseLost));
                 }
+                if let Some(failed_for) =
+                    self.head_alert
+                        .bypass_due(message.id, e.kind(), self.settings.bypass_after)
+                {
+                    return Ok(self.bypass(message, epoch, failed_for, &e));
+                }
                 Ok(Processed::Stop(self.infra_failure(message.id)))
+            }
+        }
+    }
+
+    /// The bypass rule (`pump.bypass_after_secs`): the head's own attempts
+    /// failed for `failed_for`, so it is recorded DEAD (`BYPASSED`), written
+    /// back like any dead letter, and the queue moves on. When even that
+    /// record fails, the head stays blocked as before.
+    fn bypass(
+        &mut self,
+        message: &InboundMessage,
+        epoch: i64,
+        failed_for: Duration,
+        error: &PipelineError,
+    ) -> Processed {
+        let reason = format!(
+            "bypassed under pump.bypass_after_secs: its own attempts failed for {} s while the \
+             servers answered, and the queue behind it moves on; the last error: {}",
+            failed_for.as_secs(),
+            Causes(error)
+        );
+        let now = utc_now();
+        let store = self.message_store(message.id, epoch, now);
+        match bypass_message(&store, message.id, &message.body, now, &reason) {
+            Ok(_) => {
+                tracing::error!(
+                    msg.id = message.id,
+                    %reason,
+                    "the head is BYPASSED: recorded DEAD; `flightstate dead requeue` applies it again once its cause is fixed"
+                );
+                Processed::Final(1)
+            }
+            Err(e) if e.kind() == FailureKind::Fenced => self.fenced_out(&e),
+            Err(e) => {
+                tracing::warn!(msg.id = message.id, error = %Causes(&e), "cannot record the bypass; the head stays blocked");
+                Processed::Stop(self.infra_failure(message.id))
             }
         }
     }

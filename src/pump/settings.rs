@@ -26,6 +26,10 @@ pub struct PumpSettings {
     /// How long the head may stay blocked by an infrastructure failure
     /// before the alert is raised.
     pub head_blocked_alert: Duration,
+    /// The bypass rule (`pump.bypass_after_secs`): how long the head's own
+    /// attempts may fail before it is recorded DEAD; `None`, the default,
+    /// never bypasses.
+    pub bypass_after: Option<Duration>,
     /// How long an idle (or lease-less) pump sleeps between looks.
     pub idle_poll: Duration,
     /// Mailbox rows read per look at the head.
@@ -53,6 +57,8 @@ impl PumpSettings {
             backoff_initial: Duration::from_millis(config.backoff_initial_ms),
             backoff_max: Duration::from_millis(config.backoff_max_ms),
             head_blocked_alert: Duration::from_secs(config.head_blocked_alert_secs),
+            bypass_after: (config.bypass_after_secs > 0)
+                .then(|| Duration::from_secs(config.bypass_after_secs)),
             idle_poll: Duration::from_millis(config.idle_poll_ms),
             head_batch: usize::try_from(config.head_batch).unwrap_or(usize::MAX),
             effect_batch: i64::from(config.effect_batch),

@@ -27,6 +27,10 @@ pub const RELEASED: &str = "RELEASED";
 /// The decision of `flightstate reject`: the held snapshot is DEAD.
 pub const REJECTED: &str = "REJECTED";
 
+/// The `ERROR_KIND` of a head the pump recorded DEAD under the bypass rule
+/// (`pump.bypass_after_secs`): its own attempts kept failing.
+pub const BYPASSED: &str = "BYPASSED";
+
 /// Everything `PROC_STATE` records about one message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MessageRecord {

@@ -34,7 +34,9 @@ mod timeouts;
 mod version_floor;
 
 pub use cleanup::{CleanupOps, StaleFlight};
-pub use dead::{DeadFilter, DeadOps, MASS_DELETE, MessageRecord, REJECTED, RELEASED, REQUEUED};
+pub use dead::{
+    BYPASSED, DeadFilter, DeadOps, MASS_DELETE, MessageRecord, REJECTED, RELEASED, REQUEUED,
+};
 pub use evidence::{CONFLICT, DayOrder, EvidenceOps, FailedHead, INFRA, SenderSeqn};
 pub use full_read::{Selection, read_flights, read_states};
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};

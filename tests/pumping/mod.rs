@@ -574,6 +574,7 @@ pub fn pump_settings(holder: &str) -> flightstate::pump::PumpSettings {
         backoff_initial: Duration::from_millis(20),
         backoff_max: Duration::from_millis(200),
         head_blocked_alert: Duration::from_secs(300),
+        bypass_after: None,
         idle_poll: Duration::from_millis(20),
         head_batch: 100,
         effect_batch: 100,

@@ -9,43 +9,22 @@
 mod common;
 mod pumping;
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
 use common::TestDatabase;
 use common::operator::{operator_command, stdout_of};
 use common::sis::{at, count, flight, parse_options, sep, snapshot};
 use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamp};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
-use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::Settings;
-use flightstate::pump::{Pump, Step};
 use flightstate::state::DayMoves;
-use flightstate::store::pg::PgStore;
-use pumping::{MailboxDatabase, mailbox_settings, proc_states, pump_settings};
+use pumping::{MailboxDatabase, proc_states};
 
 fn pump_until_idle(db: &TestDatabase, mb: &MailboxDatabase, day_moves: DayMoves) {
-    let store = PgStore::connect(db.url(), 2, Duration::from_secs(2)).expect("pool");
-    let mailbox = Arc::new(Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool"));
     let pipeline = Settings {
         parse: parse_options(),
         day_moves,
         ..Settings::default()
     };
-    let mut pump = Pump::new(store, mailbox, pipeline, pump_settings("day-moves"));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match pump.step().expect("no failpoint armed") {
-            Step::Idle => break,
-            Step::Blocked { until, .. } => {
-                std::thread::sleep(until.saturating_duration_since(Instant::now()))
-            }
-            Step::Progress { .. } => {}
-            other => panic!("the pump stopped: {other:?}"),
-        }
-        assert!(Instant::now() < deadline, "the pump never became idle");
-    }
-    pump.release();
+    pumping::pg::pump_until_idle(db.url(), mb, pipeline, "day-moves");
 }
 
 #[derive(QueryableByName, Debug, PartialEq)]
@@ -68,6 +47,16 @@ fn row(conn: &mut PgConnection, flid: i64) -> Row {
     .bind::<BigInt, _>(flid)
     .get_result(conn)
     .expect("the flight's row")
+}
+
+/// Flight 3 as the late day-9 snapshot (`late`) writes it over `taken_over`.
+fn moved_back(taken_over: &Row, late: i64) -> Row {
+    Row {
+        operation_day: Some(sep(9)),
+        state_version: taken_over.state_version + 1,
+        last_message_id: late,
+        sodt: Some(at(9, 23, 50)),
+    }
 }
 
 #[derive(QueryableByName)]
@@ -185,16 +174,7 @@ fn with_any_a_late_snapshot_moves_the_flight_back() {
         a_late_snapshot_of_the_older_day("day_moves_any", DayMoves::Any);
     pump_until_idle(&db, &mb, DayMoves::Any);
     let mut conn = db.connect();
-    let moved = row(&mut conn, 3);
-    assert_eq!(
-        moved,
-        Row {
-            operation_day: Some(sep(9)),
-            state_version: taken_over.state_version + 1,
-            last_message_id: late,
-            sodt: Some(at(9, 23, 50)),
-        }
-    );
+    assert_eq!(row(&mut conn, 3), moved_back(&taken_over, late));
     let notices = notices(&mut conn, late);
     let kinds: Vec<&str> = notices.iter().map(|n| n.0.as_str()).collect();
     assert_eq!(kinds, ["UPDATED", "SNAPSHOT"]);
@@ -237,9 +217,5 @@ fn a_replay_with_move_flights_forces_the_move_back() {
     assert_eq!(row(&mut conn, 3), taken_over);
     let moved = stdout_of(&replay(&["--move-flights"]), 0);
     assert!(moved.contains("updated 1: 3"), "{moved}");
-    let back = row(&mut conn, 3);
-    assert_eq!(back.operation_day, Some(sep(9)));
-    assert_eq!(back.sodt, Some(at(9, 23, 50)));
-    assert_eq!(back.state_version, taken_over.state_version + 1);
-    assert_eq!(back.last_message_id, late);
+    assert_eq!(row(&mut conn, 3), moved_back(&taken_over, late));
 }

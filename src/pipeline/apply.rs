@@ -115,15 +115,7 @@ pub fn apply_message<S: Store>(
     now: NaiveDateTime,
 ) -> Result<Applied, PipelineError> {
     let identity = identity_key(message_id, body);
-    let mut record = Recorder {
-        message_id,
-        identity: &identity,
-        msg_type: None,
-        subtype: None,
-        sent: None,
-        now,
-        released: false,
-    };
+    let mut record = Recorder::new(message_id, &identity, now);
     match Seen::of(
         message_id,
         &identity,
@@ -186,15 +178,7 @@ pub fn bypass_message<S: Store>(
     reason: &str,
 ) -> Result<Applied, PipelineError> {
     let identity = identity_key(message_id, body);
-    let mut record = Recorder {
-        message_id,
-        identity: &identity,
-        msg_type: None,
-        subtype: None,
-        sent: None,
-        now,
-        released: false,
-    };
+    let mut record = Recorder::new(message_id, &identity, now);
     record.dead_as_recorded(store, BYPASSED, reason)
 }
 
@@ -331,7 +315,20 @@ pub(super) struct Recorder<'a> {
     pub(super) released: bool,
 }
 
-impl Recorder<'_> {
+impl<'a> Recorder<'a> {
+    /// The recorder of message `message_id`, its kind not known yet.
+    fn new(message_id: i64, identity: &'a str, now: NaiveDateTime) -> Self {
+        Recorder {
+            message_id,
+            identity,
+            msg_type: None,
+            subtype: None,
+            sent: None,
+            now,
+            released: false,
+        }
+    }
+
     /// Records the outcome inside the caller's transaction.
     pub(super) fn record<T: StateTx + ?Sized>(
         &self,

@@ -15,6 +15,9 @@ impl<S: Store + Clone> Pump<S> {
     /// The head `message_id` is held for `reason`: it waits, looked at
     /// again after the idle poll.
     pub(super) fn held_head(&mut self, message_id: i64, reason: &str) -> Processed {
+        // What blocks the head now is an operator's answer, not the
+        // infrastructure: the head-blocked alert does not count the wait.
+        self.head_alert.clear();
         if self.held_alerted != Some(message_id) {
             self.held_alerted = Some(message_id);
             tracing::error!(

@@ -41,10 +41,10 @@ fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswe
         )],
     });
     assert!(
-        wait_until(Duration::from_secs(30), || request(&store, asked.req_id)
+        wait_until(Duration::from_secs(90), || request(&store, asked.req_id)
             .call_status
             == Some(CallStatus::Accepted)),
-        "the request was not written in 30 s\n{}",
+        "the request was not written in 90 s\n{}",
         run.dump_log()
     );
     let rows = coutmsgs(&mb);
@@ -56,10 +56,10 @@ fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswe
 
     let answer = mb.insert(&snapshot(sep(27), vec![flight(501, at(27, 8, 0))]));
     assert!(
-        wait_until(Duration::from_secs(30), || request(&store, asked.req_id)
+        wait_until(Duration::from_secs(90), || request(&store, asked.req_id)
             .status
             == RequestStatus::Completed),
-        "the answer did not complete the request in 30 s\n{}",
+        "the answer did not complete the request in 90 s\n{}",
         run.dump_log()
     );
     assert_eq!(
@@ -77,10 +77,10 @@ fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswe
         sep(28),
     );
     assert!(
-        wait_until(Duration::from_secs(30), || request(&store, hurried.req_id)
+        wait_until(Duration::from_secs(90), || request(&store, hurried.req_id)
             .status
             == RequestStatus::TimedOut),
-        "the overdue request was not timed out in 30 s\n{}",
+        "the overdue request was not timed out in 90 s\n{}",
         run.dump_log()
     );
     // Each request is written at most once: the first for certain, the

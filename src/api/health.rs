@@ -4,8 +4,8 @@
 //! makes the check fail on time instead of hanging the probe. A server the
 //! process is not configured to use is reported as such, never as down.
 
-use std::sync::Arc;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rdkafka::ClientConfig;
@@ -47,8 +47,73 @@ impl Health {
     }
 }
 
+/// Checks of one server that may still be running, unanswered, at once. A
+/// hung server keeps each check's thread until the server's own timeouts
+/// end it; past this many, a probe is answered at once without a thread, so
+/// a monitor polling a hung server never piles up threads.
+const MAX_UNANSWERED: usize = 4;
+
+/// How many checks of each server are running now.
+static RUNNING: Mutex<Vec<(&'static str, usize)>> = Mutex::new(Vec::new());
+
+/// One running check of a server, counted in [`RUNNING`] until dropped
+/// (also when its question panics).
+struct Running(&'static str);
+
+impl Running {
+    /// Counts a new check of `name`, unless [`MAX_UNANSWERED`] are running.
+    fn start(name: &'static str) -> Option<Running> {
+        let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+        let index = match running.iter().position(|(n, _)| *n == name) {
+            Some(index) => index,
+            None => {
+                running.push((name, 0));
+                running.len() - 1
+            }
+        };
+        if running[index].1 >= MAX_UNANSWERED {
+            return None;
+        }
+        running[index].1 += 1;
+        Some(Running(name))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = running.iter_mut().find(|(n, _)| *n == self.0) {
+            entry.1 = entry.1.saturating_sub(1);
+        }
+    }
+}
+
 /// Runs `question` on its own thread and waits at most `timeout` for it.
 fn within<F>(name: &'static str, timeout: Duration, question: F) -> Check
+where
+    F: FnOnce() -> Result<(), String> + Send + 'static,
+{
+    let answer = match Running::start(name) {
+        None => Err(format!(
+            "{MAX_UNANSWERED} earlier checks have not answered yet"
+        )),
+        Some(running) => ask(name, timeout, running, question),
+    };
+    Check {
+        name,
+        configured: true,
+        ok: answer.is_ok(),
+        error: answer.err(),
+    }
+}
+
+/// The answer of `question`, asked on a thread that holds `running`.
+fn ask<F>(
+    name: &'static str,
+    timeout: Duration,
+    running: Running,
+    question: F,
+) -> Result<(), String>
 where
     F: FnOnce() -> Result<(), String> + Send + 'static,
 {
@@ -56,21 +121,16 @@ where
     let spawned = std::thread::Builder::new()
         .name(format!("healthz-{name}"))
         .spawn(move || {
+            let _running = running;
             // The receiver is gone when the answer came too late.
             let _ = tx.send(question());
         });
-    let answer = match spawned {
+    match spawned {
         Err(e) => Err(format!("cannot start the check: {e}")),
         Ok(_) => match rx.recv_timeout(timeout) {
             Ok(answer) => answer,
             Err(_) => Err(format!("no answer within {} ms", timeout.as_millis())),
         },
-    };
-    Check {
-        name,
-        configured: true,
-        ok: answer.is_ok(),
-        error: answer.err(),
     }
 }
 
@@ -137,4 +197,50 @@ fn broker_answers(brokers: &str, timeout: Duration) -> Result<(), String> {
         .fetch_metadata(None, timeout)
         .map(drop)
         .map_err(|e| format!("{e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that hangs holds at most [`MAX_UNANSWERED`] threads: the
+    /// checks past them are answered at once, and a check runs again once
+    /// the hung ones end. (An in-process question stands for the server:
+    /// the bound is this module's, whatever hangs.)
+    #[test]
+    fn a_hung_server_holds_a_bounded_number_of_checks() {
+        let (release, hung) = mpsc::channel::<()>();
+        let hung = Arc::new(Mutex::new(hung));
+        let hang = || {
+            let hung = Arc::clone(&hung);
+            move || {
+                let _ = hung.lock().map(|h| h.recv());
+                Ok(())
+            }
+        };
+        let timeout = Duration::from_millis(20);
+        for _ in 0..MAX_UNANSWERED {
+            let check = within("test-hung", timeout, hang());
+            assert_eq!(check.error.as_deref(), Some("no answer within 20 ms"));
+        }
+        let refused = within("test-hung", timeout, || Ok(()));
+        assert!(!refused.ok);
+        assert_eq!(
+            refused.error.as_deref(),
+            Some("4 earlier checks have not answered yet")
+        );
+        // The hung checks end: checks run again.
+        for _ in 0..MAX_UNANSWERED {
+            release.send(()).expect("a hung check waits");
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let check = within("test-hung", Duration::from_secs(1), || Ok(()));
+            if check.ok {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{check:?}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
 }

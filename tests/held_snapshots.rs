@@ -24,6 +24,7 @@ use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::Settings;
 use flightstate::pump::{Pump, Step};
 use flightstate::store::pg::PgStore;
+use pumping::pg::drain;
 use pumping::{MailboxDatabase, mailbox_settings, proc_reasons, proc_states, pump_settings};
 use reading::{TestApi, get, parse_prometheus, value};
 
@@ -41,23 +42,6 @@ fn pump(db: &TestDatabase, mb: &MailboxDatabase, streamed: bool) -> Pump<PgStore
         pipeline.stream_part_flights = 16;
     }
     Pump::new(store, mailbox, pipeline, pump_settings("held-snapshots"))
-}
-
-/// Steps `pump` until it is idle.
-#[track_caller]
-fn until_idle(pump: &mut Pump<PgStore>) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match pump.step().expect("no failpoint armed") {
-            Step::Idle => return,
-            Step::Blocked { until, .. } => {
-                std::thread::sleep(until.saturating_duration_since(Instant::now()))
-            }
-            Step::Progress { .. } => {}
-            other => panic!("the pump stopped: {other:?}"),
-        }
-        assert!(Instant::now() < deadline, "the pump never became idle");
-    }
 }
 
 /// Steps `pump` until it has waited at head `held` three looks in a row.
@@ -149,7 +133,7 @@ fn a_day_of_200_then_a_snapshot_of_20(
         sep(9),
         (1..=200).map(|f| flight(f, at(9, 6, 0))).collect(),
     ));
-    until_idle(&mut pump);
+    drain(&mut pump);
     let held = mb.insert(&snapshot(
         sep(9),
         (1..=20).map(|f| flight(f, at(9, 6, 0))).collect(),
@@ -225,7 +209,7 @@ fn a_truncated_day_is_held_until_released_and_then_applied_as_it_is() {
         released.starts_with(&format!("{held}: RELEASED by night-shift")),
         "{released}"
     );
-    until_idle(&mut pump);
+    drain(&mut pump);
     let states = proc_states(&mut conn);
     assert_eq!(
         states[1..],
@@ -268,7 +252,7 @@ fn a_streamed_empty_snapshot_of_a_full_day_is_held_and_rejected_dead() {
         sep(9),
         (1..=200).map(|f| flight(f, at(9, 6, 0))).collect(),
     ));
-    until_idle(&mut pump);
+    drain(&mut pump);
     let mut conn = db.connect();
     // A snapshot of one new flight: read by parts, it writes that flight
     // before it knows that it deletes the 200 others.
@@ -292,7 +276,7 @@ fn a_streamed_empty_snapshot_of_a_full_day_is_held_and_rejected_dead() {
     let twice = stdout_of(&flightstate(&db, &mb, &["release", &held.to_string()]), 1);
     assert!(twice.contains("already decided it (REJECTED)"), "{twice}");
 
-    until_idle(&mut pump);
+    drain(&mut pump);
     let states = proc_states(&mut conn);
     assert_eq!(
         states[1..],
@@ -355,7 +339,7 @@ fn a_normal_days_churn_passes_the_guard() {
         sep(10),
         (1021..=1030).map(|f| flight(f, at(10, 6, 0))).collect(),
     ));
-    until_idle(&mut pump);
+    drain(&mut pump);
     let mut conn = db.connect();
     assert!(
         proc_states(&mut conn)
@@ -398,7 +382,7 @@ fn an_operators_replay_is_not_held_by_the_guard() {
         sep(9),
         (1..=30).map(|f| flight(f, at(9, 6, 0))).collect(),
     ));
-    until_idle(&mut pump);
+    drain(&mut pump);
     pump.release();
     let mut conn = db.connect();
     assert_eq!(flights_of(&mut conn, 9), 30);

@@ -9,7 +9,7 @@ mod pumping;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::TestDatabase;
 use common::sis::{at, flight, flop, parse_options, schedule_message, sep, snapshot};
@@ -18,8 +18,9 @@ use diesel::sql_types::BigInt;
 use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::Settings;
 use flightstate::protocol::{Field, ScheduleSubtype};
-use flightstate::pump::{Pump, PumpSettings, Step};
+use flightstate::pump::{Pump, PumpSettings};
 use flightstate::store::pg::PgStore;
+use pumping::pg::drain;
 use pumping::{MailboxDatabase, mailbox_settings, proc_states, state_dump};
 
 fn pump(db: &TestDatabase, mb: &MailboxDatabase, group_commit: usize) -> Pump<PgStore> {
@@ -44,21 +45,6 @@ fn pump(db: &TestDatabase, mb: &MailboxDatabase, group_commit: usize) -> Pump<Pg
             ..PumpSettings::default()
         },
     )
-}
-
-#[track_caller]
-fn drain(pump: &mut Pump<PgStore>) {
-    for _ in 0..500 {
-        match pump.step().expect("no failure injected here") {
-            Step::Idle => return,
-            Step::Blocked { until, .. } => {
-                std::thread::sleep(until.saturating_duration_since(Instant::now()))
-            }
-            Step::Progress { .. } => {}
-            other => panic!("the pump stopped: {other:?}"),
-        }
-    }
-    panic!("the pump never became idle");
 }
 
 /// Every way flight-level messages interact inside one group: several

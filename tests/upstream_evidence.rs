@@ -23,7 +23,7 @@ use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{DayOrder, SenderSeqn};
 use mysql::prelude::Queryable;
-use pumping::pg::{mailbox, pg_store};
+use pumping::pg::{drain, mailbox, pg_store};
 use pumping::{MailboxDatabase, proc_states, pump_settings};
 use reading::{TestApi, get, parse_prometheus, settings, value};
 
@@ -39,23 +39,6 @@ fn new_pump(db: &TestDatabase, mb: &MailboxDatabase, settings: PumpSettings) -> 
         ..Settings::default()
     };
     Pump::new(pg_store(db.url()), mailbox(mb.url()), pipeline, settings)
-}
-
-/// Steps until idle, sleeping while blocked.
-#[track_caller]
-fn drain(pump: &mut Pump<PgStore>) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        assert!(Instant::now() < deadline, "the pump never became idle");
-        match pump.step().expect("step") {
-            Step::Idle => return,
-            Step::Blocked { until, .. } => {
-                std::thread::sleep(until.saturating_duration_since(Instant::now()))
-            }
-            Step::Standby | Step::LeaseLost => panic!("the pump lost its lease"),
-            Step::Progress { .. } => {}
-        }
-    }
 }
 
 /// The ids of the crafted stream, by role.

@@ -39,10 +39,22 @@ pub fn pump_until_idle(db_url: &str, mb: &MailboxDatabase, pipeline: Settings, h
     let store = PgStore::connect(db_url, 2, Duration::from_secs(2)).expect("pool");
     let mailbox = mailbox(mb.url());
     let mut pump = Pump::new(store, mailbox, pipeline, pump_settings(holder));
+    drain(&mut pump);
+    pump.release();
+}
+
+/// Steps `pump` until it is idle, sleeping while it is blocked.
+///
+/// # Panics
+///
+/// When the pump stops (its lease lost, a failure), or is not idle within
+/// a minute.
+#[track_caller]
+pub fn drain<S: Store + Clone>(pump: &mut Pump<S>) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         match pump.step().expect("no failpoint armed") {
-            Step::Idle => break,
+            Step::Idle => return,
             Step::Blocked { until, .. } => {
                 std::thread::sleep(until.saturating_duration_since(Instant::now()))
             }
@@ -51,7 +63,6 @@ pub fn pump_until_idle(db_url: &str, mb: &MailboxDatabase, pipeline: Settings, h
         }
         assert!(Instant::now() < deadline, "the pump never became idle");
     }
-    pump.release();
 }
 
 /// Two pumps on one state database and mailbox: A, over a

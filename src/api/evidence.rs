@@ -101,10 +101,10 @@ pub(super) fn write_text(
             s.missing,
             s.resets,
             s.unreadable,
-            match (&s.last_anomaly, s.last_anomaly_id) {
-                (Some(kind), Some(at)) => format!("; latest {kind} at message {at}"),
-                _ => String::new(),
-            }
+            s.latest_anomaly()
+                .map_or_else(String::new, |(kind, at)| format!(
+                    "; latest {kind} at message {at}"
+                ))
         );
     }
 }

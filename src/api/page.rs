@@ -270,10 +270,10 @@ fn write_evidence(out: &mut String, state: &StateFacts) {
             s.missing,
             s.resets,
             s.unreadable,
-            match (&s.last_anomaly, s.last_anomaly_id) {
-                (Some(kind), Some(at)) => format!("{} at {at}", escape(kind)),
-                _ => "–".to_owned(),
-            },
+            s.latest_anomaly().map_or_else(
+                || "–".to_owned(),
+                |(kind, at)| format!("{} at {at}", escape(kind))
+            ),
         );
     }
     out.push_str("</table></div>");

@@ -91,6 +91,13 @@ pub struct SenderSeqn {
     pub last_anomaly_id: Option<i64>,
 }
 
+impl SenderSeqn {
+    /// The latest anomaly's kind and message, when there was one.
+    pub fn latest_anomaly(&self) -> Option<(&str, i64)> {
+        Some((self.last_anomaly.as_deref()?, self.last_anomaly_id?))
+    }
+}
+
 /// The message that blocks the head of the queue on an infrastructure
 /// failure, as `PROC_STATE` records it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

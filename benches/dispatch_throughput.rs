@@ -103,6 +103,7 @@ fn delete_topics(brokers: &str, names: &[&str]) -> BenchResult<()> {
 }
 
 fn main() -> BenchResult<()> {
+    flightstate::memory::refuse_huge_pages();
     let admin = common::pg_admin_url();
     let brokers = std::env::var("FLIGHTSTATE_TEST_KAFKA_BROKERS")
         .unwrap_or_else(|_| "127.0.0.1:9092".to_owned());

@@ -38,6 +38,7 @@ use common::{BenchDatabase, BenchResult, env_or};
 const MAILBOX_DDL: &str = include_str!("../sql/mailbox/aodb_mailbox.sql");
 
 fn main() -> BenchResult<()> {
+    flightstate::memory::refuse_huge_pages();
     let admin = common::pg_admin_url();
     let maria = std::env::var("FLIGHTSTATE_TEST_MARIADB_URL")
         .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".to_owned());

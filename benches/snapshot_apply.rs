@@ -43,6 +43,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use common::{BenchDatabase, BenchResult, CpuTimes, FLIGHT_TABLES, peak_rss_kib};
 
 fn main() -> BenchResult<()> {
+    flightstate::memory::refuse_huge_pages();
     let admin = common::pg_admin_url();
     let flights: usize = common::env_or("FLIGHTSTATE_BENCH_FLIGHTS", 9_999);
 

@@ -14,5 +14,6 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    flightstate::memory::refuse_huge_pages();
     cli::main()
 }

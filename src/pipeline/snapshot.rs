@@ -310,7 +310,7 @@ fn write_parts<T: StateTx>(
 ) -> Result<Written, PipelineError> {
     let mut written = Written::default();
     while let Some(part) = parts.next_part() {
-        write_part(tx, day, received.ids(), &part, &mut written)?;
+        write_part(tx, day, received.ids(), part, &mut written)?;
         crate::failpoint!("snapshot.after_part");
     }
     Ok(written)

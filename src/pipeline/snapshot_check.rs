@@ -6,6 +6,8 @@
 //! flights are gone once written) are judged by the same code, in the same
 //! order, with the same reasons.
 
+use std::borrow::Cow;
+
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
@@ -39,6 +41,28 @@ impl Built {
     pub(super) fn from_pairs(pairs: Vec<(FlightState, String)>) -> Built {
         let (states, digests) = pairs.into_iter().unzip();
         Built { states, digests }
+    }
+
+    /// The `(state, digest)` pairs whose `keep` is true, in order: moved
+    /// out of a part the caller owns, copied from one it borrows.
+    pub(super) fn take(part: Cow<'_, Built>, keep: &[bool]) -> Vec<(FlightState, String)> {
+        match part {
+            Cow::Owned(built) => built
+                .states
+                .into_iter()
+                .zip(built.digests)
+                .zip(keep)
+                .filter_map(|(pair, &k)| k.then_some(pair))
+                .collect(),
+            Cow::Borrowed(built) => built
+                .states
+                .iter()
+                .zip(&built.digests)
+                .zip(keep)
+                .filter(|&(_, &k)| k)
+                .map(|((state, digest), _)| (state.clone(), digest.clone()))
+                .collect(),
+        }
     }
 
     /// The day of the first flight that has a scheduled time.

@@ -3,6 +3,9 @@
 //! part, the set-difference delete, the list, the version, the outbox and
 //! the outcome.
 
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
@@ -42,7 +45,7 @@ pub(super) fn write_part<T: StateTx>(
     tx: &mut T,
     (day, day_moves): (NaiveDate, DayMoves),
     (message_id, now): (i64, NaiveDateTime),
-    flights: &Built,
+    flights: Cow<'_, Built>,
     written: &mut Written,
 ) -> Result<(), PipelineError> {
     let flids: Vec<i64> = flights.states.iter().map(|s| s.flid).collect();
@@ -55,23 +58,27 @@ pub(super) fn write_part<T: StateTx>(
     } = keep_later_days(day_moves, day, message_id, &flids, &stored)?;
     written.kept_notices.extend(notices);
     written.kept_on_later_day.extend(&kept);
-    let kept: std::collections::HashSet<i64> = kept.into_iter().collect();
-    let mut candidates = Vec::new();
-    let mut candidate_digests = std::collections::HashMap::new();
+    let kept: HashSet<i64> = kept.into_iter().collect();
+    // Which flights to plan: neither kept on a later day nor unchanged.
+    let mut candidate = Vec::with_capacity(flids.len());
     for (state, digest) in flights.states.iter().zip(&flights.digests) {
-        if kept.contains(&state.flid) {
-            continue;
-        }
         let same = stored.get(&state.flid).is_some_and(|s| {
             s.digest.as_deref() == Some(digest.as_str()) && s.operation_day == Some(day)
         });
-        if same {
+        let is_kept = kept.contains(&state.flid);
+        if same && !is_kept {
             written.unchanged += 1;
-        } else {
-            candidates.push(state);
-            candidate_digests.insert(state.flid, digest);
         }
+        candidate.push(!same && !is_kept);
     }
+    let (candidates, mut candidate_digests): (Vec<FlightState>, HashMap<i64, String>) =
+        Built::take(flights, &candidate)
+            .into_iter()
+            .map(|(state, digest)| {
+                let flid = state.flid;
+                (state, (flid, digest))
+            })
+            .unzip();
     let candidate_flids: Vec<i64> = candidates.iter().map(|s| s.flid).collect();
     let current = tx.load_flights(&candidate_flids)?;
     // A flight deleted before and created again continues above its
@@ -115,8 +122,8 @@ pub(super) fn write_part<T: StateTx>(
         )?);
         digests.push(
             candidate_digests
-                .get(&flid)
-                .map_or_else(|| write.state.digest(), |d| (*d).clone()),
+                .remove(&flid)
+                .unwrap_or_else(|| write.state.digest()),
         );
         rows.push(StoredFlight {
             state: write.state,

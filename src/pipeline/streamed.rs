@@ -92,9 +92,10 @@ struct StreamSource<'a> {
 
 impl Source for StreamSource<'_> {
     fn read<R>(&self, run: impl FnOnce(Option<NaiveDate>, &mut dyn Parts) -> R) -> R {
-        // Two parts queued: the reader keeps ahead of the writer by one part
-        // while the writer writes another.
-        let (to_writer, from_reader) = sync_channel(2);
+        // One part queued: the reader keeps one part ahead of the writer
+        // while the writer writes another (a second queued part measured no
+        // faster and held more memory).
+        let (to_writer, from_reader) = sync_channel(1);
         let (body, settings) = (self.body, self.settings);
         std::thread::scope(|scope| {
             let reader = std::thread::Builder::new()

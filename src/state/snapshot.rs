@@ -44,28 +44,29 @@ pub struct DuplicateFlid {
 
 /// Plans writing `new_states` with `day`, given the stored flights among
 /// them (`current`, by FLID); a flight with no row starts at
-/// `first_version(flid)` (above a tombstone it may have). Only the flights
-/// to write are copied: an unchanged day costs no copies.
-pub fn plan_snapshot<'a>(
+/// `first_version(flid)` (above a tombstone it may have). The states to
+/// write move into the plan, so a part's flights are held once while they
+/// are written.
+pub fn plan_snapshot(
     day: NaiveDate,
-    new_states: impl IntoIterator<Item = &'a FlightState>,
+    new_states: impl IntoIterator<Item = FlightState>,
     current: &HashMap<i64, StoredFlight>,
     first_version: impl Fn(i64) -> i64,
 ) -> SnapshotPlan {
     let mut plan = SnapshotPlan::default();
     for state in new_states {
         match current.get(&state.flid) {
-            Some(stored) if stored.state == *state && stored.operation_day == Some(day) => {
+            Some(stored) if stored.state == state && stored.operation_day == Some(day) => {
                 plan.unchanged += 1;
             }
             Some(stored) => plan.writes.push(FlightWrite {
-                state: state.clone(),
+                state,
                 state_version: stored.state_version + 1,
                 created: false,
             }),
             None => plan.writes.push(FlightWrite {
-                state: state.clone(),
                 state_version: first_version(state.flid),
+                state,
                 created: true,
             }),
         }
@@ -109,7 +110,7 @@ mod tests {
         let first_version = |flid| if flid == 5 { 7 } else { 1 };
         let plan = plan_snapshot(
             day(9),
-            &[
+            [
                 flight(1, "B1"),
                 flight(2, "XX"),
                 flight(3, "B3"),

@@ -378,7 +378,8 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                                 });
                             }
                         },
-                        Err(e) => return Err(self.xml_error(reader.error_position(), e)),
+                        // Not an error of the reader's: the reference's own offset.
+                        Err(e) => return Err(self.xml_error(before, e)),
                     };
                     self.text(resolved, before)?;
                 }
@@ -711,6 +712,15 @@ mod tests {
         // Tab, LF, CR, DEL and the C1 controls are XML 1.0 characters.
         let kept = read("<MSG><A>a\tb\r\nc\u{7f}\u{85}</A></MSG>").expect("allowed characters");
         assert_eq!(kept.children[0].text, "a\tb\nc\u{7f}\u{85}");
+    }
+
+    #[test]
+    fn a_bad_character_reference_is_located_where_it_is() {
+        let err = read("<MSG>\n<A>x&#0;</A></MSG>").unwrap_err().to_string();
+        assert!(
+            err.starts_with("not well-formed XML at line 2, column 5: "),
+            "{err}"
+        );
     }
 
     #[test]

@@ -225,6 +225,14 @@ fn bad_snapshots_are_dead_and_change_nothing<D: ScenarioDb>(db: &D) {
     let store = db.store();
     applied_snapshot(&store, 1, &snapshot(sep(9), vec![flight(1, at(9, 8, 0))]));
     let before = db.dump();
+    let three_flights = snapshot(
+        sep(9),
+        vec![
+            flight(1, at(9, 8, 0)),
+            flight(2, at(9, 9, 0)),
+            flight(3, at(9, 10, 0)),
+        ],
+    );
     let cases: Vec<(i64, Vec<u8>, &str)> = vec![
         (
             2,
@@ -272,6 +280,18 @@ fn bad_snapshots_are_dead_and_change_nothing<D: ScenarioDb>(db: &D) {
             "RECS is missing",
         ),
         (7, b"<MSG><META>".to_vec(), "rejected: "),
+        // An FLTR that does not read, first and after others: streamed,
+        // the FLTRs before it were read (and perhaps written) already.
+        (
+            8,
+            broken_flid(&three_flights, 0),
+            "bad value `X1` in MSG/SCHD/FLTR[1]/FLID",
+        ),
+        (
+            9,
+            broken_flid(&three_flights, 2),
+            "bad value `X3` in MSG/SCHD/FLTR[3]/FLID",
+        ),
     ];
     for (id, body, reason) in cases {
         match apply(&store, id, &body) {
@@ -291,7 +311,14 @@ fn bad_snapshots_are_dead_and_change_nothing<D: ScenarioDb>(db: &D) {
             .join("\n")
     };
     assert_eq!(without_proc(&after), without_proc(&before));
-    assert_eq!(db.count("proc_state", "status = 'DEAD'"), 6);
+    assert_eq!(db.count("proc_state", "status = 'DEAD'"), 8);
+}
+
+/// `body` with an `X` before the FLID of its FLTR number `n` (from 0).
+fn broken_flid(body: &[u8], n: usize) -> Vec<u8> {
+    let text = String::from_utf8(body.to_vec()).expect("a generated message is UTF-8");
+    let at = text.match_indices("<FLID>").nth(n).expect("an FLID").0 + "<FLID>".len();
+    format!("{}X{}", &text[..at], &text[at..]).into_bytes()
 }
 
 fn an_empty_snapshot_of_a_named_day_deletes_the_day<D: ScenarioDb>(db: &D) {

@@ -8,12 +8,28 @@ use flightstate::state::{
     state_document, state_from_record,
 };
 
-/// The SIS reader on any bytes: it never panics, and a message it accepts is
+/// The SIS reader on any bytes: it never panics, reads alike on one core and
+/// on two (the same message, or the same error), and a message it accepts is
 /// written as text that reads back and is written the same again (the writer
 /// leaves out what the reader only notes: unknown and ignored elements).
 pub fn sis_reader(data: &[u8]) {
-    let opts = ParseOptions::default();
-    if let Ok(message) = parse_slice(data, &opts) {
+    let opts = ParseOptions {
+        second_reader_from_bytes: None,
+        ..ParseOptions::default()
+    };
+    let two_cores = ParseOptions {
+        second_reader_from_bytes: Some(0),
+        ..ParseOptions::default()
+    };
+    let read = parse_slice(data, &opts);
+    assert_eq!(
+        read.as_ref().map_err(ToString::to_string),
+        parse_slice(data, &two_cores)
+            .as_ref()
+            .map_err(ToString::to_string),
+        "read on one core, then on two"
+    );
+    if let Ok(message) = read {
         let written = to_xml_with(&message, &opts);
         let again = parse_slice(written.as_bytes(), &opts)
             .unwrap_or_else(|e| panic!("a written message reads back: {e}\n{written}"));

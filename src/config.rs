@@ -212,6 +212,10 @@ pub struct ProtocolConfig {
     /// The element inside `<SCHD>` that names a snapshot's operation day, at
     /// sites whose AODB sends one.
     pub operation_day_element: Option<String>,
+    /// Whether a large snapshot is read on two cores
+    /// ([`ParseOptions::second_reader_from_bytes`](crate::protocol::ParseOptions)); off, every
+    /// message is read on one.
+    pub second_reader: bool,
 }
 
 impl Default for ProtocolConfig {
@@ -219,6 +223,7 @@ impl Default for ProtocolConfig {
         ProtocolConfig {
             max_message_bytes: crate::protocol::DEFAULT_MAX_BYTES,
             operation_day_element: None,
+            second_reader: true,
         }
     }
 }
@@ -229,6 +234,9 @@ impl ProtocolConfig {
         crate::protocol::ParseOptions {
             max_bytes: self.max_message_bytes,
             operation_day_element: self.operation_day_element.clone(),
+            second_reader_from_bytes: self
+                .second_reader
+                .then_some(crate::protocol::DEFAULT_SECOND_READER_FROM_BYTES),
         }
     }
 }

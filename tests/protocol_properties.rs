@@ -9,7 +9,7 @@ use flightstate::protocol::{
     FlightOperation, FlightRecord, FlightReturn, FlopSubtype, GateAllocation, Group, LandingAbort,
     Message, Meta, Minutes, Movement, NoValue, ParseOptions, PortAction, PortEvent, PushEvent,
     ReturnKind, RoutePoint, Schedule, ScheduleSubtype, StandAllocation, TractorEvent, parse_reader,
-    parse_slice, to_xml_with,
+    parse_slice, parse_slice_handing, to_xml_with,
 };
 use proptest::prelude::*;
 
@@ -24,6 +24,58 @@ fn options() -> ParseOptions {
         ..ParseOptions::default()
     }
 }
+
+/// The seed's FLTRs six times over: a snapshot whose last third, where a second reader
+/// starts, holds whole records.
+fn many_records() -> String {
+    let start = SEED_MESSAGE.find("<FLTR>").expect("the seed has an FLTR");
+    let end = SEED_MESSAGE.rfind("</SCHD>").expect("the seed has an SCHD");
+    format!(
+        "{}{}{}",
+        &SEED_MESSAGE[..start],
+        SEED_MESSAGE[start..end].repeat(3),
+        &SEED_MESSAGE[end..]
+    )
+}
+
+/// Reads every message, however small, on two cores (one core with `false`).
+fn cores(two: bool) -> ParseOptions {
+    ParseOptions {
+        second_reader_from_bytes: two.then_some(0),
+        ..options()
+    }
+}
+
+/// The message or its error, and the records handed on while it was read.
+fn read_handing(bytes: &[u8], opts: &ParseOptions) -> (Result<Message, String>, Vec<FlightRecord>) {
+    let mut handed = Vec::new();
+    let message = parse_slice_handing(bytes, opts, &mut |record| handed.push(record))
+        .map_err(|e| e.to_string());
+    (message, handed)
+}
+
+/// Pieces of XML that change how a tail reads: record and schedule boundaries, comments,
+/// CDATA, declarations, references.
+const FRAGMENTS: &[&str] = &[
+    "<FLTR>",
+    "</FLTR>",
+    "<FLTR/>",
+    "</SCHD>",
+    "<SCHD>",
+    "</MSG>",
+    "<MSG>",
+    "<!--",
+    "-->",
+    "<![CDATA[",
+    "]]>",
+    "<?pi?>",
+    "&amp;",
+    "&#1;",
+    "junk",
+    "<RECS>2</RECS>",
+    "<OPDY>02MAR24</OPDY>",
+    "<X/>",
+];
 
 /// Deterministic choices read from proptest's bytes: shrinking the bytes towards zeros
 /// shrinks the message towards absent fields.
@@ -407,6 +459,18 @@ proptest! {
     }
 
     #[test]
+    fn written_messages_read_back_equal_on_two_cores(
+        bytes in proptest::collection::vec(any::<u8>(), 0..4096),
+    ) {
+        let message = Source { bytes: &bytes, at: 0 }.message();
+        let xml = to_xml_with(&message, &options());
+        match parse_slice(xml.as_bytes(), &cores(true)) {
+            Ok(parsed) => prop_assert_eq!(parsed, message, "written as:\n{}", xml),
+            Err(e) => prop_assert!(false, "{} in:\n{}", e, xml),
+        }
+    }
+
+    #[test]
     fn written_messages_read_back_equal(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let message = Source { bytes: &bytes, at: 0 }.message();
         let opts = options();
@@ -415,5 +479,29 @@ proptest! {
             Ok(parsed) => prop_assert_eq!(parsed, message, "written as:\n{}", xml),
             Err(e) => prop_assert!(false, "{} in:\n{}", e, xml),
         }
+    }
+}
+
+proptest! {
+    // A mutation lands in the tail a third of the time, and between two records far less.
+    #![proptest_config(ProptestConfig::with_cases(8 * CASES))]
+
+    #[test]
+    fn mutated_snapshots_read_alike_on_one_core_and_two(
+        at in 0usize..many_records().len(),
+        cut in 0usize..64,
+        insert in prop_oneof![
+            "[<>/&;=\"' a-zA-Z0-9#x!\\[\\]-]{0,12}".boxed(),
+            proptest::sample::select(FRAGMENTS).prop_map(str::to_owned).boxed(),
+        ],
+    ) {
+        let mut bytes = many_records().into_bytes();
+        let end = (at + cut).min(bytes.len());
+        bytes.splice(at..end, insert.bytes());
+        prop_assert_eq!(read_handing(&bytes, &cores(false)), read_handing(&bytes, &cores(true)));
+        prop_assert_eq!(
+            parse_slice(&bytes, &cores(false)).map_err(|e| e.to_string()),
+            parse_slice(&bytes, &cores(true)).map_err(|e| e.to_string())
+        );
     }
 }

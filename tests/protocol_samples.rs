@@ -1,5 +1,6 @@
 //! Every message of the peer's sample corpus, parsed; each outcome (the message as JSON, or
-//! why it is rejected) is pinned by a snapshot named after the file.
+//! why it is rejected) is pinned by a snapshot named after the file, and is the same when
+//! the message is read on two cores.
 
 use std::fs;
 
@@ -7,8 +8,8 @@ use flightstate::protocol::{ParseOptions, parse_slice};
 
 mod peer;
 
-fn outcome(bytes: &[u8]) -> String {
-    match parse_slice(bytes, &ParseOptions::default()) {
+fn outcome(bytes: &[u8], opts: &ParseOptions) -> String {
+    match parse_slice(bytes, opts) {
         Ok(message) => match serde_json::to_string_pretty(&message) {
             Ok(json) => json,
             Err(e) => format!("not serializable: {e}"),
@@ -41,7 +42,17 @@ fn every_sample_has_its_pinned_outcome() {
                 .and_then(|stem| stem.to_str())
                 .expect("sample names are UTF-8");
             let bytes = fs::read(path).expect("a sample is readable");
-            insta::assert_snapshot!(name, outcome(&bytes));
+            let one_core = ParseOptions {
+                second_reader_from_bytes: None,
+                ..ParseOptions::default()
+            };
+            let read = outcome(&bytes, &one_core);
+            let two_cores = ParseOptions {
+                second_reader_from_bytes: Some(0),
+                ..ParseOptions::default()
+            };
+            assert_eq!(read, outcome(&bytes, &two_cores), "{name} on two cores");
+            insta::assert_snapshot!(name, read);
         }
     });
 }

@@ -19,7 +19,7 @@ use common::dialects::ScenarioDb;
 use common::sis::{at, flight, schedule_message, sep, snapshot};
 use flightstate::FailureKind;
 use flightstate::pipeline::{Applied, Settings, SnapshotReport, apply_message};
-use flightstate::protocol::{Field, Group, ScheduleSubtype};
+use flightstate::protocol::{Field, Group, ParseOptions, ScheduleSubtype};
 use flightstate::state::StoredFlight;
 use flightstate::store::{ProcStatus, StateTx, Store, StoreError};
 
@@ -73,10 +73,19 @@ fn stream_by(flights: usize) {
     STREAM_PART.with(|part| part.set(Some(flights)));
 }
 
+thread_local! {
+    /// Whether this test thread reads every message, however small, on two cores.
+    static TWO_CORES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 fn settings() -> Settings {
     let part = STREAM_PART.with(std::cell::Cell::get);
+    let two_cores = TWO_CORES.with(std::cell::Cell::get);
     Settings {
-        parse: common::sis::parse_options(),
+        parse: ParseOptions {
+            second_reader_from_bytes: two_cores.then_some(0),
+            ..common::sis::parse_options()
+        },
         stream_from_bytes: if part.is_some() { 0 } else { usize::MAX },
         stream_part_flights: part.unwrap_or(flightstate::pipeline::STREAM_PART_FLIGHTS),
         ..Settings::default()
@@ -530,10 +539,11 @@ fn a_full_day_of_9999_flights_applies_in_one_transaction<D: ScenarioDb>(db: &D) 
 }
 
 /// The same messages, streamed by parts of two flights into one database
-/// and read whole into another, have the same outcomes and leave the two
-/// databases equal row for row, event for event: across parts (unchanged,
-/// changed, new and deleted flights), when the first flight's day is not
-/// the snapshot's, and for every kind of bad snapshot.
+/// (each read on two cores) and read whole on one core into another, have
+/// the same outcomes and leave the two databases equal row for row, event
+/// for event: across parts (unchanged, changed, new and deleted flights),
+/// when the first flight's day is not the snapshot's, and for every kind of
+/// bad snapshot.
 #[test]
 fn a_streamed_day_leaves_what_a_day_read_whole_leaves() {
     let day_of_nine: Vec<_> = (1..=7)
@@ -614,11 +624,13 @@ fn a_streamed_day_leaves_what_a_day_read_whole_leaves() {
     let mut parts = Vec::new();
     for (id, body) in (1..).zip(&messages) {
         stream_by(2);
+        TWO_CORES.with(|two| two.set(true));
         let mut by_parts = apply(&streamed.store(), id, body);
         if let Applied::Snapshot(report) = &mut by_parts {
             parts.push((id, std::mem::take(&mut report.streamed_parts)));
         }
         STREAM_PART.with(|part| part.set(None));
+        TWO_CORES.with(|two| two.set(false));
         let read_whole = apply(&whole.store(), id, body);
         assert_eq!(by_parts, read_whole, "message {id}");
         dead += usize::from(matches!(read_whole, Applied::Dead { .. }));

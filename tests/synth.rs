@@ -10,7 +10,7 @@ use std::process::Command;
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use flightstate::protocol::{
     Body, Field, FlightRecord, FlopSubtype, Message, ParseOptions, Schedule, ScheduleSubtype,
-    parse_slice, to_xml,
+    parse_slice, parse_slice_handing, to_xml,
 };
 use flightstate::synth::{DayOptions, Moment, SyntheticDay, airport_day, detail_rows, snapshot_of};
 
@@ -299,8 +299,22 @@ fn a_full_day_of_9999_flights_is_a_heavy_snapshot() {
         );
         if moment == Moment::Closing {
             assert!((120_000..=180_000).contains(&rows), "{rows} detail rows");
+            // Read on two cores (the default for a message this size) and on one.
             let parsed = parse_slice(xml.as_bytes(), &roomy()).expect("parses");
             assert_eq!(parsed, snapshot);
+            let one_core = ParseOptions {
+                second_reader_from_bytes: None,
+                ..roomy()
+            };
+            let parsed = parse_slice(xml.as_bytes(), &one_core).expect("parses");
+            assert_eq!(parsed, snapshot);
+            let mut handed = Vec::new();
+            let rest = parse_slice_handing(xml.as_bytes(), &roomy(), &mut |record| {
+                handed.push(record);
+            })
+            .expect("parses");
+            assert_eq!(handed, schedule(&snapshot).flights);
+            assert!(schedule(&rest).flights.is_empty(), "every record handed on");
         }
     }
 }

@@ -2,8 +2,9 @@
 //! parses the message and hands its records by parts, as their FLTRs are
 //! read, to the snapshot's transaction (`snapshot::Parts`), which builds each
 //! part's states and `STATE_DIGEST`s and writes them while the reader reads
-//! on. Parsing (one core) then overlaps with building and writing (the other
-//! core and the database) instead of taking turns.
+//! on. Parsing then overlaps with building and writing (the other core and
+//! the database) instead of taking turns; the parser reads a large day's last
+//! third on the second core too (`protocol::ParseOptions::second_reader_from_bytes`).
 //!
 //! Only a few parts are held at a time: the reader keeps no record it
 //! handed on, the transaction drops each part once written, and what the
@@ -252,7 +253,7 @@ impl Parts for StreamParts<'_, '_> {
     }
 }
 
-/// The reader: parses `body` on one core and hands out the records of a
+/// The reader: parses `body` and hands out the records of a
 /// snapshot by parts as they are read (`protocol::parse_slice_handing`);
 /// ends with the message. It stops handing out when the transaction stops
 /// listening.

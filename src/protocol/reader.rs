@@ -10,8 +10,9 @@
 //! the XML. Only text that had to change (an entity resolved, a line end normalised, text
 //! split by a reference) is owned. Paths are formatted only when an error needs one.
 
+mod siblings;
+
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 
 use quick_xml::escape::resolve_predefined_entity;
@@ -19,6 +20,7 @@ use quick_xml::events::attributes::Attributes;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
+use self::siblings::Level;
 use super::errors::{Position, ProtocolError};
 
 /// No SIS message nests deeper than 6 (MSG/FLOP/VIPF/VIPT/VSCD); the margin is generous,
@@ -219,86 +221,91 @@ impl<'a> Document<'a> {
     ) -> Result<Element<'a>, ProtocolError> {
         TreeBuilder::new(self, on_close).run()
     }
-}
 
-/// The children read so far of one open element, and the numbers of their names.
-///
-/// Every element of a snapshot (about a million) is numbered, so the common cases cost no
-/// hashing: a repeat of the previous sibling (FLTR after FLTR, GTDT after GTDT) counts on
-/// from it, and a name never seen among the siblings is known as new from a small bit
-/// filter. Only a name the filter may have seen is looked for among the siblings; past
-/// [`Level::SCAN_LIMIT`] siblings a map takes over, so that an element with a million
-/// differently named children costs no million squared comparisons.
-#[derive(Default)]
-struct Level<'a> {
-    children: Vec<Element<'a>>,
-    /// One bit per name hash: clear means no child of a name with that hash yet.
-    filter: [u64; 4],
-    /// The highest index per name, kept only once `counting` is on.
-    counts: HashMap<Cow<'a, str>, usize>,
-    counting: bool,
-}
-
-impl<'a> Level<'a> {
-    /// More siblings than an FLTR has distinct elements; beyond it, scanning would cost.
-    const SCAN_LIMIT: usize = 128;
-
-    /// Makes the level ready for a new open element (its children were taken at close).
-    fn reset(&mut self) {
-        self.filter = [0; 4];
-        if self.counting {
-            self.counting = false;
-            // A map grown by one huge element is dropped, not cleared: clearing costs its
-            // capacity, which every later element at this depth would pay again.
-            if self.counts.capacity() > Self::SCAN_LIMIT {
-                self.counts = HashMap::new();
-            } else {
-                self.counts.clear();
-            }
-        }
+    /// What the reader reads: the document without its byte order mark.
+    pub fn body(&self) -> &'a str {
+        self.body
     }
 
-    /// The 1-based index of a new child among the children of its name.
-    fn number(&mut self, child: &Element<'a>) -> usize {
-        let name = &child.name;
-        if !self.counting && self.children.len() >= Self::SCAN_LIMIT {
-            for sibling in &self.children {
-                // Children come in order, so the last insert of a name is its highest index.
-                self.counts.insert(sibling.name.clone(), sibling.index);
-            }
-            self.counting = true;
+    /// Like [`Document::read_with`], and where an event starts at byte `at` of the
+    /// [`body`](Document::body) while the innermost open element has no text, asks
+    /// `listener` for the rest of that element's children ([`Listener::tail`]); given
+    /// them, takes them as read and closes the open elements without reading further.
+    ///
+    /// # Errors
+    ///
+    /// As [`Document::read_with`].
+    pub fn read_handing_over(
+        &self,
+        at: usize,
+        listener: impl Listener<'a>,
+    ) -> Result<Element<'a>, ProtocolError> {
+        let mut builder = TreeBuilder::new(self, listener);
+        builder.hand_over = Some(at as u64);
+        builder.run()
+    }
+
+    /// Reads the body from byte `from` on as the rest of the children of the elements
+    /// named `open` (root first), open there, followed by their end tags and nothing but
+    /// comments and layout: the children of the innermost, complete and numbered from 1.
+    /// `None` where the rest does not read so (not well-formed, a declaration, other
+    /// children of an outer element): the whole document read from its start says why.
+    pub fn read_tail(
+        &self,
+        from: usize,
+        open: &[&'static str],
+        on_close: impl FnMut(&[Element<'a>], &mut Element<'a>),
+    ) -> Option<Vec<Element<'a>>> {
+        let mut builder = TreeBuilder::new(self, on_close);
+        builder.body = self.body.get(from..)?;
+        builder.shift += from;
+        builder.tail = true;
+        for name in open {
+            builder.levels.push(Level::default());
+            builder.stack.push(Element::new(Cow::Borrowed(name)));
         }
-        if self.counting {
-            let seen = self.counts.entry(name.clone()).or_insert(0);
-            *seen += 1;
-            return *seen;
+        let mut element = builder.run().ok()?;
+        for _ in 1..open.len() {
+            let [inner] = <[Element<'a>; 1]>::try_from(element.children).ok()?;
+            element = inner;
         }
-        if let Some(last) = self.children.last()
-            && last.name == *name
-        {
-            return last.index + 1;
-        }
-        let hash = name.bytes().fold(0x811c_9dc5_u32, |h, b| {
-            (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-        });
-        let (word, bit) = ((hash >> 6) as usize % 4, 1_u64 << (hash % 64));
-        if self.filter[word] & bit == 0 {
-            self.filter[word] |= bit;
-            return 1;
-        }
-        self.children
-            .iter()
-            .rev()
-            .find(|sibling| sibling.name == *name)
-            .map_or(1, |sibling| sibling.index + 1)
+        Some(element.children)
     }
 }
 
-struct TreeBuilder<'a, F> {
-    on_close: F,
+/// Who is told what the tree builder reads.
+pub(crate) trait Listener<'a> {
+    /// `element` has closed, complete with its children; `ancestors` are the open
+    /// elements, root first (their children are not in them yet). It may take what it
+    /// needs and empty the element.
+    fn closed(&mut self, ancestors: &[Element<'a>], element: &mut Element<'a>);
+
+    /// The rest of the children of the innermost of `open`, read by someone else, to be
+    /// taken in place of reading on ([`Document::read_handing_over`]); `None` to read on.
+    fn tail(&mut self, open: &[Element<'a>]) -> Option<Vec<Element<'a>>>;
+}
+
+/// A closure is told of each element as it closes, and reads every document to its end.
+impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> Listener<'a> for F {
+    fn closed(&mut self, ancestors: &[Element<'a>], element: &mut Element<'a>) {
+        self(ancestors, element);
+    }
+
+    fn tail(&mut self, _open: &[Element<'a>]) -> Option<Vec<Element<'a>>> {
+        None
+    }
+}
+
+struct TreeBuilder<'a, L> {
+    listener: L,
     input: &'a str,
+    /// What is read: the body, or its tail from `shift` on.
     body: &'a str,
     shift: usize,
+    /// Where to ask the listener for the rest ([`Document::read_handing_over`]).
+    hand_over: Option<u64>,
+    /// Whether the stack starts with elements opened before `body` ([`Document::read_tail`]).
+    tail: bool,
     /// The open elements, root first.
     stack: Vec<Element<'a>>,
     /// `levels[d]` holds the children of `stack[d]`; entries past the stack are spare, kept
@@ -307,13 +314,15 @@ struct TreeBuilder<'a, F> {
     root: Option<Element<'a>>,
 }
 
-impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
-    fn new(document: &Document<'a>, on_close: F) -> Self {
+impl<'a, L: Listener<'a>> TreeBuilder<'a, L> {
+    fn new(document: &Document<'a>, listener: L) -> Self {
         TreeBuilder {
-            on_close,
+            listener,
             input: document.input,
             body: document.body,
             shift: document.input.len() - document.body.len(),
+            hand_over: None,
+            tail: false,
             stack: Vec::new(),
             levels: Vec::new(),
             root: None,
@@ -329,8 +338,18 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
         let body = self.body;
         let mut reader = Reader::from_str(body);
         configure(&mut reader);
+        if self.tail {
+            // The ends of the elements opened before the tail; their names are checked here.
+            reader.config_mut().allow_unmatched_ends = true;
+        }
         loop {
             let before = reader.buffer_position();
+            if self.hand_over == Some(before) {
+                self.hand_over = None;
+                if let Some(children) = self.handed_over() {
+                    return self.take_tail(children, before);
+                }
+            }
             let event = match reader.read_event() {
                 Ok(event) => event,
                 Err(e) => return Err(self.xml_error(reader.error_position(), e)),
@@ -344,6 +363,9 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                             code: c.into(),
                         });
                     }
+                }
+                Event::Decl(_) | Event::PI(_) | Event::DocType(_) if self.tail => {
+                    return Err(self.not_a_tail(before, "a declaration"));
                 }
                 Event::Decl(_) | Event::PI(_) => {}
                 Event::DocType(_) => {
@@ -359,6 +381,17 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                     let element = self.element(body, &start, before)?;
                     self.open(element, before)?;
                     self.close(before)?;
+                }
+                // quick-xml checks the names of the elements it opened, not of those
+                // opened before a tail.
+                Event::End(end)
+                    if self.tail
+                        && self
+                            .stack
+                            .last()
+                            .is_some_and(|open| *open.name != *end.name().as_ref()) =>
+                {
+                    return Err(self.not_a_tail(before, "an end tag of another element"));
                 }
                 Event::End(_) => self.close(before)?,
                 // Most text events are the layout between elements, dropped unread; only
@@ -386,6 +419,11 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                 Event::Eof => break,
             }
         }
+        self.finish()
+    }
+
+    /// The read root, or why there is none.
+    fn finish(&mut self) -> Result<Element<'a>, ProtocolError> {
         match (self.stack.last(), self.root.take()) {
             (None, Some(root)) => Ok(root),
             (Some(open), _) => Err(ProtocolError::NotWellFormed {
@@ -396,6 +434,43 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
                 at: Position::locate(self.input, self.input.len()),
                 reason: "the document has no root element".into(),
             }),
+        }
+    }
+
+    /// The listener's rest of the innermost open element's children, asked only if that
+    /// element has no text: taking children would skip the stray-text check of the first.
+    fn handed_over(&mut self) -> Option<Vec<Element<'a>>> {
+        let open = self.stack.last()?;
+        if !trim_xml(&open.text).is_empty() {
+            return None;
+        }
+        self.listener.tail(&self.stack)
+    }
+
+    /// Takes `children` as the rest of the innermost open element's, numbered on from
+    /// its children so far, and closes every open element.
+    fn take_tail(
+        &mut self,
+        children: Vec<Element<'a>>,
+        offset: u64,
+    ) -> Result<Element<'a>, ProtocolError> {
+        let level = &mut self.levels[self.stack.len() - 1];
+        for mut child in children {
+            child.index = level.number(&child);
+            level.children.push(child);
+        }
+        while !self.stack.is_empty() {
+            self.close(offset)?;
+        }
+        self.finish()
+    }
+
+    /// Why a tail does not read as one; never reported, since the whole document is then
+    /// read from its start.
+    fn not_a_tail(&self, offset: u64, what: &str) -> ProtocolError {
+        ProtocolError::NotWellFormed {
+            at: self.at(offset),
+            reason: format!("{what} in the tail"),
         }
     }
 
@@ -545,7 +620,7 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
             element.children = Vec::with_capacity(children.len());
             element.children.append(children);
         }
-        (self.on_close)(&self.stack, &mut element);
+        self.listener.closed(&self.stack, &mut element);
         match depth.checked_sub(1) {
             Some(parent) => self.levels[parent].children.push(element),
             None => self.root = Some(element),
@@ -607,6 +682,8 @@ impl<'a, F: FnMut(&[Element<'a>], &mut Element<'a>)> TreeBuilder<'a, F> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use super::*;
 
     fn read(text: &str) -> Result<Element<'_>, ProtocolError> {

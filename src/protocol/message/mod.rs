@@ -23,7 +23,7 @@ pub use self::resources::{
 };
 pub use self::schedule::{Schedule, ScheduleSubtype};
 
-pub(crate) use self::schedule::EarlyRecords;
+pub(crate) use self::schedule::{EarlyRecords, RECORD, RECORDS_AT};
 
 pub(crate) use self::flop::write_flight_operation;
 pub(crate) use self::meta::write_meta;

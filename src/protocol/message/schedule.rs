@@ -82,9 +82,9 @@ pub struct Schedule {
 const EXPECTED_DAY: &str = "a date ddMMMyy such as 23JAN21";
 
 /// Where a schedule's records are.
-const RECORDS_AT: &[&str] = &["MSG", "SCHD"];
+pub(crate) const RECORDS_AT: &[&str] = &["MSG", "SCHD"];
 /// The element of one record.
-const RECORD: &str = "FLTR";
+pub(crate) const RECORD: &str = "FLTR";
 
 /// The FLTRs of `MSG/SCHD`, each read as soon as the reader closes it.
 ///
@@ -123,6 +123,48 @@ impl<'o> EarlyRecords<'o> {
         }
     }
 
+    /// Records of the FLTRs of a snapshot's tail, read by a second reader
+    /// (`protocol::tail`): each handed to `to`.
+    pub fn of_tail(to: &'o mut dyn FnMut(FlightRecord)) -> Self {
+        EarlyRecords {
+            to: Some(to),
+            snapshot: true,
+            ..EarlyRecords::default()
+        }
+    }
+
+    /// Whether every FLTR read so far read.
+    pub fn all_read(&self) -> bool {
+        self.failed.is_none()
+    }
+
+    /// Takes `records`, of the FLTRs that a second reader read of the rest of the document
+    /// with `open` open before them, as if read here; `false`, taking nothing, where they
+    /// would not have been read so here: `open` is not the first `MSG/SCHD`, or an FLTR
+    /// before them failed.
+    pub fn take_tail(&mut self, open: &[Element], records: Vec<FlightRecord>) -> bool {
+        let [msg, schd] = open else {
+            return false;
+        };
+        if [&*msg.name, &*schd.name] != RECORDS_AT || schd.index != 1 || self.failed.is_some() {
+            return false;
+        }
+        for record in records {
+            self.keep(record);
+        }
+        true
+    }
+
+    fn keep(&mut self, record: FlightRecord) {
+        match &mut self.to {
+            Some(to) if self.snapshot => {
+                to(record);
+                self.handed += 1;
+            }
+            _ => self.records.push(record),
+        }
+    }
+
     /// Reads `element` if it is an FLTR of the first `MSG/SCHD` (the only one
     /// [`parse_schedule`] reads; a second is a duplicate), and empties it.
     pub fn closed(&mut self, ancestors: &[Element], element: &mut Element) {
@@ -151,13 +193,7 @@ impl<'o> EarlyRecords<'o> {
             let schd = msg.child(schd);
             let path = schd.child(element);
             match parse_flight_record(element, &path, RecordKind::ScheduleRecord) {
-                Ok(record) => match &mut self.to {
-                    Some(to) if self.snapshot => {
-                        to(record);
-                        self.handed += 1;
-                    }
-                    _ => self.records.push(record),
-                },
+                Ok(record) => self.keep(record),
                 Err(e) => self.failed = Some(e),
             }
         }

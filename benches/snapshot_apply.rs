@@ -17,7 +17,8 @@
 //! `psql` on PATH). Options by env: `FLIGHTSTATE_BENCH_FLIGHTS` (default 9999);
 //! `FLIGHTSTATE_BENCH_ROUNDS` (default 3); `FLIGHTSTATE_BENCH_READ_WHOLE=1`
 //! reads the message whole before writing instead of streaming it
-//! (`pipeline::streamed`), to compare the two.
+//! (`pipeline::streamed`), to compare the two; `FLIGHTSTATE_BENCH_ONE_CORE=1`
+//! reads it on one core (no `ParseOptions::second_reader_from_bytes`).
 
 use std::io::Write;
 use std::process::Command;
@@ -73,15 +74,14 @@ fn main() -> BenchResult<()> {
     );
 
     let read_whole: u8 = common::env_or("FLIGHTSTATE_BENCH_READ_WHOLE", 0);
-    let defaults = Settings::default();
-    let settings = Settings {
-        stream_from_bytes: if read_whole == 1 {
-            usize::MAX
-        } else {
-            defaults.stream_from_bytes
-        },
-        ..defaults
-    };
+    let one_core: u8 = common::env_or("FLIGHTSTATE_BENCH_ONE_CORE", 0);
+    let mut settings = Settings::default();
+    if read_whole == 1 {
+        settings.stream_from_bytes = usize::MAX;
+    }
+    if one_core == 1 {
+        settings.parse.second_reader_from_bytes = None;
+    }
     let rounds: usize = common::env_or("FLIGHTSTATE_BENCH_ROUNDS", 3).max(1);
     let csv_dir = std::env::temp_dir().join(format!("flightstate-bench-{}", std::process::id()));
     std::fs::create_dir_all(&csv_dir)?;

@@ -19,6 +19,7 @@ mod dialect;
 mod pump;
 mod requests;
 mod snapshot;
+mod station;
 
 pub use api::ApiConfig;
 pub use cleanup::CleanupConfig;
@@ -26,6 +27,7 @@ pub use dialect::{Dialect, database_dialect, redact_url};
 pub use pump::PumpConfig;
 pub use requests::RequestsConfig;
 pub use snapshot::SnapshotConfig;
+pub use station::StationClock;
 
 /// Everything a `flightstate` process can be configured with.
 ///
@@ -250,6 +252,10 @@ pub struct StationConfig {
     /// Local time at which one operation day ends and the next begins,
     /// `HH:MM`.
     pub day_boundary: String,
+    /// The IANA zone of the station's wall clock (`Asia/Shanghai`): the
+    /// zone of every local time flightstate sends or reads as "today".
+    /// Unset: the host's zone, with a warning at start.
+    pub time_zone: Option<String>,
     /// Whether a late snapshot of an older day may take a flight back from
     /// a later day: `forward_only` (never) or `any`.
     pub day_moves: DayMoves,
@@ -260,6 +266,7 @@ impl Default for StationConfig {
         StationConfig {
             home_airport: None,
             day_boundary: "00:00".to_owned(),
+            time_zone: None,
             day_moves: DayMoves::default(),
         }
     }
@@ -475,6 +482,9 @@ impl Config {
             });
         }
         parse_day_boundary(&self.station.day_boundary)?;
+        if let Some(zone) = &self.station.time_zone {
+            station::parse_time_zone(zone)?;
+        }
         self.requests.validate()?;
         self.cleanup.validate()?;
         self.snapshot.validate()?;
@@ -574,6 +584,17 @@ impl Config {
             setting: "kafka.brokers",
             env: "FLIGHTSTATE_KAFKA_BROKERS",
         })
+    }
+
+    /// The station's wall clock (`station.time_zone`, else the host's zone).
+    pub fn station_clock(&self) -> StationClock {
+        // Validated in `load`, like the day boundary.
+        StationClock::new(
+            self.station
+                .time_zone
+                .as_deref()
+                .and_then(|zone| station::parse_time_zone(zone).ok()),
+        )
     }
 
     /// The station's day boundary as a time of day.

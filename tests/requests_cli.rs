@@ -95,3 +95,45 @@ fn a_bad_day_is_refused_before_anything_is_registered() {
         serde_json::from_str(&flightstate(&db, &mb, &["requests", "--json"])).expect("JSON");
     assert_eq!(listed, serde_json::json!([]));
 }
+
+/// The RQFD's DTTM is the station's wall clock (`station.time_zone`), not
+/// the process's: a host on UTC asks in Shanghai time.
+#[test]
+fn the_request_is_dated_by_the_station_zone_on_a_utc_host() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("req_cli_zone");
+    let before = chrono::Utc::now().naive_utc();
+    let output = Command::new(env!("CARGO_BIN_EXE_flightstate"))
+        .args(["--config", "/nonexistent/flightstate.toml"])
+        .args(["request", "--day", "2026-09-25"])
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_STATION_TIME_ZONE", "Asia/Shanghai")
+        .env("TZ", "UTC")
+        .env_remove("FLIGHTSTATE_FAILPOINTS")
+        .output()
+        .expect("run flightstate");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let after = chrono::Utc::now().naive_utc();
+    let (status, said) = run_to_end(
+        pump_command(db.url(), &mb),
+        "req_cli_zone",
+        None,
+        Duration::from_secs(120),
+    );
+    assert!(status.success(), "pump --until-idle: {said}");
+    let rows = coutmsgs(&mb);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let dttm = requesting::element_text(&rows[0].message, "DTTM");
+    let dttm = chrono::NaiveDateTime::parse_from_str(&dttm, "%Y%m%d%H%M%S").expect("DTTM");
+    let shanghai = chrono::Duration::hours(8);
+    let earliest = before + shanghai - chrono::Duration::seconds(1);
+    let latest = after + shanghai + chrono::Duration::seconds(1);
+    assert!(
+        earliest <= dttm && dttm <= latest,
+        "DTTM {dttm} is Shanghai time, between {earliest} and {latest}"
+    );
+}

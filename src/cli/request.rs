@@ -21,6 +21,7 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    super::state_db::warn_of_host_zone(config);
     super::state_db::with_store(config, 1, Register { config, opts })
 }
 
@@ -33,7 +34,7 @@ impl super::state_db::StoreWork for Register<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let settings = self.config.requests.settings(self.config.day_boundary());
         let now = flightstate::pump::utc_now();
-        let local_now = chrono::Local::now().naive_local();
+        let local_now = self.config.station_clock().local_at(now);
         let registered = store
             .transaction(|tx| register_day_request(tx, &settings, self.opts.day, now, local_now));
         let registered = match registered {

@@ -290,3 +290,27 @@ fn a_dead_letter_whose_row_is_pending_is_not_requeued() {
     );
     assert_eq!(requeue_of(&mut conn, refused).requeue_count, 0);
 }
+
+/// Without `$USER` (systemd, cron, some `sudo` shells) the requeue is
+/// recorded under the account the process runs as, as `psql` names it.
+#[test]
+fn without_user_the_requeue_is_by_the_account_name() {
+    let (db, mb, _, refused) = a_renumbering_refused_by_a_site_rule("dead_account");
+    pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
+    let account = std::process::Command::new("id")
+        .arg("-un")
+        .output()
+        .expect("run id -un");
+    let account = String::from_utf8_lossy(&account.stdout).trim().to_owned();
+    assert!(!account.is_empty(), "this test runs as a named account");
+    let output = operator_command("dead", db.url(), &mb.url())
+        .args(["requeue", &refused.to_string()])
+        .env_remove("USER")
+        .output()
+        .expect("run flightstate dead");
+    let requeued = stdout_of(&output, 0);
+    assert!(
+        requeued.contains(&format!("{refused}: requeued (requeue 1, by {account})")),
+        "{requeued}"
+    );
+}

@@ -106,13 +106,20 @@ pub(super) fn mailbox(config: &Config) -> anyhow::Result<Mailbox> {
     Mailbox::connect(super::pump::mailbox_settings(config)?).context("cannot open the mailbox pool")
 }
 
-/// The operator named by `--by`, else the operating-system user.
+/// The operator named by `--by`, else `$USER`, else the account the
+/// process runs as (as `psql` does): systemd units, cron and some `sudo`
+/// shells leave `$USER` unset.
 pub(super) fn operator(by: Option<String>) -> anyhow::Result<String> {
-    let name = by
-        .or_else(|| std::env::var("USER").ok())
+    let name = [by, std::env::var("USER").ok()]
+        .into_iter()
+        .flatten()
         .map(|n| n.trim().to_owned())
-        .filter(|n| !n.is_empty());
-    let name = name.context("no operator name: give `--by NAME` (or set $USER)")?;
+        .find(|n| !n.is_empty())
+        .or_else(account_name);
+    let name = name.context(
+        "no operator name: give `--by NAME` ($USER is unset and this process's user id has no \
+         account name)",
+    )?;
     // PROC_STATE.REQUEUED_BY is VARCHAR(128).
     Ok(name.chars().take(128).collect())
 }
@@ -361,4 +368,29 @@ fn requeue<S: Store>(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The name of the account this process runs as (its effective user id),
+/// from the system's user database.
+fn account_name() -> Option<String> {
+    let mut buffer = vec![0_u8; 16 * 1024];
+    // SAFETY: `passwd` is plain data that getpwuid_r fills; `buffer` outlives
+    // the `pw_name` pointer read below, and its length is passed.
+    unsafe {
+        let mut entry: libc::passwd = std::mem::zeroed();
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        let status = libc::getpwuid_r(
+            libc::geteuid(),
+            &raw mut entry,
+            buffer.as_mut_ptr().cast(),
+            buffer.len(),
+            &raw mut found,
+        );
+        if status != 0 || found.is_null() || entry.pw_name.is_null() {
+            return None;
+        }
+        let name = std::ffi::CStr::from_ptr(entry.pw_name).to_string_lossy();
+        let name = name.trim();
+        (!name.is_empty()).then(|| name.to_owned())
+    }
 }

@@ -55,7 +55,21 @@ const PG_ONLY: &[(&str, &str)] = &[
 ];
 
 /// Files of `sql/pg/` with no Oracle twin by design, each with why.
-const PG_ONLY_FILES: &[(&str, &str)] = &[];
+const PG_ONLY_FILES: &[(&str, &str)] = &[
+    (
+        "select_applied_migrations",
+        "diesel's history table; Oracle reads FLIGHTSTATE_MIGRATION with select_migrations",
+    ),
+    (
+        "select_missing_privileges",
+        "`flightstate doctor` checks table privileges on PostgreSQL only: Oracle's dialect runs \
+         as the schema owner",
+    ),
+    (
+        "select_server_version",
+        "Oracle's server and client versions come from the driver (ODPI-C), not a statement",
+    ),
+];
 
 /// Oracle's reserved words (11.2 *SQL Language Reference*, "Oracle SQL Reserved Words"): not
 /// usable as column names, nor as bind names (ORA-01745).

@@ -23,6 +23,7 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    super::state_db::check_before_start(config.database_url()?, config)?;
     let stop = stop_on_signals()?;
     super::state_db::with_store(
         config,

@@ -6,6 +6,7 @@ mod apply;
 mod cleanup;
 mod dead;
 mod dispatch;
+mod doctor;
 mod enqueue;
 mod generate;
 mod held;
@@ -52,6 +53,9 @@ enum Command {
     Cleanup(cleanup::Opts),
     /// List, show and requeue dead letters (DEAD messages).
     Dead(dead::Opts),
+    /// Check the set-up before the first message: databases, mailbox,
+    /// brokers, topics, clock, port; one line each, exit 1 on a failure.
+    Doctor(doctor::Opts),
     /// Send the outbox to Kafka (the dispatcher alone).
     Dispatch(dispatch::Opts),
     /// Write a synthetic airport day as numbered SIS message files.
@@ -113,6 +117,7 @@ pub fn main() -> ExitCode {
         Command::Generate(opts) => generate::run(opts, &config),
         Command::Sql(opts) => sql::run(opts, &config),
         Command::Dispatch(opts) => dispatch::run(opts, &config),
+        Command::Doctor(opts) => doctor::run(opts, &config),
         Command::Topics(opts) => topics::run(opts, &config),
         Command::Request(opts) => request::run(opts, &config),
         Command::Requests(opts) => requests::run(opts, &config),

@@ -21,6 +21,7 @@ use super::pump::{Parts, stop_on_signals};
 pub struct Opts {}
 
 pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
+    super::state_db::check_before_start(config.database_url()?, config)?;
     let stop = stop_on_signals()?;
     super::state_db::with_store(
         config,

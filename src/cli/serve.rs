@@ -28,6 +28,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     if bind.is_empty() {
         anyhow::bail!("`api.bind` is empty: nothing to listen on; set it or pass --bind");
     }
+    super::state_db::check_before_start(database_url(config)?, config)?;
     serve_blocking(config, bind, stop)
 }
 

@@ -6,8 +6,9 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::Context;
 use flightstate::config::{Config, Dialect, database_dialect};
-use flightstate::store::{Store, Timeouts};
+use flightstate::store::{DatabaseFacts, SchemaLevel, Store, Timeouts};
 
 /// A subcommand's work over any state database.
 pub trait StoreWork {
@@ -87,4 +88,55 @@ fn oracle(
     _: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
     anyhow::bail!("this build has no Oracle support (feature `oracle`)")
+}
+
+/// The migrations this binary carries and those the state database at
+/// `url` has applied.
+pub fn schema_level(url: &str, config: &Config) -> anyhow::Result<SchemaLevel> {
+    let level = match database_dialect(url)? {
+        #[cfg(feature = "postgres")]
+        Dialect::Postgres => {
+            flightstate::store::pg::schema_level(url, &config.database.timeouts())?
+        }
+        #[cfg(feature = "oracle")]
+        Dialect::Oracle => flightstate::store::oracle::schema_level(url)?,
+        #[allow(unreachable_patterns)]
+        other => anyhow::bail!("this build has no {other:?} support"),
+    };
+    Ok(level)
+}
+
+/// What the state database at `url` is (`flightstate doctor`).
+pub fn inspect(url: &str, config: &Config) -> anyhow::Result<DatabaseFacts> {
+    let facts = match database_dialect(url)? {
+        #[cfg(feature = "postgres")]
+        Dialect::Postgres => flightstate::store::pg::inspect(url, &config.database.timeouts())?,
+        #[cfg(feature = "oracle")]
+        Dialect::Oracle => flightstate::store::oracle::inspect(url)?,
+        #[allow(unreachable_patterns)]
+        other => anyhow::bail!("this build has no {other:?} support"),
+    };
+    Ok(facts)
+}
+
+/// Refuses a state database whose schema is behind or ahead of this
+/// binary, before a long-running command (`run`, `pump`, `dispatch`,
+/// `serve`) starts work on it; warns once when the station's clock falls
+/// back to the host's zone.
+pub fn check_before_start(url: &str, config: &Config) -> anyhow::Result<()> {
+    schema_level(url, config)
+        .context("cannot read the state database's schema level")?
+        .check()?;
+    warn_of_host_zone(config);
+    Ok(())
+}
+
+/// One WARN when `station.time_zone` is unset.
+pub fn warn_of_host_zone(config: &Config) {
+    if !config.station_clock().is_configured() {
+        tracing::warn!(
+            "`station.time_zone` is not set: the station's clock is this host's zone; set the \
+             station's IANA zone (e.g. \"Asia/Shanghai\")"
+        );
+    }
 }

@@ -9,11 +9,13 @@
 //! an outcome: the pump does.
 
 mod outbound;
+mod preflight;
 mod requeue;
 mod statements;
 mod write_back;
 
 pub use outbound::Outbound;
+pub use preflight::MailboxFacts;
 pub use requeue::StoredMessage;
 pub use write_back::{WRITE_BACK_KIND, WRITE_BACK_TARGET_PREFIX, WriteBack, write_back_intent};
 

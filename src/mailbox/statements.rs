@@ -19,6 +19,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_request_message", INSERT_REQUEST_MESSAGE),
     ("requeue_message", REQUEUE_MESSAGE),
     ("select_backlog", SELECT_BACKLOG),
+    ("select_known_statuses", SELECT_KNOWN_STATUSES),
+    ("select_mailbox_columns", SELECT_MAILBOX_COLUMNS),
     ("select_message", SELECT_MESSAGE),
     ("select_message_state", SELECT_MESSAGE_STATE),
     ("select_pending_messages", SELECT_PENDING_MESSAGES),
@@ -30,6 +32,8 @@ pub(crate) const INSERT_MESSAGE: &str = sql!("insert_message");
 pub(crate) const INSERT_REQUEST_MESSAGE: &str = sql!("insert_request_message");
 pub(crate) const REQUEUE_MESSAGE: &str = sql!("requeue_message");
 pub(crate) const SELECT_BACKLOG: &str = sql!("select_backlog");
+pub(crate) const SELECT_KNOWN_STATUSES: &str = sql!("select_known_statuses");
+pub(crate) const SELECT_MAILBOX_COLUMNS: &str = sql!("select_mailbox_columns");
 pub(crate) const SELECT_MESSAGE: &str = sql!("select_message");
 pub(crate) const SELECT_MESSAGE_STATE: &str = sql!("select_message_state");
 pub(crate) const SELECT_PENDING_MESSAGES: &str = sql!("select_pending_messages");

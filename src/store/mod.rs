@@ -25,6 +25,7 @@ mod outbox;
 pub mod pg;
 #[cfg(any(feature = "postgres", feature = "oracle"))]
 mod pool_log;
+mod preflight;
 mod read;
 mod records;
 mod replay;
@@ -44,6 +45,7 @@ pub use lease::LeaseOps;
 pub use outbox::{
     Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts,
 };
+pub use preflight::{DatabaseFacts, SchemaLevel, SchemaMismatch};
 pub use read::{OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay};
 pub use records::{
     ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,

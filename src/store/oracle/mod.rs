@@ -25,7 +25,7 @@ pub(crate) mod statements;
 mod store;
 mod tx;
 
-pub use migrate::{run_pending_migrations, script_statements};
+pub use migrate::{inspect, run_pending_migrations, schema_level, script_statements};
 pub use store::OracleStore;
 pub use tx::OracleTx;
 

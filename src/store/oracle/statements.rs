@@ -81,6 +81,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_blocked_head", SELECT_BLOCKED_HEAD),
     ("select_bridges", SELECT_BRIDGES),
     ("select_carousels", SELECT_CAROUSELS),
+    ("select_character_set", SELECT_CHARACTER_SET),
     ("select_chocks", SELECT_CHOCKS),
     ("select_chutes", SELECT_CHUTES),
     ("select_counters", SELECT_COUNTERS),
@@ -107,9 +108,9 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_requests", SELECT_REQUESTS),
     ("select_route_points", SELECT_ROUTE_POINTS),
     ("select_schema_object", SELECT_SCHEMA_OBJECT),
-    ("select_settled_effect_calls", SELECT_SETTLED_EFFECT_CALLS),
     ("select_seqn_evidence", SELECT_SEQN_EVIDENCE),
     ("select_seqn_senders", SELECT_SEQN_SENDERS),
+    ("select_settled_effect_calls", SELECT_SETTLED_EFFECT_CALLS),
     ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
@@ -142,7 +143,7 @@ pub(crate) const ORACLE_ONLY: &[&str] = &[
     "insert_migration",
     "record_migration_error",
     "record_migration_step",
-    "select_migration_table",
+    "select_character_set",
     "select_migrations",
     "select_schema_object",
     "select_table_column",
@@ -264,3 +265,4 @@ pub(crate) const SELECT_SEQN_EVIDENCE: &str = sql!("select_seqn_evidence");
 pub(crate) const SELECT_SEQN_SENDERS: &str = sql!("select_seqn_senders");
 pub(crate) const UPSERT_ORDER_EVIDENCE: &str = sql!("upsert_order_evidence");
 pub(crate) const UPSERT_SEQN_EVIDENCE: &str = sql!("upsert_seqn_evidence");
+pub(crate) const SELECT_CHARACTER_SET: &str = sql!("select_character_set");

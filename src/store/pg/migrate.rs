@@ -5,13 +5,14 @@
 
 use diesel::migration::MigrationSource;
 use diesel::pg::Pg;
-use diesel::sql_types::BigInt;
-use diesel::{Connection, PgConnection, RunQueryDsl};
+use diesel::sql_types::{Array, BigInt, Bool, Integer, Text};
+use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use super::store::with_timeouts;
 use super::{errors, statements};
-use crate::store::{StoreError, Timeouts};
+use crate::store::preflight::PG_MIN_VERSION_NUM;
+use crate::store::{DatabaseFacts, SchemaLevel, StoreError, Timeouts};
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations_pg");
 
@@ -101,4 +102,127 @@ fn names_of(versions: &[String]) -> Result<Vec<String>, StoreError> {
                 .map_or_else(|| version.clone(), ToString::to_string)
         })
         .collect())
+}
+
+/// diesel's migration history table.
+const HISTORY_TABLE: &str = "__diesel_schema_migrations";
+
+/// Every table the pipeline reads and writes (`migrations_pg/`).
+const PIPELINE_TABLES: &[&str] = &[
+    "EFFECT_CALL",
+    "FLIGHT_BRIDGE",
+    "FLIGHT_CAROUSEL",
+    "FLIGHT_CHOCK",
+    "FLIGHT_CHUTE",
+    "FLIGHT_COUNTER",
+    "FLIGHT_DELAY",
+    "FLIGHT_GATE",
+    "FLIGHT_ROUTE_POINT",
+    "FLIGHT_SCHD",
+    "FLIGHT_STAND",
+    "FLIGHT_VERSION_FLOOR",
+    "KAFKA_MSG",
+    "KAFKA_SCHD",
+    "ORDER_EVIDENCE",
+    "PIPELINE_LOCK",
+    "PROC_STATE",
+    "REQ_TRACK",
+    "SCHD_GEN",
+    "SCHD_GEN_FLID",
+    "SEQN_EVIDENCE",
+];
+
+/// The migrations this binary carries and those the database at `database_url` has applied,
+/// read without writing (a database never migrated has applied none).
+///
+/// # Errors
+///
+/// A [`StoreError`] of kind `ConnectionLost` when the server cannot be reached, or the kind
+/// of the failing statement.
+pub fn schema_level(database_url: &str, timeouts: &Timeouts) -> Result<SchemaLevel, StoreError> {
+    let mut conn = PgConnection::establish(&with_timeouts(database_url, timeouts))
+        .map_err(|e| errors::connect("connect to the state database", e))?;
+    read_schema_level(&mut conn)
+}
+
+/// What the state database at `database_url` is: its server, its schema against this binary's
+/// and the tables the connected user cannot write, for `flightstate doctor`.
+///
+/// # Errors
+///
+/// As [`schema_level`].
+pub fn inspect(database_url: &str, timeouts: &Timeouts) -> Result<DatabaseFacts, StoreError> {
+    #[derive(QueryableByName)]
+    struct Version {
+        #[diesel(sql_type = Integer)]
+        version_num: i32,
+        #[diesel(sql_type = Text)]
+        version: String,
+    }
+    #[derive(QueryableByName)]
+    struct Table {
+        #[diesel(sql_type = Text)]
+        table_name: String,
+    }
+    let mut conn = PgConnection::establish(&with_timeouts(database_url, timeouts))
+        .map_err(|e| errors::connect("connect to the state database", e))?;
+    let version: Version = diesel::sql_query(statements::SELECT_SERVER_VERSION)
+        .bind::<Text, _>("server_version_num")
+        .bind::<Text, _>("server_version")
+        .get_result(&mut conn)
+        .map_err(|e| errors::query("select_server_version", e))?;
+    let tables: Vec<String> = PIPELINE_TABLES.iter().map(|t| (*t).to_owned()).collect();
+    let missing: Vec<Table> = diesel::sql_query(statements::SELECT_MISSING_PRIVILEGES)
+        .bind::<Array<Text>, _>(&tables)
+        .bind::<Text, _>("SELECT, INSERT, UPDATE, DELETE")
+        .load(&mut conn)
+        .map_err(|e| errors::query("select_missing_privileges", e))?;
+    Ok(DatabaseFacts {
+        server: format!("PostgreSQL {}", version.version),
+        server_too_old: (version.version_num < PG_MIN_VERSION_NUM)
+            .then(|| "flightstate needs PostgreSQL 13 or later".to_owned()),
+        client: None,
+        character_set: None,
+        schema: read_schema_level(&mut conn)?,
+        missing_privileges: Some(missing.into_iter().map(|t| t.table_name).collect()),
+    })
+}
+
+fn read_schema_level(conn: &mut PgConnection) -> Result<SchemaLevel, StoreError> {
+    #[derive(QueryableByName)]
+    struct Present {
+        #[diesel(sql_type = Bool)]
+        present: bool,
+    }
+    #[derive(QueryableByName)]
+    struct Applied {
+        #[diesel(sql_type = Text)]
+        version: String,
+    }
+    let binary = MigrationSource::<Pg>::migrations(&MIGRATIONS)
+        .map_err(|e| errors::migration("list embedded migrations", e))?
+        .iter()
+        .map(|m| m.name().version().to_string())
+        .collect();
+    let present: Present = diesel::sql_query(statements::SELECT_MIGRATION_TABLE)
+        .bind::<Text, _>(HISTORY_TABLE)
+        .get_result(conn)
+        .map_err(|e| errors::query("select_migration_table", e))?;
+    let database = if present.present {
+        diesel::sql_query(statements::SELECT_APPLIED_MIGRATIONS)
+            .load::<Applied>(conn)
+            .map_err(|e| errors::query("select_applied_migrations", e))?
+            .into_iter()
+            .map(|a| a.version)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(sorted(SchemaLevel { binary, database }))
+}
+
+fn sorted(mut level: SchemaLevel) -> SchemaLevel {
+    level.binary.sort();
+    level.database.sort();
+    level
 }

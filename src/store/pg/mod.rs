@@ -27,7 +27,7 @@ mod store;
 mod tx;
 
 pub use copy::NewFlights;
-pub use migrate::{run_pending_migrations, run_pending_migrations_with};
+pub use migrate::{inspect, run_pending_migrations, run_pending_migrations_with, schema_level};
 pub use store::PgStore;
 pub use tx::PgTx;
 

@@ -71,6 +71,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("retry_change_notices", RETRY_CHANGE_NOTICES),
     ("retry_state_events", RETRY_STATE_EVENTS),
     ("schedule_retry", SCHEDULE_RETRY),
+    ("select_applied_migrations", SELECT_APPLIED_MIGRATIONS),
     ("select_blocked_head", SELECT_BLOCKED_HEAD),
     ("select_bridges", SELECT_BRIDGES),
     ("select_carousels", SELECT_CAROUSELS),
@@ -88,6 +89,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_latest_by_status", SELECT_LATEST_BY_STATUS),
     ("select_latest_order_evidence", SELECT_LATEST_ORDER_EVIDENCE),
     ("select_message_record", SELECT_MESSAGE_RECORD),
+    ("select_migration_table", SELECT_MIGRATION_TABLE),
+    ("select_missing_privileges", SELECT_MISSING_PRIVILEGES),
     ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
     ("select_order_evidence", SELECT_ORDER_EVIDENCE),
     ("select_outbox_backlog", SELECT_OUTBOX_BACKLOG),
@@ -97,9 +100,10 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_request_day", SELECT_REQUEST_DAY),
     ("select_requests", SELECT_REQUESTS),
     ("select_route_points", SELECT_ROUTE_POINTS),
-    ("select_settled_effect_calls", SELECT_SETTLED_EFFECT_CALLS),
     ("select_seqn_evidence", SELECT_SEQN_EVIDENCE),
     ("select_seqn_senders", SELECT_SEQN_SENDERS),
+    ("select_server_version", SELECT_SERVER_VERSION),
+    ("select_settled_effect_calls", SELECT_SETTLED_EFFECT_CALLS),
     ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
@@ -222,3 +226,7 @@ pub(crate) const SELECT_SEQN_EVIDENCE: &str = sql!("select_seqn_evidence");
 pub(crate) const SELECT_SEQN_SENDERS: &str = sql!("select_seqn_senders");
 pub(crate) const UPSERT_ORDER_EVIDENCE: &str = sql!("upsert_order_evidence");
 pub(crate) const UPSERT_SEQN_EVIDENCE: &str = sql!("upsert_seqn_evidence");
+pub(crate) const SELECT_SERVER_VERSION: &str = sql!("select_server_version");
+pub(crate) const SELECT_MIGRATION_TABLE: &str = sql!("select_migration_table");
+pub(crate) const SELECT_APPLIED_MIGRATIONS: &str = sql!("select_applied_migrations");
+pub(crate) const SELECT_MISSING_PRIVILEGES: &str = sql!("select_missing_privileges");

@@ -531,6 +531,88 @@ fn run_tracked(
     conn.commit().map_err(at("finish_migration"))
 }
 
+/// The scripts this binary carries and those the schema at `database_url` has completed, read
+/// without writing (a schema never migrated has completed none).
+///
+/// # Errors
+///
+/// A [`StoreError`] of kind `ConnectionLost` when the server cannot be reached, or the kind
+/// of the failing statement.
+pub fn schema_level(database_url: &str) -> Result<SchemaLevel, StoreError> {
+    let conn = open_for_inspection(database_url)?;
+    read_schema_level(&conn)
+}
+
+/// What the schema at `database_url` is: server and client versions, the database character
+/// set and the scripts applied against this binary's, for `flightstate doctor`.
+///
+/// # Errors
+///
+/// As [`schema_level`].
+pub fn inspect(database_url: &str) -> Result<DatabaseFacts, StoreError> {
+    let conn = open_for_inspection(database_url)?;
+    let (server, banner) = conn
+        .server_version()
+        .map_err(|e| query("read the server version", e))?;
+    let client = oracle::Version::client()
+        .map(|v| format!("Oracle client {v}"))
+        .map_err(|e| query("read the client version", e))?;
+    let op = "select_character_set";
+    let charset: String = conn
+        .query_row_as_named(
+            sql::SELECT_CHARACTER_SET,
+            &[("parameter", &Text(Some("NLS_CHARACTERSET")))],
+        )
+        .map_err(at(op))?;
+    let charset_problem = (charset != "AL32UTF8").then(|| {
+        "flightstate needs the AL32UTF8 database character set (CHAR-sized columns, CJK text)"
+            .to_owned()
+    });
+    let (major, minor) = ORACLE_MIN_VERSION;
+    Ok(DatabaseFacts {
+        server: format!("{banner} ({server})"),
+        server_too_old: ((server.major(), server.minor()) < (major, minor))
+            .then(|| format!("flightstate needs Oracle {major}.{minor} or later")),
+        client: Some(client),
+        character_set: Some((charset, charset_problem)),
+        schema: read_schema_level(&conn)?,
+        missing_privileges: None,
+    })
+}
+
+fn open_for_inspection(database_url: &str) -> Result<Connection, StoreError> {
+    let url = OracleUrl::parse(database_url)?;
+    OracleManager::new(url, None)
+        .open()
+        .map_err(|e| query("connect to the Oracle state database", e))
+}
+
+fn read_schema_level(conn: &Connection) -> Result<SchemaLevel, StoreError> {
+    let op = "select_migration_table";
+    let has_history: i64 = conn
+        .query_row_as_named(
+            sql::SELECT_MIGRATION_TABLE,
+            &[("table_name", &Text(Some(HISTORY_TABLE)))],
+        )
+        .map_err(at(op))?;
+    let database = if has_history == 0 {
+        Vec::new()
+    } else {
+        history(conn)?
+            .iter()
+            .filter(|a| a.status == "APPLIED")
+            .map(|a| format!("V{:03}", a.version))
+            .collect()
+    };
+    Ok(SchemaLevel {
+        binary: SCRIPTS
+            .iter()
+            .map(|(version, _, _)| format!("V{version:03}"))
+            .collect(),
+        database,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -644,86 +726,4 @@ mod tests {
             assert_eq!(statements.last().map(String::as_str), Some("COMMIT"));
         }
     }
-}
-
-/// The scripts this binary carries and those the schema at `database_url` has completed, read
-/// without writing (a schema never migrated has completed none).
-///
-/// # Errors
-///
-/// A [`StoreError`] of kind `ConnectionLost` when the server cannot be reached, or the kind
-/// of the failing statement.
-pub fn schema_level(database_url: &str) -> Result<SchemaLevel, StoreError> {
-    let conn = open_for_inspection(database_url)?;
-    read_schema_level(&conn)
-}
-
-/// What the schema at `database_url` is: server and client versions, the database character
-/// set and the scripts applied against this binary's, for `flightstate doctor`.
-///
-/// # Errors
-///
-/// As [`schema_level`].
-pub fn inspect(database_url: &str) -> Result<DatabaseFacts, StoreError> {
-    let conn = open_for_inspection(database_url)?;
-    let (server, banner) = conn
-        .server_version()
-        .map_err(|e| query("read the server version", e))?;
-    let client = oracle::Version::client()
-        .map(|v| format!("Oracle client {v}"))
-        .map_err(|e| query("read the client version", e))?;
-    let op = "select_character_set";
-    let charset: String = conn
-        .query_row_as_named(
-            sql::SELECT_CHARACTER_SET,
-            &[("parameter", &Text(Some("NLS_CHARACTERSET")))],
-        )
-        .map_err(at(op))?;
-    let charset_problem = (charset != "AL32UTF8").then(|| {
-        "flightstate needs the AL32UTF8 database character set (CHAR-sized columns, CJK text)"
-            .to_owned()
-    });
-    let (major, minor) = ORACLE_MIN_VERSION;
-    Ok(DatabaseFacts {
-        server: format!("{banner} ({server})"),
-        server_too_old: ((server.major(), server.minor()) < (major, minor))
-            .then(|| format!("flightstate needs Oracle {major}.{minor} or later")),
-        client: Some(client),
-        character_set: Some((charset, charset_problem)),
-        schema: read_schema_level(&conn)?,
-        missing_privileges: None,
-    })
-}
-
-fn open_for_inspection(database_url: &str) -> Result<Connection, StoreError> {
-    let url = OracleUrl::parse(database_url)?;
-    OracleManager::new(url, None)
-        .open()
-        .map_err(|e| query("connect to the Oracle state database", e))
-}
-
-fn read_schema_level(conn: &Connection) -> Result<SchemaLevel, StoreError> {
-    let op = "select_migration_table";
-    let has_history: i64 = conn
-        .query_row_as_named(
-            sql::SELECT_MIGRATION_TABLE,
-            &[("table_name", &Text(Some(HISTORY_TABLE)))],
-        )
-        .map_err(at(op))?;
-    let database = if has_history == 0 {
-        Vec::new()
-    } else {
-        history(conn)?
-            .iter()
-            .filter(|a| a.status == "APPLIED")
-            .map(|a| format!("V{:03}", a.version))
-            .collect()
-    };
-    Ok(SchemaLevel {
-        binary: SCRIPTS
-            .iter()
-            .map(|(version, _, _)| format!("V{version:03}"))
-            .collect(),
-        database,
-    })
 }

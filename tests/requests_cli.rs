@@ -20,11 +20,23 @@ use requesting::coutmsgs;
 /// Runs `flightstate ARGS` on the test's servers; returns its stdout.
 #[track_caller]
 fn flightstate(db: &TestDatabase, mb: &MailboxDatabase, args: &[&str]) -> String {
+    flightstate_with(db, mb, args, &[])
+}
+
+/// [`flightstate`] with more environment variables.
+#[track_caller]
+fn flightstate_with(
+    db: &TestDatabase,
+    mb: &MailboxDatabase,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_flightstate"))
         .args(["--config", "/nonexistent/flightstate.toml"])
         .args(args)
         .env("FLIGHTSTATE_DATABASE_URL", db.url())
         .env("FLIGHTSTATE_MAILBOX_URL", mb.url())
+        .envs(env.iter().copied())
         .env_remove("FLIGHTSTATE_FAILPOINTS")
         .output()
         .expect("run flightstate");
@@ -103,19 +115,14 @@ fn the_request_is_dated_by_the_station_zone_on_a_utc_host() {
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create("req_cli_zone");
     let before = chrono::Utc::now().naive_utc();
-    let output = Command::new(env!("CARGO_BIN_EXE_flightstate"))
-        .args(["--config", "/nonexistent/flightstate.toml"])
-        .args(["request", "--day", "2026-09-25"])
-        .env("FLIGHTSTATE_DATABASE_URL", db.url())
-        .env("FLIGHTSTATE_STATION_TIME_ZONE", "Asia/Shanghai")
-        .env("TZ", "UTC")
-        .env_remove("FLIGHTSTATE_FAILPOINTS")
-        .output()
-        .expect("run flightstate");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    flightstate_with(
+        &db,
+        &mb,
+        &["request", "--day", "2026-09-25"],
+        &[
+            ("FLIGHTSTATE_STATION_TIME_ZONE", "Asia/Shanghai"),
+            ("TZ", "UTC"),
+        ],
     );
     let after = chrono::Utc::now().naive_utc();
     let (status, said) = run_to_end(

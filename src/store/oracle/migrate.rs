@@ -362,7 +362,8 @@ fn history(conn: &Connection) -> Result<Vec<Applied>, StoreError> {
     .collect()
 }
 
-fn apply_all(conn: &Connection) -> Result<Vec<String>, StoreError> {
+/// The history, or nothing on a schema V000 has not created it in yet.
+fn recorded_history(conn: &Connection) -> Result<Vec<Applied>, StoreError> {
     let op = "select_migration_table";
     let has_history: i64 = conn
         .query_row_as_named(
@@ -370,12 +371,16 @@ fn apply_all(conn: &Connection) -> Result<Vec<String>, StoreError> {
             &[("table_name", &Text(Some(HISTORY_TABLE)))],
         )
         .map_err(at(op))?;
-    let mut applied = Vec::new();
-    let done = if has_history == 0 {
-        Vec::new()
+    if has_history == 0 {
+        Ok(Vec::new())
     } else {
-        history(conn)?
-    };
+        history(conn)
+    }
+}
+
+fn apply_all(conn: &Connection) -> Result<Vec<String>, StoreError> {
+    let mut applied = Vec::new();
+    let done = recorded_history(conn)?;
     if !done.iter().any(|a| a.version == 0 && a.status == "APPLIED") {
         // V000 creates the history: it cannot be tracked statement by statement, so each of
         // its statements asks the dictionary whether it already ran (a run stopped half-way).
@@ -588,22 +593,11 @@ fn open_for_inspection(database_url: &str) -> Result<Connection, StoreError> {
 }
 
 fn read_schema_level(conn: &Connection) -> Result<SchemaLevel, StoreError> {
-    let op = "select_migration_table";
-    let has_history: i64 = conn
-        .query_row_as_named(
-            sql::SELECT_MIGRATION_TABLE,
-            &[("table_name", &Text(Some(HISTORY_TABLE)))],
-        )
-        .map_err(at(op))?;
-    let database = if has_history == 0 {
-        Vec::new()
-    } else {
-        history(conn)?
-            .iter()
-            .filter(|a| a.status == "APPLIED")
-            .map(|a| format!("V{:03}", a.version))
-            .collect()
-    };
+    let database = recorded_history(conn)?
+        .iter()
+        .filter(|a| a.status == "APPLIED")
+        .map(|a| format!("V{:03}", a.version))
+        .collect();
     Ok(SchemaLevel {
         binary: SCRIPTS
             .iter()

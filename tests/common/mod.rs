@@ -23,6 +23,7 @@ pub mod child;
 pub mod dialects;
 pub mod operator;
 pub mod sis;
+pub mod tls;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

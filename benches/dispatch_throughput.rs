@@ -250,7 +250,7 @@ fn main() -> BenchResult<()> {
         ..DispatchSettings::default()
     };
     let mut dispatcher = Dispatcher::new(store, kafka, settings)?;
-    dispatcher.ensure_topics()?;
+    dispatcher.prepare_topics()?;
     let cpu = CpuTimes::now();
     let started = Instant::now();
     let report = dispatcher.run(&AtomicBool::new(false), true)?;

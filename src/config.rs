@@ -16,14 +16,17 @@ use crate::state::{AbsentFields, CollectionRules, DayMoves, MergeRules, Semantic
 mod api;
 mod cleanup;
 mod dialect;
+mod kafka;
 mod pump;
 mod requests;
+mod secrets;
 mod snapshot;
 mod station;
 
 pub use api::ApiConfig;
 pub use cleanup::CleanupConfig;
 pub use dialect::{Dialect, database_dialect, redact_url};
+pub use kafka::{KafkaConfig, PropertyValue};
 pub use pump::PumpConfig;
 pub use requests::RequestsConfig;
 pub use snapshot::SnapshotConfig;
@@ -65,7 +68,7 @@ pub struct Config {
 }
 
 /// The state database.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct DatabaseConfig {
     /// `postgres://…` or `oracle://…`; env `FLIGHTSTATE_DATABASE_URL`.
@@ -101,6 +104,20 @@ impl Default for DatabaseConfig {
     }
 }
 
+impl std::fmt::Debug for DatabaseConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A URL's password stays out of logs.
+        f.debug_struct("DatabaseConfig")
+            .field("url", &self.url.as_deref().map(redact_url))
+            .field("pool_size", &self.pool_size)
+            .field("connection_timeout_secs", &self.connection_timeout_secs)
+            .field("connect_timeout_secs", &self.connect_timeout_secs)
+            .field("io_timeout_secs", &self.io_timeout_secs)
+            .field("statement_timeout_secs", &self.statement_timeout_secs)
+            .finish()
+    }
+}
+
 impl DatabaseConfig {
     /// The time limits of every state-database connection.
     pub fn timeouts(&self) -> crate::store::Timeouts {
@@ -114,7 +131,7 @@ impl DatabaseConfig {
 }
 
 /// The shared AODB mailbox.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct MailboxConfig {
     /// `mysql://…`; env `FLIGHTSTATE_MAILBOX_URL`.
@@ -134,6 +151,21 @@ pub struct MailboxConfig {
     pub io_timeout_secs: u64,
 }
 
+impl std::fmt::Debug for MailboxConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A URL's password stays out of logs.
+        f.debug_struct("MailboxConfig")
+            .field("url", &self.url.as_deref().map(redact_url))
+            .field("pending_status", &self.pending_status)
+            .field("succeeded_status", &self.succeeded_status)
+            .field("dead_status", &self.dead_status)
+            .field("pool_size", &self.pool_size)
+            .field("connect_timeout_secs", &self.connect_timeout_secs)
+            .field("io_timeout_secs", &self.io_timeout_secs)
+            .finish()
+    }
+}
+
 impl Default for MailboxConfig {
     fn default() -> Self {
         MailboxConfig {
@@ -144,61 +176,6 @@ impl Default for MailboxConfig {
             pool_size: 2,
             connect_timeout_secs: 5,
             io_timeout_secs: 30,
-        }
-    }
-}
-
-/// Kafka brokers and topics.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct KafkaConfig {
-    /// `host:port,…`; env `FLIGHTSTATE_KAFKA_BROKERS`.
-    pub brokers: Option<String>,
-    /// Topic of whole-flight state events and tombstones.
-    pub state_topic: String,
-    /// Topic of change notifications.
-    pub change_topic: String,
-    /// Due outbox rows one dispatcher pass starts from, per outbox.
-    pub batch_size: u32,
-    /// Dispatcher lanes working side by side, each with its own connection
-    /// and producer (a flight always goes through the same lane).
-    pub lanes: u32,
-    /// `linger.ms` of the producer.
-    pub linger_ms: u64,
-    /// `message.timeout.ms` of the producer: how long a message is retried
-    /// before its rows are kept for a later pass.
-    pub delivery_timeout_ms: u64,
-    /// Wait after a row's first failed delivery (doubled per failure).
-    pub backoff_initial_ms: u64,
-    /// Longest wait between two tries of a row.
-    pub backoff_max_ms: u64,
-    /// Sleep of an idle dispatcher between looks at the outbox.
-    pub idle_poll_ms: u64,
-    /// Create the two topics at start when they are missing; sites whose
-    /// operators create topics set `false`.
-    pub create_topics: bool,
-    /// Partitions of a topic the dispatcher creates.
-    pub topic_partitions: u32,
-    /// Replication factor of a topic the dispatcher creates.
-    pub topic_replication: u32,
-}
-
-impl Default for KafkaConfig {
-    fn default() -> Self {
-        KafkaConfig {
-            brokers: None,
-            state_topic: "flight.state".to_owned(),
-            change_topic: "flight.change".to_owned(),
-            batch_size: 1000,
-            lanes: 3,
-            linger_ms: 5,
-            delivery_timeout_ms: 30_000,
-            backoff_initial_ms: 1_000,
-            backoff_max_ms: 60_000,
-            idle_poll_ms: 500,
-            create_topics: true,
-            topic_partitions: 1,
-            topic_replication: 1,
         }
     }
 }
@@ -384,6 +361,35 @@ pub enum ConfigError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A secret comes from a file every user of the host can read: move it
+    /// to the environment (`/etc/flightstate/env`, mode 0600) or take the
+    /// others' read right away from the file.
+    #[error(
+        "`{setting}` comes from {}, which every user of this host can read (mode {mode:04o}): \
+         put it in the environment (/etc/flightstate/env, mode 0600) or make the file \
+         unreadable to others (chmod o-r)",
+        file.display()
+    )]
+    ReadableSecret {
+        /// The setting holding the secret, or naming its file.
+        setting: &'static str,
+        /// The file.
+        file: std::path::PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// A secret's file cannot be read: check the path and that the
+    /// `flightstate` user may read it.
+    #[error("cannot read `{setting}` from {}", file.display())]
+    SecretFile {
+        /// The setting naming the file.
+        setting: &'static str,
+        /// The file.
+        file: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The sections of the file, which are also the environment variables'
@@ -440,6 +446,7 @@ impl Config {
             .extract()
             .map_err(|e| ConfigError::Invalid(Box::new(e)))?;
         config.validate()?;
+        secrets::check_sources(&figment, &config)?;
         Ok(config)
     }
 
@@ -495,6 +502,7 @@ impl Config {
                 reason: "must be at least 3 (the lease is renewed every third of it)",
             });
         }
+        self.kafka.validate()?;
         if self.kafka.batch_size == 0 || self.kafka.topic_partitions == 0 {
             return Err(ConfigError::BadValue {
                 setting: "kafka.batch_size / kafka.topic_partitions",
@@ -574,16 +582,15 @@ impl Config {
         })
     }
 
-    /// The Kafka bootstrap brokers.
+    /// The Kafka client of `[kafka]`: the brokers, the `[kafka.client]`
+    /// properties and the secrets.
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Missing`] when they are not set.
-    pub fn kafka_brokers(&self) -> Result<&str, ConfigError> {
-        self.kafka.brokers.as_deref().ok_or(ConfigError::Missing {
-            setting: "kafka.brokers",
-            env: "FLIGHTSTATE_KAFKA_BROKERS",
-        })
+    /// [`ConfigError::Missing`] without brokers; a secret's file that others
+    /// can read or that cannot be read.
+    pub fn kafka_client(&self) -> Result<crate::kafka::KafkaClient, ConfigError> {
+        self.kafka.client()
     }
 
     /// The station's wall clock (`station.time_zone`, else the host's zone).
@@ -672,7 +679,7 @@ mod tests {
             let config = Config::load(Path::new("flightstate.toml")).map_err(|e| e.to_string())?;
             assert_eq!(config.database.url.as_deref(), Some("postgres://env/db"));
             assert_eq!(config.database.pool_size, 5);
-            assert_eq!(config.kafka_brokers().ok(), Some("127.0.0.1:9092"));
+            assert_eq!(config.kafka.brokers.as_deref(), Some("127.0.0.1:9092"));
             assert_eq!(config.log.format.as_deref(), Some("json"));
             Ok(())
         });

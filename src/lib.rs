@@ -11,6 +11,7 @@ pub mod dispatch;
 pub mod failpoint;
 pub mod failure;
 pub mod journal;
+pub mod kafka;
 pub mod mailbox;
 pub mod memory;
 pub mod pipeline;

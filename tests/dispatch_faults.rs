@@ -191,9 +191,7 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
     let mut kafka = kafka(&mock);
     // Flight 3's state is larger than the producer may send: refused before
     // it leaves the process, a fault no retry can fix.
-    kafka
-        .extra
-        .push(("message.max.bytes".into(), "1500".into()));
+    kafka.client.set_property("message.max.bytes", "1500");
     let mut dispatcher =
         Dispatcher::new(store.clone(), kafka, dispatching::settings(&topics)).expect("dispatcher");
     let mut big = flight(3, at(9, 8, 0));

@@ -168,7 +168,7 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
     )
     .expect("first dispatcher");
     first
-        .ensure_topics()
+        .prepare_topics()
         .expect("topics created (is tansu running? scripts/services)");
     let mut second = Dispatcher::new(store.clone(), dispatching::kafka(&tansu()), settings)
         .expect("second dispatcher");

@@ -8,10 +8,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rdkafka::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
 use serde::Serialize;
 
+use crate::kafka::KafkaClient;
 use crate::mailbox::Mailbox;
 use crate::store::{ReadOps, Store};
 
@@ -147,7 +146,7 @@ fn unconfigured(name: &'static str) -> Check {
 pub fn check<S: Store + Clone>(
     store: &S,
     mailbox: Option<&Arc<Mailbox>>,
-    brokers: Option<&str>,
+    kafka: Option<&KafkaClient>,
     timeout: Duration,
 ) -> Health {
     let state_store = store.clone();
@@ -169,11 +168,16 @@ pub fn check<S: Store + Clone>(
             })
         }
     };
-    let broker = match brokers {
+    let broker = match kafka {
         None => unconfigured("broker"),
-        Some(brokers) => {
-            let brokers = brokers.to_owned();
-            within("broker", timeout, move || broker_answers(&brokers, timeout))
+        Some(kafka) => {
+            let kafka = kafka.clone();
+            within("broker", timeout, move || {
+                kafka
+                    .metadata(None, timeout)
+                    .map(drop)
+                    .map_err(|e| crate::failure::Causes(&e).to_string())
+            })
         }
     };
     let checks = vec![state, mailbox, broker];
@@ -183,20 +187,6 @@ pub fn check<S: Store + Clone>(
         down,
         checks,
     }
-}
-
-/// Whether a broker of `brokers` answers a metadata request.
-fn broker_answers(brokers: &str, timeout: Duration) -> Result<(), String> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", brokers)
-        .set("socket.timeout.ms", timeout.as_millis().max(10).to_string())
-        .set("log_level", "3")
-        .create()
-        .map_err(|e| format!("{e}"))?;
-    consumer
-        .fetch_metadata(None, timeout)
-        .map(drop)
-        .map_err(|e| format!("{e}"))
 }
 
 #[cfg(test)]

@@ -18,6 +18,8 @@ mod status;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::kafka::KafkaClient;
+
 pub use evidence::HeadBlocked;
 pub use health::{Check, Health};
 pub use metrics::Topics;
@@ -42,7 +44,7 @@ pub struct ApiSettings {
     /// The topics, for the metrics' labels.
     pub topics: Topics,
     /// The Kafka brokers `/healthz` asks, if the process uses Kafka.
-    pub brokers: Option<String>,
+    pub kafka: Option<KafkaClient>,
 }
 
 impl std::fmt::Debug for ApiSettings {

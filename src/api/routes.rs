@@ -135,7 +135,7 @@ pub fn get<S: Store + Clone>(api: &Api<S>, url: &str) -> Reply {
             let health = health::check(
                 &api.store,
                 api.mailbox.as_ref(),
-                api.settings.brokers.as_deref(),
+                api.settings.kafka.as_ref(),
                 api.settings.check_timeout,
             );
             let code = if health.ok() { 200 } else { 503 };

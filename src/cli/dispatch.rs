@@ -84,7 +84,8 @@ pub(super) fn open<S: Store>(config: &Config, store: S) -> anyhow::Result<Dispat
         create_topics: k.create_topics,
         topic_partitions: i32::try_from(k.topic_partitions).unwrap_or(i32::MAX),
         topic_replication: i32::try_from(k.topic_replication).unwrap_or(i32::MAX),
-        ..KafkaSettings::new(config.kafka_brokers()?)
+        allow_uncompacted_state_topic: k.allow_uncompacted_state_topic,
+        ..KafkaSettings::of(config.kafka_client()?)
     };
     let settings = DispatchSettings {
         state_topic: k.state_topic.clone(),

@@ -1,7 +1,8 @@
 //! `flightstate doctor`: checks, before the first message, everything a
 //! site's set-up can get wrong — the state database (reachable, a supported
 //! server, the schema of this binary, the privileges), the mailbox (its
-//! tables, columns and statuses), the brokers and topics, the station's
+//! tables, columns and statuses), the brokers, the topics and the state
+//! topic's compaction, the station's
 //! clock and the read API's port. One line per check, each failure with
 //! what to do; exit 0 when all hold, 1 otherwise. Nothing is written.
 
@@ -10,9 +11,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use flightstate::config::{Config, redact_url};
+use flightstate::dispatch::OutboxError;
+use flightstate::failure::Causes;
+use flightstate::kafka::{KafkaClient, LinkError, TopicAdmin, keeps_every_flight};
 use flightstate::mailbox::Mailbox;
-use rdkafka::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {}
@@ -188,23 +190,23 @@ fn mailbox(report: &mut Report, config: &Config) {
 
 fn brokers(report: &mut Report, config: &Config) {
     let check = "brokers";
-    let brokers = match config.kafka_brokers() {
-        Ok(brokers) => brokers,
+    let client = match config.kafka_client() {
+        Ok(client) => client,
         Err(e) => return report.line(check, Verdict::Fail(e.to_string())),
     };
-    let metadata = ClientConfig::new()
-        .set("bootstrap.servers", brokers)
-        .create::<BaseConsumer>()
-        .and_then(|consumer| consumer.fetch_metadata(None, BROKER_WAIT));
-    let metadata = match metadata {
+    let brokers = client.brokers();
+    let metadata = match client.metadata(None, BROKER_WAIT) {
         Ok(metadata) => metadata,
+        Err(LinkError::Refused(refusal)) => {
+            return report.line(check, Verdict::Fail(refusal.to_string()));
+        }
         Err(e) => {
             return report.line(
                 check,
                 Verdict::Fail(format!(
-                    "no answer from {brokers} within {} s: {e}; check `kafka.brokers` and that \
+                    "{}; check `kafka.brokers`, `security.protocol` in [kafka.client] and that \
                      this host may reach them",
-                    BROKER_WAIT.as_secs()
+                    Causes(&e)
                 )),
             );
         }
@@ -212,8 +214,9 @@ fn brokers(report: &mut Report, config: &Config) {
     report.line(
         check,
         Verdict::Ok(format!(
-            "{} broker(s) answer at {brokers}",
-            metadata.brokers().len()
+            "{} broker(s) answer at {brokers} ({})",
+            metadata.brokers().len(),
+            client.security()
         )),
     );
     for topic in [&config.kafka.state_topic, &config.kafka.change_topic] {
@@ -233,6 +236,45 @@ fn brokers(report: &mut Report, config: &Config) {
             )),
         };
         report.line("topic", verdict);
+    }
+    let state_topic = &config.kafka.state_topic;
+    if metadata
+        .topics()
+        .iter()
+        .any(|t| t.name() == state_topic && t.error().is_none())
+    {
+        report.line("state topic policy", state_topic_policy(config, &client));
+    }
+}
+
+/// Whether the state topic is compacted, as the dispatcher requires.
+fn state_topic_policy(config: &Config, client: &KafkaClient) -> Verdict {
+    let topic = &config.kafka.state_topic;
+    let policy = TopicAdmin::new(client, BROKER_WAIT)
+        .map_err(|e| e.to_string())
+        .and_then(|admin| {
+            admin
+                .cleanup_policy(topic)
+                .map_err(|e| Causes(&e).to_string())
+        });
+    match policy {
+        Err(e) => Verdict::Fail(format!("cannot read the configuration of {topic}: {e}")),
+        Ok(Some(policy)) if keeps_every_flight(&policy) => {
+            Verdict::Ok(format!("{topic}: cleanup.policy={policy}"))
+        }
+        Ok(policy) => {
+            let refused = OutboxError::UncompactedStateTopic {
+                topic: topic.clone(),
+                policy: policy.unwrap_or_else(|| "(not reported by the broker)".to_owned()),
+            };
+            if config.kafka.allow_uncompacted_state_topic {
+                Verdict::Warn(format!(
+                    "{refused} (accepted: `kafka.allow_uncompacted_state_topic` is set)"
+                ))
+            } else {
+                Verdict::Fail(refused.to_string())
+            }
+        }
     }
 }
 

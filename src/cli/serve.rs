@@ -77,7 +77,12 @@ fn api_for<S: Store + Clone>(config: &Config, store: S) -> anyhow::Result<Api<S>
                 state: config.kafka.state_topic.clone(),
                 change: config.kafka.change_topic.clone(),
             },
-            brokers: config.kafka.brokers.clone(),
+            kafka: config
+                .kafka
+                .brokers
+                .is_some()
+                .then(|| config.kafka_client())
+                .transpose()?,
         },
     })
 }

@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use flightstate::config::Config;
 use flightstate::dispatch::EVENT_KIND_HEADER;
+use flightstate::kafka::KafkaClient;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
-use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+use rdkafka::{Offset, TopicPartitionList};
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -24,7 +25,7 @@ pub struct Opts {
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let deadline = Instant::now() + Duration::from_secs(opts.timeout_secs);
     for topic in [&config.kafka.state_topic, &config.kafka.change_topic] {
-        let counts = read_topic(config.kafka_brokers()?, topic, deadline)?;
+        let counts = read_topic(&config.kafka_client()?, topic, deadline)?;
         let mut kinds: Vec<_> = counts.by_kind.into_iter().collect();
         kinds.sort();
         let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
@@ -52,9 +53,9 @@ struct Counts {
     latest_by_key: HashMap<Vec<u8>, String>,
 }
 
-fn read_topic(brokers: &str, topic: &str, deadline: Instant) -> anyhow::Result<Counts> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", brokers)
+fn read_topic(kafka: &KafkaClient, topic: &str, deadline: Instant) -> anyhow::Result<Counts> {
+    let consumer: BaseConsumer = kafka
+        .config()
         .set("group.id", "flightstate-topics")
         .set("enable.auto.commit", "false")
         .create()

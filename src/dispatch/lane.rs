@@ -12,7 +12,8 @@ use super::gate::{Gate, GateLog};
 use super::producer::{Failure, Outgoing, Producer};
 use super::{
     DispatchReport, DispatchSettings, EVENT_ID_HEADER, EVENT_KIND_HEADER, OutboxError, PassReport,
-    notice_value, now, sleep_unless, stopped, tombstone_value,
+    SCHEMA_VERSION, SCHEMA_VERSION_HEADER, notice_value, now, sleep_unless, stopped,
+    tombstone_value,
 };
 use crate::state::StateDocument;
 use crate::store::{
@@ -324,10 +325,7 @@ fn flight_messages(
                 topic: topic.to_owned(),
                 key: Some(t.flid.to_string()),
                 value: tombstone_value(t.flid, t.state_version, t.created_at),
-                headers: vec![
-                    (EVENT_ID_HEADER, t.event_id.to_string()),
-                    (EVENT_KIND_HEADER, EventKind::Tombstone.code().to_owned()),
-                ],
+                headers: headers(t.event_id, EventKind::Tombstone.code()),
             });
         }
     }
@@ -336,10 +334,7 @@ fn flight_messages(
             topic: topic.to_owned(),
             key: Some(flid.to_string()),
             value: document.json.into_bytes(),
-            headers: vec![
-                (EVENT_ID_HEADER, last_event.to_string()),
-                (EVENT_KIND_HEADER, EventKind::State.code().to_owned()),
-            ],
+            headers: headers(last_event, EventKind::State.code()),
         });
     }
     messages
@@ -357,11 +352,18 @@ fn notice_message(topic: &str, row: &ClaimedNotice) -> Outgoing {
             row.created_at,
             &row.payload,
         ),
-        headers: vec![
-            (EVENT_ID_HEADER, row.event_id.to_string()),
-            (EVENT_KIND_HEADER, row.change_kind.clone()),
-        ],
+        headers: headers(row.event_id, &row.change_kind),
     }
+}
+
+/// The headers every message carries: its outbox row, its kind and the
+/// version of the topics' JSON Schema its value follows.
+fn headers(event_id: i64, kind: &str) -> Vec<(&'static str, String)> {
+    vec![
+        (EVENT_ID_HEADER, event_id.to_string()),
+        (EVENT_KIND_HEADER, kind.to_owned()),
+        (SCHEMA_VERSION_HEADER, SCHEMA_VERSION.to_owned()),
+    ]
 }
 
 /// The retriable failures of a pass, logged as one line: they are the

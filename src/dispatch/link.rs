@@ -29,6 +29,8 @@ pub(crate) struct Link {
     down: AtomicBool,
     /// How many producers were replaced because the broker refused them.
     generation: AtomicU64,
+    /// How the link is secured (`KafkaClient::security`), for messages.
+    security: String,
 }
 
 #[derive(Debug, Default)]
@@ -44,6 +46,9 @@ struct State {
     up_since: Option<Instant>,
     /// Whether a producer was replaced during this outage (logged once).
     replaced: bool,
+    /// Whether a broker's refusal of the client was told during this
+    /// outage (logged once, at `error`).
+    refusal_told: bool,
     /// When a producer was last replaced. The other lanes' producers follow
     /// within moments, and a broker may fence a fresh producer once more
     /// while the lanes settle: faults and replacements in the quiet time
@@ -69,6 +74,19 @@ impl State {
 }
 
 impl Link {
+    /// The link of producers secured as `security` says.
+    pub(crate) fn new(security: String) -> Link {
+        Link {
+            security,
+            ..Link::default()
+        }
+    }
+
+    /// How the link is secured.
+    pub(crate) fn security(&self) -> &str {
+        &self.security
+    }
+
     fn state(&self) -> MutexGuard<'_, State> {
         // Plain flags; a panic elsewhere cannot leave them inconsistent.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -101,6 +119,7 @@ impl Link {
             return false;
         };
         state.replaced = false;
+        state.refusal_told = false;
         state.up_since = Some(Instant::now());
         let announced = std::mem::take(&mut state.announced);
         drop(state);
@@ -111,6 +130,20 @@ impl Link {
             tracing::debug!(down_for_ms, cause, "kafka deliveries succeed again");
         }
         announced
+    }
+
+    /// Records a broker's refusal of the client (credentials, TLS): a
+    /// fault like any other, and news once per outage even when the outage
+    /// was told already, since it says what a person must fix. Returns
+    /// whether it is news (logged at `error`).
+    pub(crate) fn refused(&self, cause: &str) -> bool {
+        let mut state = self.state();
+        if state.down.is_none() {
+            state.down = Some((Instant::now(), cause.to_owned()));
+            self.down.store(true, Ordering::SeqCst);
+            state.announced = true;
+        }
+        !std::mem::replace(&mut state.refusal_told, true)
     }
 
     /// How many producers the broker refused so far: a producer created
@@ -171,5 +204,16 @@ mod tests {
         assert!(link.failed("all brokers down", later));
         assert!(link.replaced("producer fenced", later));
         assert!(link.delivered());
+    }
+
+    #[test]
+    fn a_refusal_is_news_once_per_outage_even_after_its_warning() {
+        let link = Link::new("SASL_SSL, PLAIN as fs".to_owned());
+        assert!(link.failed("all brokers down", Instant::now()));
+        assert!(link.refused("authentication failed"));
+        assert!(!link.refused("authentication failed"));
+        assert!(link.delivered(), "the outage was told");
+        assert!(link.refused("authentication failed"), "a new outage");
+        assert_eq!(link.security(), "SASL_SSL, PLAIN as fs");
     }
 }

@@ -43,9 +43,7 @@ use std::time::Duration;
 
 use chrono::{NaiveDateTime, Utc};
 use rdkafka::ClientConfig;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::error::KafkaError;
 
 use gate::GateLog;
 pub use gate::{Always, Gate};
@@ -55,12 +53,28 @@ pub use payload::{notice_value, tombstone_value};
 use producer::Producer;
 
 use crate::FailureKind;
+use crate::kafka::{
+    CHANGE_TOPIC_POLICY, KafkaClient, LinkError, NewTopicSpec, STATE_TOPIC_POLICY, TopicAdmin,
+    TopicError, keeps_every_flight,
+};
 use crate::store::{self, OutboxOps, PendingCounts, Store, StoreError};
 
 /// The header carrying the outbox row's id, for consumer dedupe.
 pub const EVENT_ID_HEADER: &str = "event-id";
 /// The header saying `STATE`, `TOMBSTONE` or the change kind.
 pub const EVENT_KIND_HEADER: &str = "event-kind";
+/// The header naming the version of the topics' JSON Schema
+/// (`schema/flight-state.schema.json`, `schema/flight-change.schema.json`)
+/// that the value follows.
+pub const SCHEMA_VERSION_HEADER: &str = "schema-version";
+/// The schema version of every value this build sends: the version in the
+/// schemas' `$id`. A new key (optional) is a minor version; anything a
+/// consumer of the old version would misread is a major one, on new topics
+/// (`docs/kafka.md`).
+pub const SCHEMA_VERSION: &str = "1.0";
+
+/// How long a topic request (create, describe) may take.
+const TOPIC_WAIT: Duration = Duration::from_secs(10);
 
 /// How the dispatcher works through the outbox.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,8 +115,10 @@ impl Default for DispatchSettings {
 /// The Kafka producer's settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KafkaSettings {
-    /// `host:port,…`.
-    pub brokers: String,
+    /// The brokers and how to reach them (TLS, SASL, the site's librdkafka
+    /// properties). Its properties override everything below except
+    /// idempotence and `acks`.
+    pub client: KafkaClient,
     /// `linger.ms`: how long the producer waits to fill a request.
     pub linger: Duration,
     /// `message.timeout.ms`: how long librdkafka tries to deliver a message
@@ -116,28 +132,33 @@ pub struct KafkaSettings {
     pub topic_partitions: i32,
     /// Replication factor of a topic the dispatcher creates.
     pub topic_replication: i32,
-    /// Further librdkafka properties (tests, site tuning); they override
-    /// everything above except idempotence and `acks`.
-    pub extra: Vec<(String, String)>,
+    /// Dispatch to a state topic that is not compacted (`compact` alone),
+    /// with a warning, instead of refusing to start.
+    pub allow_uncompacted_state_topic: bool,
 }
 
 impl KafkaSettings {
-    /// Settings for `brokers` with the defaults of `[kafka]`.
+    /// Settings for plaintext `brokers` with the defaults of `[kafka]`.
     pub fn new(brokers: impl Into<String>) -> KafkaSettings {
+        KafkaSettings::of(KafkaClient::new(brokers))
+    }
+
+    /// Settings for `client` with the defaults of `[kafka]`.
+    pub fn of(client: KafkaClient) -> KafkaSettings {
         KafkaSettings {
-            brokers: brokers.into(),
+            client,
             linger: Duration::from_millis(5),
             delivery_timeout: Duration::from_secs(30),
             create_topics: true,
             topic_partitions: 1,
             topic_replication: 1,
-            extra: Vec::new(),
+            allow_uncompacted_state_topic: false,
         }
     }
 
     /// The producer's client configuration.
     fn producer_config(&self) -> ClientConfig {
-        let mut config = self.client_config();
+        let mut config = ClientConfig::new();
         config
             .set("client.id", "flightstate-dispatch")
             .set("linger.ms", self.linger.as_millis().to_string())
@@ -145,17 +166,9 @@ impl KafkaSettings {
                 "message.timeout.ms",
                 self.delivery_timeout.as_millis().to_string(),
             );
-        for (key, value) in &self.extra {
-            config.set(key, value);
-        }
+        self.client.configure(&mut config);
         // DESIGN §5: never overridable.
         config.set("enable.idempotence", "true").set("acks", "all");
-        config
-    }
-
-    fn client_config(&self) -> ClientConfig {
-        let mut config = ClientConfig::new();
-        config.set("bootstrap.servers", &self.brokers);
         config
     }
 }
@@ -173,16 +186,27 @@ pub enum OutboxError {
     /// or `extra`. Fix the configuration.
     #[error("cannot create the kafka producer; check the [kafka] settings")]
     Producer(#[source] KafkaError),
-    /// A topic could not be created (broker down, or no right to create
-    /// topics: then create them yourself and set `kafka.create_topics =
-    /// false`).
-    #[error("cannot create topic `{topic}`")]
-    Topic {
-        /// The topic.
+    /// A topic could not be created or read (broker down, or no right to
+    /// create topics: then create them yourself and set
+    /// `kafka.create_topics = false`). Retried.
+    #[error("topics not ready")]
+    Topic(#[source] TopicError),
+    /// The state topic keeps messages by time (`cleanup.policy` other than
+    /// `compact` alone): a consumer rebuilding from the start would miss
+    /// every flight that did not change within the retention. Nothing is
+    /// sent until the topic is compacted, or the site accepts it with
+    /// `kafka.allow_uncompacted_state_topic = true`.
+    #[error(
+        "state topic `{topic}` has cleanup.policy={policy}: a consumer reading it from the start \
+         would miss every flight whose last state is older than the retention; set \
+         cleanup.policy=compact on the topic (or accept the loss with \
+         `kafka.allow_uncompacted_state_topic = true`)"
+    )]
+    UncompactedStateTopic {
+        /// The state topic.
         topic: String,
-        /// Kafka's answer.
-        #[source]
-        source: KafkaError,
+        /// Its `cleanup.policy` as the broker reports it.
+        policy: String,
     },
     /// A test's failure point fired.
     #[cfg(feature = "failpoints")]
@@ -196,7 +220,8 @@ impl OutboxError {
         match self {
             OutboxError::Store(e) => e.kind(),
             OutboxError::Producer(_) => FailureKind::BadInput,
-            OutboxError::Topic { .. } => FailureKind::ConnectionLost,
+            OutboxError::Topic(_) => FailureKind::ConnectionLost,
+            OutboxError::UncompactedStateTopic { .. } => FailureKind::BadInput,
             #[cfg(feature = "failpoints")]
             OutboxError::Injected(_) => FailureKind::Other,
         }
@@ -283,7 +308,7 @@ impl<S: Store> Dispatcher<S> {
         // normally arrives before the pass gives up on it.
         let wait = kafka.delivery_timeout + kafka.linger + Duration::from_secs(5);
         let count = settings.lanes.max(1);
-        let link = Arc::new(Link::default());
+        let link = Arc::new(Link::new(kafka.client.security()));
         let lanes = (0..count)
             .map(|number| {
                 Ok(Lane {
@@ -309,52 +334,90 @@ impl<S: Store> Dispatcher<S> {
         &self.store
     }
 
-    /// Creates the two topics if they do not exist (when
-    /// `create_topics` is set; otherwise does nothing).
+    /// Makes the topics ready: creates the missing ones (when
+    /// `create_topics` is set: the state topic compacted, the change topic
+    /// deleting by time), then reads the state topic's `cleanup.policy` and
+    /// refuses one that is not `compact` alone, unless
+    /// `allow_uncompacted_state_topic` (then it warns).
     ///
     /// # Errors
     ///
-    /// [`OutboxError::Topic`] when the broker cannot be reached or refuses.
-    pub fn ensure_topics(&self) -> Result<(), OutboxError> {
-        if !self.kafka.create_topics {
-            return Ok(());
-        }
-        let mut config = self.kafka.client_config();
-        for (key, value) in &self.kafka.extra {
-            config.set(key, value);
-        }
-        let admin: AdminClient<DefaultClientContext> =
-            config.create().map_err(OutboxError::Producer)?;
-        let topics: Vec<NewTopic<'_>> = [&self.settings.state_topic, &self.settings.change_topic]
-            .into_iter()
-            .map(|name| {
-                NewTopic::new(
-                    name,
-                    self.kafka.topic_partitions,
-                    TopicReplication::Fixed(self.kafka.topic_replication),
-                )
-            })
-            .collect();
-        let options = AdminOptions::new().operation_timeout(Some(Duration::from_secs(10)));
-        let results = futures_executor::block_on(admin.create_topics(&topics, &options)).map_err(
-            |source| OutboxError::Topic {
-                topic: self.settings.state_topic.clone(),
-                source,
-            },
-        )?;
-        for result in results {
-            match result {
-                Ok(topic) => tracing::info!(topic, "created topic"),
-                Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
-                Err((topic, code)) => {
-                    return Err(OutboxError::Topic {
-                        topic,
-                        source: KafkaError::AdminOp(code),
-                    });
-                }
+    /// [`OutboxError::Topic`] when the broker cannot be reached or refuses;
+    /// [`OutboxError::UncompactedStateTopic`].
+    pub fn prepare_topics(&self) -> Result<(), OutboxError> {
+        self.kafka
+            .client
+            .metadata(None, TOPIC_WAIT)
+            .map_err(|e| OutboxError::Topic(e.into()))?;
+        let admin =
+            TopicAdmin::new(&self.kafka.client, TOPIC_WAIT).map_err(OutboxError::Producer)?;
+        let state_topic = &self.settings.state_topic;
+        if self.kafka.create_topics {
+            let spec = |name, policy| NewTopicSpec {
+                name,
+                partitions: self.kafka.topic_partitions,
+                replication: self.kafka.topic_replication,
+                policy,
+            };
+            let created = admin
+                .create(&[
+                    spec(state_topic, STATE_TOPIC_POLICY),
+                    spec(&self.settings.change_topic, CHANGE_TOPIC_POLICY),
+                ])
+                .map_err(OutboxError::Topic)?;
+            for topic in created {
+                tracing::info!(topic, "created topic");
             }
         }
+        let policy = admin
+            .cleanup_policy(state_topic)
+            .map_err(OutboxError::Topic)?
+            .unwrap_or_else(|| "(not reported by the broker)".to_owned());
+        if keeps_every_flight(&policy) {
+            return Ok(());
+        }
+        let uncompacted = OutboxError::UncompactedStateTopic {
+            topic: state_topic.clone(),
+            policy,
+        };
+        if !self.kafka.allow_uncompacted_state_topic {
+            return Err(uncompacted);
+        }
+        tracing::warn!(
+            error = %uncompacted,
+            "dispatching to it anyway: `kafka.allow_uncompacted_state_topic` is set"
+        );
         Ok(())
+    }
+
+    /// [`Dispatcher::prepare_topics`] until it succeeds (true) or `stop`
+    /// is set (false), waiting from `backoff_initial` up to `backoff_max`
+    /// between tries. The first failure is logged — a broker's refusal of
+    /// the client at `error`, since a person must fix it, anything else at
+    /// `warn` — and the tries after it at `debug`. With `until_idle`, the
+    /// first failure ends the wait.
+    fn wait_for_topics(&self, stop: &AtomicBool, until_idle: bool) -> Result<bool, OutboxError> {
+        let mut wait = self.settings.backoff_initial;
+        let mut told = false;
+        while !stop.load(Ordering::SeqCst) {
+            let e = match self.prepare_topics() {
+                Ok(()) => return Ok(true),
+                Err(e) if until_idle || !e.kind().retryable() => return Err(e),
+                Err(e) => e,
+            };
+            let error = crate::failure::Causes(&e);
+            match &e {
+                _ if told => tracing::debug!(%error, "topics not ready; will retry"),
+                OutboxError::Topic(TopicError::Link(LinkError::Refused(_))) => {
+                    tracing::error!(%error, "topics not ready; will retry")
+                }
+                _ => tracing::warn!(%error, "topics not ready; will retry"),
+            }
+            told = true;
+            sleep_unless(&[stop], wait);
+            wait = (wait * 2).min(self.settings.backoff_max);
+        }
+        Ok(false)
     }
 
     /// One pass over each outbox on every lane, one lane after the other:
@@ -413,18 +476,8 @@ impl<S: Store> Dispatcher<S> {
         until_idle: bool,
         gate: &dyn Gate,
     ) -> Result<DispatchReport, OutboxError> {
-        loop {
-            if stop.load(Ordering::SeqCst) {
-                return Ok(DispatchReport::default());
-            }
-            match self.ensure_topics() {
-                Ok(()) => break,
-                Err(e) if until_idle || !e.kind().retryable() => return Err(e),
-                Err(e) => {
-                    tracing::warn!(error = %crate::failure::Causes(&e), "topics not ready; will retry");
-                    sleep_unless(&[stop], self.settings.backoff_initial);
-                }
-            }
+        if !self.wait_for_topics(stop, until_idle)? {
+            return Ok(DispatchReport::default());
         }
         let Dispatcher {
             store,

@@ -29,6 +29,7 @@ use rdkafka::producer::{
 };
 
 use super::link::Link;
+use crate::kafka::Refusal;
 
 /// One message to produce.
 #[derive(Clone, Debug)]
@@ -187,13 +188,22 @@ impl ClientContext for DeliveryContext {
     }
 
     /// Client errors: broker connections going down (every reconnect
-    /// attempt), all of them down, fatal errors. The first fault while the
-    /// link is good is logged at `warn`; the rest of the outage at `debug`.
+    /// attempt), all of them down, fatal errors, a broker refusing the
+    /// client. The first fault while the link is good is logged at `warn`,
+    /// a refusal once per outage at `error` (a person must act); the rest
+    /// of the outage at `debug`.
     /// One connection closing is not a fault by itself (brokers close idle
     /// connections, and librdkafka reconnects): an outage shows as all
     /// brokers down or as failed deliveries.
     fn error(&self, error: KafkaError, reason: &str) {
-        if error.rdkafka_error_code() == Some(RDKafkaErrorCode::BrokerTransportFailure) {
+        let code = error.rdkafka_error_code();
+        if let Some(refusal) = Refusal::of(code, reason, self.link.security()) {
+            if self.link.refused(reason) {
+                tracing::error!(broker = %refusal.broker, "{refusal}; rows wait in the outbox");
+            } else {
+                tracing::debug!(broker = %refusal.broker, "{refusal}");
+            }
+        } else if code == Some(RDKafkaErrorCode::BrokerTransportFailure) {
             tracing::debug!(error = %error, reason, "kafka connection closed");
         } else if self.link.failed(reason, Instant::now()) {
             tracing::warn!(error = %error, reason, "kafka unreachable or failing; rows wait in the outbox");

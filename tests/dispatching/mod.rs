@@ -84,7 +84,7 @@ pub fn tansu_dispatcher_with(
     };
     let dispatcher = Dispatcher::new(store, kafka(&tansu()), settings).expect("dispatcher");
     dispatcher
-        .ensure_topics()
+        .prepare_topics()
         .expect("topics created (is tansu running? scripts/services)");
     (dispatcher, topics)
 }

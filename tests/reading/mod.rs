@@ -255,7 +255,7 @@ pub fn settings(token: Option<&str>, brokers: Option<String>) -> ApiSettings {
             state: "flight.state".to_owned(),
             change: "flight.change".to_owned(),
         },
-        brokers,
+        kafka: brokers.map(flightstate::kafka::KafkaClient::new),
     }
 }
 

@@ -261,7 +261,7 @@ fn is_plsql(code: &str) -> bool {
 /// `string_agg`); REPEATABLE READ; `AS` before a table alias (Oracle allows `AS` for column
 /// aliases only); a literal `IN` list of more than 1000 items; reserved words as bind names;
 /// a CLOB bind before a shorter one, in a select list or `USING` clause, or in a statement
-/// with `RETURNING`.
+/// with `RETURNING`; a bound id list (`TABLE(CAST(…))`) without a `CARDINALITY` hint.
 fn statement_findings(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let body = body(text);
@@ -400,6 +400,12 @@ fn statement_findings(text: &str) -> Vec<String> {
             ));
         }
     }
+    for list in id_lists_without_cardinality(&body) {
+        bad(&format!(
+            "id list {list} without a CARDINALITY hint in its query block (the optimiser \
+             guesses 8,168 rows)"
+        ));
+    }
     if !is_plsql(&code) && body.trim_end().ends_with(';') {
         bad("trailing ; (OCI refuses it outside PL/SQL)");
     }
@@ -410,6 +416,35 @@ fn statement_findings(text: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// Each bound collection read as a table (`TABLE(CAST(:flids AS …)) ids`) whose query block
+/// has no `CARDINALITY(<alias> n)` hint, by its bind: left unhinted, the optimiser takes a
+/// collection for 8,168 rows and may scan a table for one FLID. Hints are comments, so this
+/// reads the body as written, not [`code_only`].
+fn id_lists_without_cardinality(body: &str) -> Vec<String> {
+    let upper = body.to_ascii_uppercase();
+    let mut out = Vec::new();
+    for (at, _) in upper.match_indices("TABLE(CAST(") {
+        let list = &upper[at + "TABLE(CAST(".len()..];
+        let bind = list.split_whitespace().next().unwrap_or("").to_owned();
+        let alias: String = list
+            .find("))")
+            .map(|end| list[end + 2..].trim_start())
+            .unwrap_or("")
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let hint = upper[..at]
+            .rfind("SELECT")
+            .and_then(|select| upper[select..at].split("/*+").nth(1))
+            .and_then(|hint| hint.split("*/").next())
+            .unwrap_or("");
+        if alias.is_empty() || !hint.contains(&format!("CARDINALITY({alias} ")) {
+            out.push(bind);
+        }
+    }
+    out
 }
 
 /// Where `:bind` is used in `code` (upper-cased, see [`code_only`]).
@@ -1246,6 +1281,20 @@ fn the_lint_catches_what_11g_refuses() {
             "-- binds: :key varchar2, :payload clob; out :id number\n\
              INSERT INTO T (ID, K, P) VALUES (T_SEQ.NEXTVAL, :key, :payload) RETURNING ID INTO :id",
             "LOB bind :payload with RETURNING",
+        ),
+        (
+            "DELETE FROM T WHERE FLID IN (SELECT COLUMN_VALUE FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)))",
+            "id list :FLIDS without a CARDINALITY hint",
+        ),
+        (
+            "SELECT /*+ LEADING(ids) USE_NL(d) */ d.A\nFROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids, T d\n\
+             WHERE d.FLID = ids.COLUMN_VALUE",
+            "id list :FLIDS without a CARDINALITY hint",
+        ),
+        (
+            "SELECT /*+ CARDINALITY(other 10) */ d.A\nFROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids, T d\n\
+             WHERE d.FLID = ids.COLUMN_VALUE",
+            "id list :FLIDS without a CARDINALITY hint",
         ),
     ]);
     for (sql, rule) in statement_cases {

@@ -636,6 +636,98 @@ fn ddl_findings(statement: &str) -> Vec<String> {
     found
 }
 
+/// The `INITRANS n` among `words`, or Oracle's default of 2 for an index.
+fn initrans(words: &[String]) -> u32 {
+    words
+        .windows(2)
+        .find(|w| w[0] == "INITRANS")
+        .and_then(|w| w[1].parse().ok())
+        .unwrap_or(2)
+}
+
+/// The indexes of the tables written under SERIALIZABLE (created `ROWDEPENDENCIES`: the
+/// outbox) that have fewer interested-transaction slots (`INITRANS`) than their table, after
+/// `statements` ran in order: under SERIALIZABLE a transaction that finds no free slot in an
+/// index block fails with ORA-08177, and ROWDEPENDENCIES covers table rows only. Counts the
+/// keys' implicit indexes (named after their constraint; `USING INDEX … INITRANS n`), every
+/// `CREATE INDEX … ON` such a table and `ALTER INDEX … REBUILD INITRANS n`.
+fn serializable_index_findings(statements: &[String]) -> Vec<String> {
+    let mut tables: BTreeMap<String, u32> = BTreeMap::new();
+    let mut indexes: BTreeMap<String, (String, u32)> = BTreeMap::new();
+    for statement in statements {
+        let code = code_only(statement);
+        let w = words(&code);
+        let head: Vec<&str> = w.iter().take(7).map(String::as_str).collect();
+        match head[..] {
+            ["CREATE", "TABLE", table, ..] => {
+                if !w.iter().any(|x| x == "ROWDEPENDENCIES") {
+                    continue;
+                }
+                let end = code.rfind(')').unwrap_or(code.len());
+                tables.insert(table.to_owned(), initrans(&words(&code[end..])));
+                let columns = words(&code[..end]);
+                for (i, word) in columns.iter().enumerate() {
+                    let keyed = matches!(
+                        columns.get(i + 2).map(String::as_str),
+                        Some("PRIMARY" | "UNIQUE")
+                    );
+                    if word == "CONSTRAINT" && keyed {
+                        let clause: Vec<String> = columns[i + 1..]
+                            .iter()
+                            .take_while(|x| *x != "CONSTRAINT")
+                            .cloned()
+                            .collect();
+                        indexes.insert(
+                            columns[i + 1].clone(),
+                            (table.to_owned(), initrans(&clause)),
+                        );
+                    }
+                }
+            }
+            [
+                "ALTER",
+                "TABLE",
+                table,
+                "ADD",
+                "CONSTRAINT",
+                name,
+                "PRIMARY" | "UNIQUE",
+            ] => {
+                indexes.insert(name.to_owned(), (table.to_owned(), initrans(&w)));
+            }
+            ["CREATE", "INDEX", name, "ON", table, ..]
+            | ["CREATE", "UNIQUE", "INDEX", name, "ON", table, ..] => {
+                let after_key = code.rfind(')').map_or("", |end| &code[end..]);
+                indexes.insert(
+                    name.to_owned(),
+                    (table.to_owned(), initrans(&words(after_key))),
+                );
+            }
+            ["ALTER", "INDEX", name, "REBUILD", ..] => {
+                if let Some(index) = indexes.get_mut(name) {
+                    index.1 = initrans(&w);
+                }
+            }
+            ["DROP", "INDEX", name, ..] => {
+                indexes.remove(name);
+            }
+            _ => {}
+        }
+    }
+    indexes
+        .iter()
+        .filter_map(|(name, (table, slots))| {
+            let needed = *tables.get(table)?;
+            (*slots < needed).then(|| {
+                format!(
+                    "index {name} of {table}, written under SERIALIZABLE, has INITRANS {slots}, \
+                     its table {needed} (ORA-08177 when a block runs out of slots)"
+                )
+            })
+        })
+        .collect()
+}
+
 /// The `NOT NULL` text columns (`VARCHAR2`, `CLOB`) of every table, as the `V` scripts create
 /// and extend them: table → columns, upper case.
 fn not_null_text_columns() -> BTreeMap<String, BTreeSet<String>> {
@@ -1215,6 +1307,26 @@ fn every_migration_statement_passes_the_11g_lint() {
 }
 
 #[test]
+fn every_index_of_a_table_written_under_serializable_has_its_tables_slots() {
+    let statements: Vec<String> = migration_scripts()
+        .iter()
+        .flat_map(|(_, _, text)| script_statements(text))
+        .collect();
+    let findings = serializable_index_findings(&statements);
+    assert!(findings.is_empty(), "{}", findings.join("\n"));
+    // Before V016 the keys had the default.
+    let before_v016: Vec<String> = migration_scripts()
+        .iter()
+        .filter(|(version, _, _)| *version < 16)
+        .flat_map(|(_, _, text)| script_statements(text))
+        .collect();
+    let findings = serializable_index_findings(&before_v016);
+    assert_eq!(findings.len(), 2, "{findings:?}");
+    assert!(findings[0].starts_with("index KAFKA_MSG_PK of KAFKA_MSG"));
+    assert!(findings[1].starts_with("index KAFKA_SCHD_PK of KAFKA_SCHD"));
+}
+
+#[test]
 fn the_lint_catches_what_11g_refuses() {
     let statement_cases = [
         ("SELECT 1 FROM T LIMIT :n", "LIMIT"),
@@ -1363,6 +1475,28 @@ fn the_lint_catches_what_11g_refuses() {
             "`{sql}` should break `{rule}`, found {found:?}"
         );
     }
+    // An outbox-like table: its key and an index keep the default two slots.
+    let table =
+        "CREATE TABLE T (\n    A NUMBER(19) NOT NULL,\n    CONSTRAINT T_PK PRIMARY KEY (A)\n)\n\
+                 INITRANS 8\nROWDEPENDENCIES"
+            .to_owned();
+    let bad = [table.clone(), "CREATE INDEX T_IX ON T (A, B)".to_owned()];
+    let found = serializable_index_findings(&bad);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("index T_IX of T") && found[0].contains("INITRANS 2"));
+    assert!(found[1].starts_with("index T_PK of T"));
+    let fixed = [
+        table.replace("PRIMARY KEY (A)", "PRIMARY KEY (A) USING INDEX INITRANS 8"),
+        "CREATE INDEX T_IX ON T (A, B) INITRANS 2".to_owned(),
+        "ALTER INDEX T_IX REBUILD INITRANS 8".to_owned(),
+    ];
+    assert_eq!(serializable_index_findings(&fixed), Vec::<String>::new());
+    // A table not written under SERIALIZABLE keeps the defaults.
+    let plain = [
+        table.replace("\nROWDEPENDENCIES", ""),
+        "CREATE INDEX T_IX ON T (A)".to_owned(),
+    ];
+    assert_eq!(serializable_index_findings(&plain), Vec::<String>::new());
 }
 
 /// The `CREATE` statements of every `V` script, by object kind and name.

@@ -219,7 +219,7 @@ fn oracle_journals_a_clob_over_32_kb() {
     };
     let id = store
         .transaction(|tx| tx.insert_effect_intent(&call, now()))
-        .expect("insert_effect_intent with a 40 KB CLOB and RETURNING INTO")
+        .expect("insert_effect_intent with a 40 KB CLOB")
         .expect("a new call id");
     let again = store
         .transaction(|tx| tx.insert_effect_intent(&call, now()))
@@ -328,11 +328,6 @@ mod day_rows {
             "event_id",
             "generated: an identity on PostgreSQL, KAFKA_MSG_SEQ (cached, never reset) on \
              Oracle; the rows are still compared in event_id order",
-        ),
-        (
-            "flight_schd",
-            "state_document",
-            "Oracle's upsert_flights leaves it NULL (docs/oracle.md, \"State documents\")",
         ),
     ];
 
@@ -489,6 +484,7 @@ fn oracle_applies_a_whole_airport_day_as_postgres_does() {
     let bodies: Vec<String> = std::iter::once(&day.snapshot)
         .chain(&day.events)
         .map(to_xml)
+        .chain(longest_values())
         .collect();
     let settings = Settings::default();
     // Whole seconds, the same in both: a DATE keeps no fraction.
@@ -521,4 +517,48 @@ fn oracle_applies_a_whole_airport_day_as_postgres_does() {
         i64::try_from(bodies.len()).expect("a count")
     );
     assert!(on_oracle.count("flight_schd", "1 = 1") > 0);
+    // The longest values reached both databases (the tables are equal, so PostgreSQL's
+    // byte counts are Oracle's): the 3,999- and 4,000-byte remarks, the 750 CJK characters,
+    // state documents over 4 KB, and the 4,001-byte remark refused before either database.
+    for (condition, rows) in [
+        ("flid = 990001 AND octet_length(remc) = 3999", 1),
+        ("flid = 990002 AND octet_length(remc) = 4000", 1),
+        ("flid = 990003 AND char_length(remc) = 750", 1),
+        ("flid = 990004", 0),
+        (
+            "flid IN (990001, 990002) AND octet_length(state_document) > 4001",
+            2,
+        ),
+    ] {
+        assert_eq!(
+            on_postgres.count("flight_schd", condition),
+            rows,
+            "{condition}"
+        );
+    }
+}
+
+/// Remarks (`REMC`, `VARCHAR2(1000 CHAR)`) at the edges of 11g's 4,000 bytes, each a FLOP that
+/// creates its own flight: 3,999 and 4,000 bytes (whose state documents pass 4 KB), 750 CJK
+/// characters (2,250 bytes: the range a batch buffer grown to the next power of two would
+/// send as a `LONG`), and 4,001 bytes in 1,001 characters, which the protocol refuses.
+#[cfg(feature = "postgres")]
+fn longest_values() -> Vec<String> {
+    let four_bytes = '\u{20000}'; // 𠀀, CJK Extension B
+    let remarks = [
+        (
+            990001,
+            format!("{}\u{5ef6}", four_bytes.to_string().repeat(999)),
+        ),
+        (990002, four_bytes.to_string().repeat(1_000)),
+        (990003, "\u{5ef6}".repeat(750)),
+        (990004, format!("{}a", four_bytes.to_string().repeat(1_000))),
+    ];
+    remarks
+        .iter()
+        .map(|(flid, remark)| {
+            let body = common::sis::flop("REMC", &[(*flid, &format!("<REMC>{remark}</REMC>"))]);
+            String::from_utf8(body).expect("a message is UTF-8")
+        })
+        .collect()
 }

@@ -259,7 +259,9 @@ fn is_plsql(code: &str) -> bool {
 /// (Oracle's NULL) anywhere; quoted literals outside [`ALLOWED_LITERALS`]; PostgreSQL-only
 /// functions (`now()`, `gen_random_uuid`, `make_interval`, `left(`, `jsonb`, `ILIKE`,
 /// `string_agg`); REPEATABLE READ; `AS` before a table alias (Oracle allows `AS` for column
-/// aliases only); a literal `IN` list of more than 1000 items; reserved words as bind names.
+/// aliases only); a literal `IN` list of more than 1000 items; reserved words as bind names;
+/// a CLOB bind before a shorter one, in a select list or `USING` clause, or in a statement
+/// with `RETURNING`; a bound id list (`TABLE(CAST(…))`) without a `CARDINALITY` hint.
 fn statement_findings(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let body = body(text);
@@ -378,6 +380,32 @@ fn statement_findings(text: &str) -> Vec<String> {
             in_binds[first_long]
         ));
     }
+    // A LOB bind is taken where a column is written (VALUES, SET), not where a row is
+    // computed: in a select list (MERGE's USING, INSERT … SELECT) a value over 4,000 bytes
+    // fails with ORA-01461, and with RETURNING every bind is sent at execute time
+    // (ORA-22816 territory).
+    for bind in &long {
+        let uses = bind_positions(&code, bind);
+        if uses
+            .iter()
+            .any(|&at| in_select_list(&code, at) || in_using_clause(&code, at))
+        {
+            bad(&format!(
+                "LOB bind :{bind} in a select list or USING clause (write it in VALUES or SET)"
+            ));
+        }
+        if !uses.is_empty() && w.iter().any(|x| x == "RETURNING") {
+            bad(&format!(
+                "LOB bind :{bind} with RETURNING (take the key first, insert without RETURNING)"
+            ));
+        }
+    }
+    for list in id_lists_without_cardinality(&body) {
+        bad(&format!(
+            "id list {list} without a CARDINALITY hint in its query block (the optimiser \
+             guesses 8,168 rows)"
+        ));
+    }
     if !is_plsql(&code) && body.trim_end().ends_with(';') {
         bad("trailing ; (OCI refuses it outside PL/SQL)");
     }
@@ -388,6 +416,63 @@ fn statement_findings(text: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// Each bound collection read as a table (`TABLE(CAST(:flids AS …)) ids`) whose query block
+/// has no `CARDINALITY(<alias> n)` hint, by its bind: left unhinted, the optimiser takes a
+/// collection for 8,168 rows and may scan a table for one FLID. Hints are comments, so this
+/// reads the body as written, not [`code_only`].
+fn id_lists_without_cardinality(body: &str) -> Vec<String> {
+    let upper = body.to_ascii_uppercase();
+    let mut out = Vec::new();
+    for (at, _) in upper.match_indices("TABLE(CAST(") {
+        let list = &upper[at + "TABLE(CAST(".len()..];
+        let bind = list.split_whitespace().next().unwrap_or("").to_owned();
+        let alias: String = list
+            .find("))")
+            .map(|end| list[end + 2..].trim_start())
+            .unwrap_or("")
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let hint = upper[..at]
+            .rfind("SELECT")
+            .and_then(|select| upper[select..at].split("/*+").nth(1))
+            .and_then(|hint| hint.split("*/").next())
+            .unwrap_or("");
+        if alias.is_empty() || !hint.contains(&format!("CARDINALITY({alias} ")) {
+            out.push(bind);
+        }
+    }
+    out
+}
+
+/// Where `:bind` is used in `code` (upper-cased, see [`code_only`]).
+fn bind_positions(code: &str, bind: &str) -> Vec<usize> {
+    let needle = format!(":{}", bind.to_ascii_uppercase());
+    code.match_indices(&needle)
+        .filter(|(at, _)| {
+            !code[at + needle.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        })
+        .map(|(at, _)| at)
+        .collect()
+}
+
+/// Whether byte `at` of `code` lies between a `SELECT` and its `FROM`.
+fn in_select_list(code: &str, at: usize) -> bool {
+    let before = words(&code[..at]);
+    let select = before.iter().rposition(|w| w == "SELECT");
+    let from = before.iter().rposition(|w| w == "FROM");
+    matches!((select, from), (Some(s), f) if f.is_none_or(|f| f < s))
+}
+
+/// Whether byte `at` of `code` lies in a MERGE's `USING …` before its `ON`.
+fn in_using_clause(code: &str, at: usize) -> bool {
+    let before = words(&code[..at]);
+    let using = before.iter().rposition(|w| w == "USING");
+    let on = before.iter().rposition(|w| w == "ON");
+    before.first().map(String::as_str) == Some("MERGE")
+        && matches!((using, on), (Some(u), o) if o.is_none_or(|o| o < u))
 }
 
 /// The binds a statement's header documents as `clob` (`:payload clob`).
@@ -549,6 +634,98 @@ fn ddl_findings(statement: &str) -> Vec<String> {
         bad("line starting with # (a SQL*Plus command)".to_owned());
     }
     found
+}
+
+/// The `INITRANS n` among `words`, or Oracle's default of 2 for an index.
+fn initrans(words: &[String]) -> u32 {
+    words
+        .windows(2)
+        .find(|w| w[0] == "INITRANS")
+        .and_then(|w| w[1].parse().ok())
+        .unwrap_or(2)
+}
+
+/// The indexes of the tables written under SERIALIZABLE (created `ROWDEPENDENCIES`: the
+/// outbox) that have fewer interested-transaction slots (`INITRANS`) than their table, after
+/// `statements` ran in order: under SERIALIZABLE a transaction that finds no free slot in an
+/// index block fails with ORA-08177, and ROWDEPENDENCIES covers table rows only. Counts the
+/// keys' implicit indexes (named after their constraint; `USING INDEX … INITRANS n`), every
+/// `CREATE INDEX … ON` such a table and `ALTER INDEX … REBUILD INITRANS n`.
+fn serializable_index_findings(statements: &[String]) -> Vec<String> {
+    let mut tables: BTreeMap<String, u32> = BTreeMap::new();
+    let mut indexes: BTreeMap<String, (String, u32)> = BTreeMap::new();
+    for statement in statements {
+        let code = code_only(statement);
+        let w = words(&code);
+        let head: Vec<&str> = w.iter().take(7).map(String::as_str).collect();
+        match head[..] {
+            ["CREATE", "TABLE", table, ..] => {
+                if !w.iter().any(|x| x == "ROWDEPENDENCIES") {
+                    continue;
+                }
+                let end = code.rfind(')').unwrap_or(code.len());
+                tables.insert(table.to_owned(), initrans(&words(&code[end..])));
+                let columns = words(&code[..end]);
+                for (i, word) in columns.iter().enumerate() {
+                    let keyed = matches!(
+                        columns.get(i + 2).map(String::as_str),
+                        Some("PRIMARY" | "UNIQUE")
+                    );
+                    if word == "CONSTRAINT" && keyed {
+                        let clause: Vec<String> = columns[i + 1..]
+                            .iter()
+                            .take_while(|x| *x != "CONSTRAINT")
+                            .cloned()
+                            .collect();
+                        indexes.insert(
+                            columns[i + 1].clone(),
+                            (table.to_owned(), initrans(&clause)),
+                        );
+                    }
+                }
+            }
+            [
+                "ALTER",
+                "TABLE",
+                table,
+                "ADD",
+                "CONSTRAINT",
+                name,
+                "PRIMARY" | "UNIQUE",
+            ] => {
+                indexes.insert(name.to_owned(), (table.to_owned(), initrans(&w)));
+            }
+            ["CREATE", "INDEX", name, "ON", table, ..]
+            | ["CREATE", "UNIQUE", "INDEX", name, "ON", table, ..] => {
+                let after_key = code.rfind(')').map_or("", |end| &code[end..]);
+                indexes.insert(
+                    name.to_owned(),
+                    (table.to_owned(), initrans(&words(after_key))),
+                );
+            }
+            ["ALTER", "INDEX", name, "REBUILD", ..] => {
+                if let Some(index) = indexes.get_mut(name) {
+                    index.1 = initrans(&w);
+                }
+            }
+            ["DROP", "INDEX", name, ..] => {
+                indexes.remove(name);
+            }
+            _ => {}
+        }
+    }
+    indexes
+        .iter()
+        .filter_map(|(name, (table, slots))| {
+            let needed = *tables.get(table)?;
+            (*slots < needed).then(|| {
+                format!(
+                    "index {name} of {table}, written under SERIALIZABLE, has INITRANS {slots}, \
+                     its table {needed} (ORA-08177 when a block runs out of slots)"
+                )
+            })
+        })
+        .collect()
 }
 
 /// The `NOT NULL` text columns (`VARCHAR2`, `CLOB`) of every table, as the `V` scripts create
@@ -1130,6 +1307,26 @@ fn every_migration_statement_passes_the_11g_lint() {
 }
 
 #[test]
+fn every_index_of_a_table_written_under_serializable_has_its_tables_slots() {
+    let statements: Vec<String> = migration_scripts()
+        .iter()
+        .flat_map(|(_, _, text)| script_statements(text))
+        .collect();
+    let findings = serializable_index_findings(&statements);
+    assert!(findings.is_empty(), "{}", findings.join("\n"));
+    // Before V016 the keys had the default.
+    let before_v016: Vec<String> = migration_scripts()
+        .iter()
+        .filter(|(version, _, _)| *version < 16)
+        .flat_map(|(_, _, text)| script_statements(text))
+        .collect();
+    let findings = serializable_index_findings(&before_v016);
+    assert_eq!(findings.len(), 2, "{findings:?}");
+    assert!(findings[0].starts_with("index KAFKA_MSG_PK of KAFKA_MSG"));
+    assert!(findings[1].starts_with("index KAFKA_SCHD_PK of KAFKA_SCHD"));
+}
+
+#[test]
 fn the_lint_catches_what_11g_refuses() {
     let statement_cases = [
         ("SELECT 1 FROM T LIMIT :n", "LIMIT"),
@@ -1182,6 +1379,34 @@ fn the_lint_catches_what_11g_refuses() {
         (
             "-- binds: :payload clob, :message_id number\nINSERT INTO T (P, M) VALUES (:payload, :message_id)",
             "long bind :payload before the short bind :message_id",
+        ),
+        (
+            "-- binds: :flid number, :doc clob\nMERGE INTO T t\nUSING (SELECT :flid AS FLID, :doc AS DOC FROM DUAL) s\n\
+             ON (t.FLID = s.FLID)\nWHEN MATCHED THEN UPDATE SET t.DOC = s.DOC",
+            "LOB bind :doc in a select list or USING clause",
+        ),
+        (
+            "-- binds: :flid number, :doc clob\nINSERT INTO T (FLID, DOC) SELECT :flid, :doc FROM DUAL",
+            "LOB bind :doc in a select list or USING clause",
+        ),
+        (
+            "-- binds: :key varchar2, :payload clob; out :id number\n\
+             INSERT INTO T (ID, K, P) VALUES (T_SEQ.NEXTVAL, :key, :payload) RETURNING ID INTO :id",
+            "LOB bind :payload with RETURNING",
+        ),
+        (
+            "DELETE FROM T WHERE FLID IN (SELECT COLUMN_VALUE FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)))",
+            "id list :FLIDS without a CARDINALITY hint",
+        ),
+        (
+            "SELECT /*+ LEADING(ids) USE_NL(d) */ d.A\nFROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids, T d\n\
+             WHERE d.FLID = ids.COLUMN_VALUE",
+            "id list :FLIDS without a CARDINALITY hint",
+        ),
+        (
+            "SELECT /*+ CARDINALITY(other 10) */ d.A\nFROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids, T d\n\
+             WHERE d.FLID = ids.COLUMN_VALUE",
+            "id list :FLIDS without a CARDINALITY hint",
         ),
     ]);
     for (sql, rule) in statement_cases {
@@ -1250,6 +1475,28 @@ fn the_lint_catches_what_11g_refuses() {
             "`{sql}` should break `{rule}`, found {found:?}"
         );
     }
+    // An outbox-like table: its key and an index keep the default two slots.
+    let table =
+        "CREATE TABLE T (\n    A NUMBER(19) NOT NULL,\n    CONSTRAINT T_PK PRIMARY KEY (A)\n)\n\
+                 INITRANS 8\nROWDEPENDENCIES"
+            .to_owned();
+    let bad = [table.clone(), "CREATE INDEX T_IX ON T (A, B)".to_owned()];
+    let found = serializable_index_findings(&bad);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("index T_IX of T") && found[0].contains("INITRANS 2"));
+    assert!(found[1].starts_with("index T_PK of T"));
+    let fixed = [
+        table.replace("PRIMARY KEY (A)", "PRIMARY KEY (A) USING INDEX INITRANS 8"),
+        "CREATE INDEX T_IX ON T (A, B) INITRANS 2".to_owned(),
+        "ALTER INDEX T_IX REBUILD INITRANS 8".to_owned(),
+    ];
+    assert_eq!(serializable_index_findings(&fixed), Vec::<String>::new());
+    // A table not written under SERIALIZABLE keeps the defaults.
+    let plain = [
+        table.replace("\nROWDEPENDENCIES", ""),
+        "CREATE INDEX T_IX ON T (A)".to_owned(),
+    ];
+    assert_eq!(serializable_index_findings(&plain), Vec::<String>::new());
 }
 
 /// The `CREATE` statements of every `V` script, by object kind and name.
@@ -1491,11 +1738,28 @@ fn statements_rust_and_migrations_agree_on_every_column() {
         ]
         .map(str::to_owned),
     );
-    for write in ["upsert_flights", "insert_flights"] {
-        assert_eq!(insert_columns(write), main, "{write}");
-        assert_eq!(binds(&body(statement(write))), main, "{write} binds");
-    }
+    assert_eq!(insert_columns("insert_flights"), main, "insert_flights");
+    assert_eq!(
+        binds(&body(statement("insert_flights"))),
+        main,
+        "insert_flights binds"
+    );
     assert_eq!(migrated_columns("flight_schd"), main);
+    // The MERGE writes every column but the document, which update_state_documents writes
+    // by FLID (a CLOB bind stays out of the MERGE's select list).
+    let document = main.pop();
+    assert_eq!(document.as_deref(), Some("state_document"));
+    assert_eq!(insert_columns("upsert_flights"), main, "upsert_flights");
+    assert_eq!(
+        binds(&body(statement("upsert_flights"))),
+        main,
+        "upsert_flights binds"
+    );
+    assert_eq!(
+        binds(&body(statement("update_state_documents"))),
+        ["flid", "state_document"],
+        "update_state_documents binds"
+    );
 }
 
 #[test]

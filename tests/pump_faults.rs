@@ -11,6 +11,9 @@
 //!   back again (a new journaled call), also when the re-sent rows fill the
 //!   head of the queue; a re-sent row with another body is written back
 //!   DEAD and the original's record stands.
+//! - A session the server ends (`pg_terminate_backend`), again and again
+//!   past the bypass rule's limit, bypasses nothing: the message applies
+//!   once the kills stop.
 //! - A graceful stop stops after the message in hand.
 //! - A pump waiting for another's lease says whose, and until when.
 #![cfg(feature = "postgres")]
@@ -213,6 +216,108 @@ fn a_value_the_database_refuses_is_dead_with_the_database_words() {
     assert_eq!(
         common::sis::count(&mut conn, "flight_schd", "flid = 666"),
         0
+    );
+    mb.assert_each_written_back_once();
+}
+
+/// Ends, from another session, every session of the database at `url` that
+/// sleeps in `pg_sleep` (the site trigger below puts the pump's there), until
+/// `stop` is set; returns how many it ended.
+fn kill_sleepers(url: String, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<i64> {
+    #[derive(diesel::QueryableByName)]
+    struct Killed {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        killed: i64,
+    }
+    std::thread::spawn(move || {
+        let mut conn = <diesel::PgConnection as diesel::Connection>::establish(&url)
+            .expect("the killer's session");
+        let mut killed = 0;
+        while !stop.load(Ordering::SeqCst) {
+            killed += diesel::sql_query(
+                "SELECT count(pg_terminate_backend(pid)) AS killed FROM pg_stat_activity \
+                 WHERE datname = current_database() AND wait_event = 'PgSleep' \
+                 AND pid <> pg_backend_pid()",
+            )
+            .get_result::<Killed>(&mut conn)
+            .expect("end the sleeping sessions")
+            .killed;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        killed
+    })
+}
+
+#[test]
+fn a_session_killed_again_and_again_past_the_bypass_limit_bypasses_nothing() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("killed");
+    mb.insert(&day(1..=3));
+    let limit = Duration::from_millis(300);
+    let mut pump = new_pump(
+        &db,
+        &mb,
+        PumpSettings {
+            bypass_after: Some(limit),
+            ..pump_settings("a")
+        },
+    );
+    drain(&mut pump);
+    // While the switch holds a row, every write of a main row waits in
+    // pg_sleep, where the killer ends the pump's session: the pump's own
+    // transaction dies mid-statement, as under a DBA's kill or a restart.
+    let mut conn = db.connect();
+    conn.batch_execute(
+        "CREATE TABLE kill_switch (armed INTEGER); INSERT INTO kill_switch VALUES (1); \
+         CREATE FUNCTION wait_to_be_killed() RETURNS trigger LANGUAGE plpgsql AS $$ \
+         BEGIN IF EXISTS (SELECT 1 FROM kill_switch) THEN PERFORM pg_sleep(600); END IF; \
+         RETURN NEW; END $$; \
+         CREATE TRIGGER wait_to_be_killed BEFORE UPDATE ON flight_schd \
+         FOR EACH ROW EXECUTE FUNCTION wait_to_be_killed()",
+    )
+    .expect("the kill switch");
+    let head = mb.insert(&flop("RENO", &[(1, "<RENO>B-KILL</RENO>")]));
+    let stop = Arc::new(AtomicBool::new(false));
+    let killer = kill_sleepers(db.url().to_owned(), Arc::clone(&stop));
+
+    let started = Instant::now();
+    let mut attempts = 0;
+    while attempts < 8 || started.elapsed() < limit * 3 {
+        match pump.step().expect("no failpoint armed") {
+            Step::Blocked { message_id, until } => {
+                assert_eq!(message_id, Some(head), "the head waits");
+                attempts += 1;
+                std::thread::sleep(until.saturating_duration_since(Instant::now()));
+            }
+            other => panic!("attempt {attempts}: a killed session moved the head: {other:?}"),
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the kills took too long"
+        );
+    }
+    stop.store(true, Ordering::SeqCst);
+    let killed = killer.join().expect("the killer thread");
+    assert!(
+        killed >= attempts,
+        "every attempt was killed: {killed} kills, {attempts} attempts"
+    );
+    let states = proc_states(&mut conn);
+    assert_eq!(states[1].0, head);
+    assert_eq!(states[1].1, "FAILED", "retried, never bypassed: {states:?}");
+
+    conn.batch_execute("DELETE FROM kill_switch")
+        .expect("the kills stop");
+    drain(&mut pump);
+    let states = proc_states(&mut conn);
+    assert_eq!(
+        (states[1].0, states[1].1.as_str(), states[1].2.as_deref()),
+        (head, "SUCCEEDED", None),
+        "applied once the kills stopped"
+    );
+    assert_eq!(
+        common::sis::count(&mut conn, "flight_schd", "flid = 1 AND reno = 'B-KILL'"),
+        1
     );
     mb.assert_each_written_back_once();
 }

@@ -4,6 +4,10 @@
 -- FLID is inserted, an existing one has every column but the key replaced
 -- (the caller computed the full new state, so a column the state lacks
 -- becomes NULL on purpose). MERGE never updates FLID, the column of its ON.
+-- STATE_DOCUMENT is not here: a CLOB bind stays out of select lists (USING's
+-- SELECT … FROM DUAL), so the same batch then runs update_state_documents,
+-- which writes it by FLID; a new row has it NULL until then, inside the
+-- transaction.
 -- binds (per batch entry):
 --   :flid number(19)
 --   :alcd varchar2
@@ -70,7 +74,6 @@
 --   :last_message_id number(19)
 --   :updated_at date
 --   :state_digest varchar2(64)  (lower-case hex SHA-256 of the state written)
---   :state_document clob  (the JSON the state topic carries, of the state written)
 -- returns: nothing
 -- locks: the FLIGHT_SCHD rows written (row locks, until commit)
 MERGE INTO FLIGHT_SCHD f
@@ -140,8 +143,7 @@ USING (
         :state_version AS STATE_VERSION,
         :last_message_id AS LAST_MESSAGE_ID,
         :updated_at AS UPDATED_AT,
-        :state_digest AS STATE_DIGEST,
-        :state_document AS STATE_DOCUMENT
+        :state_digest AS STATE_DIGEST
     FROM DUAL
 ) s
 ON (f.FLID = s.FLID)
@@ -209,8 +211,7 @@ WHEN MATCHED THEN UPDATE SET
     f.STATE_VERSION = s.STATE_VERSION,
     f.LAST_MESSAGE_ID = s.LAST_MESSAGE_ID,
     f.UPDATED_AT = s.UPDATED_AT,
-    f.STATE_DIGEST = s.STATE_DIGEST,
-    f.STATE_DOCUMENT = s.STATE_DOCUMENT
+    f.STATE_DIGEST = s.STATE_DIGEST
 WHEN NOT MATCHED THEN INSERT (
     FLID,
     ALCD,
@@ -276,8 +277,7 @@ WHEN NOT MATCHED THEN INSERT (
     STATE_VERSION,
     LAST_MESSAGE_ID,
     UPDATED_AT,
-    STATE_DIGEST,
-    STATE_DOCUMENT
+    STATE_DIGEST
 )
 VALUES (
     s.FLID,
@@ -344,6 +344,5 @@ VALUES (
     s.STATE_VERSION,
     s.LAST_MESSAGE_ID,
     s.UPDATED_AT,
-    s.STATE_DIGEST,
-    s.STATE_DOCUMENT
+    s.STATE_DIGEST
 )

@@ -6,8 +6,9 @@ use chrono::NaiveDateTime;
 /// What an SIS value is stored as; each dialect maps a kind to its types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnKind {
-    /// Codes and free text.
-    Text,
+    /// Codes and free text of at most this many characters (the column's
+    /// `VARCHAR(n)`: [`CODE_CHARS`], [`KEY_CHARS`] or [`TEXT_CHARS`]).
+    Text(u16),
     /// Station-local wall-clock time, minute precision.
     Time,
     /// Flight and organisation ids.
@@ -18,6 +19,13 @@ pub enum ColumnKind {
     /// point ever touches a weight.
     Decimal,
 }
+
+/// The most characters of a `Code` column (`VARCHAR(16)`).
+pub const CODE_CHARS: u16 = 16;
+/// The most characters of a `Key` column (`VARCHAR(64)`).
+pub const KEY_CHARS: u16 = 64;
+/// The most characters of a `Text` column (`VARCHAR(1000)`).
+pub const TEXT_CHARS: u16 = 1000;
 
 /// One column of many rows, in row order; what a group write binds.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,10 +61,13 @@ pub(crate) use column_type;
 /// The storage kind of a declared column kind.
 macro_rules! storage_kind {
     (Code) => {
-        $crate::state::columns::ColumnKind::Text
+        $crate::state::columns::ColumnKind::Text($crate::state::columns::CODE_CHARS)
     };
     (Key) => {
-        $crate::state::columns::ColumnKind::Text
+        $crate::state::columns::ColumnKind::Text($crate::state::columns::KEY_CHARS)
+    };
+    (Text) => {
+        $crate::state::columns::ColumnKind::Text($crate::state::columns::TEXT_CHARS)
     };
     ($kind:ident) => {
         $crate::state::columns::ColumnKind::$kind
@@ -68,13 +79,13 @@ pub(crate) use storage_kind;
 /// (`?` on [`TooLong`]); nothing for other kinds.
 macro_rules! check_chars {
     (Code, $name:expr, $value:expr) => {
-        $crate::state::columns::check_length($name, 16, $value)?
+        $crate::state::columns::check_length($name, $crate::state::columns::CODE_CHARS, $value)?
     };
     (Key, $name:expr, $value:expr) => {
-        $crate::state::columns::check_length($name, 64, $value)?
+        $crate::state::columns::check_length($name, $crate::state::columns::KEY_CHARS, $value)?
     };
     (Text, $name:expr, $value:expr) => {
-        $crate::state::columns::check_length($name, 1000, $value)?
+        $crate::state::columns::check_length($name, $crate::state::columns::TEXT_CHARS, $value)?
     };
     ($kind:ident, $name:expr, $value:expr) => {
         ()
@@ -186,9 +197,10 @@ pub(crate) use columns_struct;
 /// Used by the `check_lengths` that [`columns_struct`] generates.
 pub(crate) fn check_length(
     column: &'static str,
-    max: usize,
+    max: u16,
     value: &Option<String>,
 ) -> Result<(), TooLong> {
+    let max = usize::from(max);
     match value {
         Some(text) => {
             let len = text.chars().count();

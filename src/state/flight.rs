@@ -220,7 +220,10 @@ mod tests {
     #[test]
     fn columns_follow_declaration_order() {
         assert_eq!(FlightFields::COLUMNS.len(), 59);
-        assert_eq!(FlightFields::COLUMNS[0], ("alcd", ColumnKind::Text));
+        assert_eq!(
+            FlightFields::COLUMNS[0],
+            ("alcd", ColumnKind::Text(crate::state::CODE_CHARS))
+        );
         assert_eq!(FlightFields::COLUMNS[4], ("sodt", ColumnKind::Time));
         assert_eq!(FlightFields::COLUMNS[34], ("lbwt", ColumnKind::Decimal));
     }

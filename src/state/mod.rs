@@ -17,7 +17,7 @@ mod merge;
 mod operation_day;
 mod snapshot;
 
-pub use columns::{ColumnKind, ColumnValues, TableRow, TooLong};
+pub use columns::{CODE_CHARS, ColumnKind, ColumnValues, KEY_CHARS, TEXT_CHARS, TableRow, TooLong};
 pub use day_moves::DayMoves;
 pub use diff::changed_parts;
 pub use document::{StateDocument, state_document};

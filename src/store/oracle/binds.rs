@@ -22,8 +22,8 @@ use crate::store::StoreError;
 pub(super) const ID_LIST_TYPE: &str = "FLIGHTSTATE_ID_LIST";
 
 /// Rows per batch round trip: large enough that a full day (9,999 flights) is ten round
-/// trips, small enough that the bind buffers (one per column, sized by the longest value
-/// seen) stay a few megabytes.
+/// trips, small enough that the bind buffers (one per column, each declared at its column's
+/// full size, see [`batch_type`]) stay small beside the pump's other memory.
 pub(super) const WRITE_BATCH: usize = 1_000;
 
 /// The most bytes an 11g `VARCHAR2` column holds, whatever its `CHAR` length says.
@@ -183,26 +183,32 @@ pub(super) fn id_list(
     Ok(list)
 }
 
-/// The Oracle type a batch binds a column kind as. Text starts small and grows with the
-/// longest value (the batch reallocates the buffer).
+/// The Oracle type a batch binds a column kind as. Text is declared at its column's full
+/// size from the start, at most [`VARCHAR2_MAX_BYTES`]: a batch buffer that a longer value
+/// outgrows is reallocated at the next power of two (the `oracle` crate's `batch.rs`), so a
+/// 2,049–4,000-byte value would get a 4,096-byte buffer, a `LONG` bind to the server
+/// (ORA-01461 in MERGE and INSERT).
 pub(super) fn batch_type(kind: ColumnKind) -> OracleType {
     match kind {
-        ColumnKind::Text => OracleType::Varchar2(64),
+        ColumnKind::Text(chars) => OracleType::Varchar2(bind_chars(
+            (usize::from(chars) * CLIENT_BYTES_PER_CHAR).min(VARCHAR2_MAX_BYTES),
+        )),
         ColumnKind::Time => OracleType::Date,
         ColumnKind::Id | ColumnKind::Count => OracleType::Int64,
         ColumnKind::Decimal => OracleType::Number(11, 2),
     }
 }
 
-/// The kind of a column's values.
-pub(super) fn kind_of(values: &ColumnValues) -> ColumnKind {
-    match values {
-        ColumnValues::Text(_) => ColumnKind::Text,
-        ColumnValues::Time(_) => ColumnKind::Time,
-        ColumnValues::Id(_) => ColumnKind::Id,
-        ColumnValues::Count(_) => ColumnKind::Count,
-        ColumnValues::Decimal(_) => ColumnKind::Decimal,
-    }
+/// Whether `values` are of the column kind `kind`.
+pub(super) fn of_kind(values: &ColumnValues, kind: ColumnKind) -> bool {
+    matches!(
+        (values, kind),
+        (ColumnValues::Text(_), ColumnKind::Text(_))
+            | (ColumnValues::Time(_), ColumnKind::Time)
+            | (ColumnValues::Id(_), ColumnKind::Id)
+            | (ColumnValues::Count(_), ColumnKind::Count)
+            | (ColumnValues::Decimal(_), ColumnKind::Decimal)
+    )
 }
 
 /// Sets bind `name` of the batch's current row to row `row` of `values`.
@@ -286,6 +292,100 @@ mod tests {
         assert_eq!(chars as usize * CLIENT_BYTES_PER_CHAR, VARCHAR2_MAX_BYTES);
         let error = "é".repeat(2_000); // 4,000 bytes, as clip leaves the longest error text
         assert!(clip(&error, 2_000).len() <= VARCHAR2_MAX_BYTES);
+    }
+
+    /// The `VARCHAR2(n CHAR)` length of every column the `V` scripts create, by name
+    /// (column names shared by several tables have one length everywhere).
+    fn migrated_text_lengths() -> Vec<(String, usize)> {
+        let mut out = Vec::new();
+        for (_, _, script) in crate::store::oracle::migration_scripts() {
+            for line in script.lines() {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                if let [name, kind, ..] = words[..]
+                    && let Some(n) = kind
+                        .strip_prefix("VARCHAR2(")
+                        .and_then(|rest| rest.parse::<usize>().ok())
+                {
+                    out.push((name.to_ascii_lowercase(), n));
+                }
+            }
+        }
+        out
+    }
+
+    fn text_binds<T: crate::state::TableRow>() -> Vec<(&'static str, OracleType)> {
+        T::COLUMNS
+            .iter()
+            .filter(|(_, kind)| matches!(kind, ColumnKind::Text(_)))
+            .map(|(name, kind)| (*name, batch_type(*kind)))
+            .collect()
+    }
+
+    #[test]
+    fn every_batch_text_bind_is_declared_at_its_columns_full_size_and_never_over_4000_bytes() {
+        use crate::state::{
+            Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, Gate, RoutePoint, Stand,
+        };
+        let migrated = migrated_text_lengths();
+        let binds = [
+            text_binds::<FlightFields>(),
+            text_binds::<Gate>(),
+            text_binds::<Counter>(),
+            text_binds::<Carousel>(),
+            text_binds::<Stand>(),
+            text_binds::<Chute>(),
+            text_binds::<Delay>(),
+            text_binds::<Bridge>(),
+            text_binds::<Chock>(),
+            text_binds::<RoutePoint>(),
+        ]
+        .concat();
+        assert!(binds.len() > 40, "every table's text columns: {binds:?}");
+        for (name, ty) in binds {
+            let OracleType::Varchar2(chars) = ty else {
+                panic!("{name}: a text column binds as VARCHAR2, not {ty}");
+            };
+            let buffer = chars as usize * CLIENT_BYTES_PER_CHAR;
+            let lengths: Vec<usize> = migrated
+                .iter()
+                .filter(|(column, _)| column == name)
+                .map(|(_, n)| *n)
+                .collect();
+            assert!(
+                !lengths.is_empty(),
+                "{name}: no VARCHAR2 column in the migrations"
+            );
+            for n in lengths {
+                let column_bytes = (n * CLIENT_BYTES_PER_CHAR).min(VARCHAR2_MAX_BYTES);
+                assert_eq!(
+                    buffer, column_bytes,
+                    "{name}: VARCHAR2({n} CHAR) holds {column_bytes} bytes, its bind {buffer}"
+                );
+            }
+            assert!(buffer <= VARCHAR2_MAX_BYTES, "{name}: a LONG bind");
+        }
+    }
+
+    #[test]
+    fn the_widest_text_a_column_takes_fits_its_batch_bind_without_growing() {
+        // 1,000 CJK characters (3,000 bytes) in a VARCHAR2(1000 CHAR) column, and the
+        // 4,000-byte worst case of four-byte characters: the declared buffer holds both, so
+        // the crate never reallocates it at the next power of two.
+        let OracleType::Varchar2(chars) = batch_type(ColumnKind::Text(crate::state::TEXT_CHARS))
+        else {
+            panic!("text binds as VARCHAR2");
+        };
+        let buffer = chars as usize * CLIENT_BYTES_PER_CHAR;
+        for text in ["延".repeat(1_000), "𝄞".repeat(1_000)] {
+            assert!(text.len() <= buffer && buffer <= VARCHAR2_MAX_BYTES);
+            // What `Text::oratype` asks for this value; more than `chars` would regrow.
+            let needed = bind_chars(text.len());
+            assert!(
+                needed <= chars,
+                "{} bytes need {needed} of {chars}",
+                text.len()
+            );
+        }
     }
 
     #[test]

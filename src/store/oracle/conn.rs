@@ -90,6 +90,14 @@ impl OracleUrl {
         if user.is_empty() || target.is_empty() {
             return Err(bad_url("the user or the host is empty"));
         }
+        // `host:port:SID` (the JDBC thin form) is not Easy Connect, which names a service; the
+        // client would take the SID for part of the port and fail at connect time.
+        if !target.contains('/') && target.matches(':').count() > 1 {
+            return Err(bad_url(
+                "host:port:SID is not Easy Connect: name the service (host:port/service), or a \
+                 TNS alias whose CONNECT_DATA names the SID",
+            ));
+        }
         // host:port/service is Easy Connect (`//host:port/service`); a bare name is a TNS alias.
         let connect_string = if target.contains('/') || target.contains(':') {
             format!("//{target}")
@@ -244,6 +252,13 @@ mod tests {
         assert_eq!(url.connect_string, "//db.example:1521/ORCL");
         let alias = OracleUrl::parse("oracle://fs:pw@PRODDB").expect("alias");
         assert_eq!(alias.connect_string, "PRODDB");
+        let sid = OracleUrl::parse("oracle://fs:pw@db.example:1521:ORCL").expect_err("a SID");
+        assert_eq!(sid.kind(), FailureKind::Other);
+        let said = crate::failure::Causes(&sid).to_string();
+        assert!(
+            said.contains("TNS alias"),
+            "the error says what to write instead: {said}"
+        );
         assert_eq!(alias.schema, None);
         assert_eq!(alias.id_list_type(), "FLIGHTSTATE_ID_LIST");
     }

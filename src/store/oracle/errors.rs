@@ -23,29 +23,36 @@ mod error_codes {
     pub(super) const CANNOT_SERIALIZE: i32 = 8177;
     /// ORA-00060 deadlock detected while waiting for resource → `Conflict`.
     pub(super) const DEADLOCK: i32 = 60;
-    /// ORA-03113 end-of-file on communication channel → `ConnectionLost`.
-    pub(super) const END_OF_FILE_ON_CHANNEL: i32 = 3113;
-    /// ORA-03114 not connected to ORACLE → `ConnectionLost`.
-    pub(super) const NOT_CONNECTED: i32 = 3114;
-    /// ORA-03135 connection lost contact → `ConnectionLost`.
-    pub(super) const CONNECTION_LOST_CONTACT: i32 = 3135;
-    /// ORA-12541 TNS:no listener (server down at connect time) → `ConnectionLost`.
-    pub(super) const TNS_NO_LISTENER: i32 = 12541;
-    /// ORA-12170 TNS:Connect timeout occurred → `ConnectionLost`.
-    pub(super) const TNS_CONNECT_TIMEOUT: i32 = 12170;
-    /// ORA-12514 TNS:listener does not currently know of service (instance starting or
-    /// stopping) → `ConnectionLost`.
-    pub(super) const TNS_UNKNOWN_SERVICE: i32 = 12514;
+    /// The session or the instance went away, or the listener cannot hand a session over
+    /// now → `ConnectionLost`: the message says nothing of why, and a new session (after the
+    /// instance is back) applies it. Never counted by the head bypass rule.
+    ///
+    /// ORA-00028 your session has been killed (`ALTER SYSTEM KILL SESSION`), ORA-01012 not
+    /// logged on, ORA-01033 initialization or shutdown in progress, ORA-01034 ORACLE not
+    /// available, ORA-01089 immediate shutdown in progress, ORA-02396 exceeded maximum idle
+    /// time, ORA-03113 end-of-file on communication channel, ORA-03114 not connected to
+    /// ORACLE, ORA-03135 connection lost contact, ORA-12170 TNS connect timeout, ORA-12514
+    /// TNS listener does not currently know of service (an instance starting or stopping),
+    /// ORA-12516 TNS listener could not find available handler, ORA-12519 TNS no appropriate
+    /// service handler found, ORA-12528 TNS all appropriate instances are blocking new
+    /// connections, ORA-12537 TNS connection closed, ORA-12541 TNS no listener, ORA-12547 TNS
+    /// lost contact, ORA-25408 can not safely replay call (a RAC or Data Guard failover).
+    pub(super) const CONNECTION_LOST: &[i32] = &[
+        28, 1012, 1033, 1034, 1089, 2396, 3113, 3114, 3135, 12170, 12514, 12516, 12519, 12528,
+        12537, 12541, 12547, 25408,
+    ];
     /// The errors raised by the values a statement writes, never by the server's condition
     /// → `DataRejected`: ORA-01400 cannot insert NULL, ORA-01407 cannot update to NULL,
     /// ORA-02290 check constraint violated, ORA-02292 child record found, ORA-12899 value too
     /// large for column, ORA-01401 inserted value too large, ORA-01438 value larger than the
-    /// precision, ORA-01722 invalid number, ORA-01476 divisor is zero, ORA-01841 / ORA-01847 /
-    /// ORA-01858 / ORA-01861 / ORA-01830 / ORA-01843 date values and formats, ORA-29275
-    /// partial multibyte character.
+    /// precision, ORA-01461 can bind a LONG value only for insert into a LONG column (a text
+    /// bind over 4,000 bytes), ORA-01489 result of string concatenation is too long, ORA-01722
+    /// invalid number, ORA-01476 divisor is zero, ORA-01841 / ORA-01847 / ORA-01858 /
+    /// ORA-01861 / ORA-01830 / ORA-01843 date values and formats, ORA-29275 partial multibyte
+    /// character. A value too long is refused the same way at every attempt.
     pub(super) const DATA_REJECTED: &[i32] = &[
-        1400, 1407, 2290, 2292, 12899, 1401, 1438, 1722, 1476, 1841, 1847, 1858, 1861, 1830, 1843,
-        29275,
+        1400, 1407, 2290, 2292, 12899, 1401, 1438, 1461, 1489, 1722, 1476, 1841, 1847, 1858, 1861,
+        1830, 1843, 29275,
     ];
     /// ORA-01013 user requested cancel of current operation (a call timeout or a break)
     /// → `Timeout`.
@@ -72,13 +79,8 @@ fn classify(kind: ErrorKind, oci_code: Option<i32>, dpi_code: Option<i32>) -> Fa
             UNIQUE_CONSTRAINT => FailureKind::Duplicate,
             PARENT_KEY_NOT_FOUND => FailureKind::MissingParent,
             CANNOT_SERIALIZE | DEADLOCK => FailureKind::Conflict,
-            END_OF_FILE_ON_CHANNEL
-            | NOT_CONNECTED
-            | CONNECTION_LOST_CONTACT
-            | TNS_NO_LISTENER
-            | TNS_CONNECT_TIMEOUT
-            | TNS_UNKNOWN_SERVICE => FailureKind::ConnectionLost,
             USER_CANCEL => FailureKind::Timeout,
+            _ if CONNECTION_LOST.contains(&code) => FailureKind::ConnectionLost,
             _ if DATA_REJECTED.contains(&code) => FailureKind::DataRejected,
             _ => FailureKind::Other,
         },
@@ -112,10 +114,6 @@ mod tests {
             (2291, FailureKind::MissingParent),
             (8177, FailureKind::Conflict),
             (60, FailureKind::Conflict),
-            (3113, FailureKind::ConnectionLost),
-            (3114, FailureKind::ConnectionLost),
-            (3135, FailureKind::ConnectionLost),
-            (12541, FailureKind::ConnectionLost),
             (1013, FailureKind::Timeout),
             (1400, FailureKind::DataRejected),
             (12899, FailureKind::DataRejected),
@@ -126,6 +124,33 @@ mod tests {
             assert_eq!(
                 classify(ErrorKind::OciError, Some(code), None),
                 expected,
+                "ORA-{code:05}"
+            );
+        }
+    }
+
+    /// Each code by its own assertion, so that a failure names the code: a lost session or
+    /// instance must never reach the bypass rule's count as `Other`.
+    #[test]
+    fn a_killed_session_a_bounced_instance_and_a_busy_listener_are_connection_lost() {
+        for code in [
+            28, 1012, 1033, 1034, 1089, 2396, 3113, 3114, 3135, 12170, 12514, 12516, 12519, 12528,
+            12537, 12541, 12547, 25408,
+        ] {
+            assert_eq!(
+                classify(ErrorKind::OciError, Some(code), None),
+                FailureKind::ConnectionLost,
+                "ORA-{code:05}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_too_long_for_a_bind_or_a_concatenation_is_rejected_data() {
+        for code in [1461, 1489] {
+            assert_eq!(
+                classify(ErrorKind::OciError, Some(code), None),
+                FailureKind::DataRejected,
                 "ORA-{code:05}"
             );
         }

@@ -47,10 +47,14 @@ impl JournalOps for OracleTx<'_> {
     ) -> Result<Option<i64>, StoreError> {
         crate::store::nonempty::refuse_empty_call(call)?;
         let op = "insert_effect_intent";
-        let out = OracleType::Number(19, 0);
+        // The id first, so that the insert needs no RETURNING (which would send the CLOB
+        // payload at execute time with the out-bind). A key journaled already costs a
+        // sequence number, a gap like a rollback's.
+        let call_id = self.next_value(sql::NEXT_EFFECT_CALL_ID, "next_effect_call_id")?;
         let result = self.conn().execute_named(
             sql::INSERT_EFFECT_INTENT,
             &[
+                ("call_id", &call_id),
                 ("idempotency_key", &Text(Some(call.idempotency_key))),
                 ("scope", &Text(Some(call.scope))),
                 ("step", &Text(Some(call.step))),
@@ -62,14 +66,10 @@ impl JournalOps for OracleTx<'_> {
                 ("now", &AsTimestamp(Some(now))),
                 // Last in the statement too: long binds after the short ones.
                 ("payload", &Clob(call.payload)),
-                ("call_id", &out),
             ],
         );
         match result {
-            Ok(stmt) => {
-                let ids: Vec<i64> = stmt.returned_values("call_id").map_err(at(op))?;
-                Ok(ids.first().copied())
-            }
+            Ok(_) => Ok(Some(call_id)),
             // ORA-00001 on EFFECT_CALL_IDEM_KEY_UK (CALL_ID comes from a sequence and cannot
             // clash): the key is journaled already. Oracle rolled back this statement only.
             Err(e) => match query(op, e) {

@@ -31,8 +31,8 @@ fn identifier(word: &str) -> String {
 /// `CREATE [UNIQUE | BITMAP] INDEX`, `CREATE SEQUENCE`, `CREATE TYPE` and the other stored
 /// units without `OR REPLACE`, `ALTER TABLE … ADD (column …)`, `ALTER TABLE … ADD CONSTRAINT`
 /// and `ALTER TABLE … DROP CONSTRAINT` (which leaves the constraint gone). `None` for anything else:
-/// `COMMENT ON` and `CREATE OR REPLACE` run again harmlessly, and DML commits only with the
-/// step that records it.
+/// `COMMENT ON`, `CREATE OR REPLACE` and `ALTER INDEX … REBUILD` run again harmlessly, and DML
+/// commits only with the step that records it.
 pub(super) fn leaves(statement: &str) -> Option<Leaves> {
     let upper = statement.to_ascii_uppercase();
     let words: Vec<&str> = upper
@@ -157,5 +157,6 @@ mod tests {
             None
         );
         assert_eq!(leaves("INSERT INTO T (A) VALUES (1)"), None);
+        assert_eq!(leaves("ALTER INDEX T_PK REBUILD INITRANS 8"), None);
     }
 }

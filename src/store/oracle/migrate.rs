@@ -54,6 +54,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(13, "upstream_evidence", "V013__upstream_evidence.sql"),
     script!(14, "replay", "V014__replay.sql"),
     script!(15, "cleanup", "V015__cleanup.sql"),
+    script!(16, "outbox_key_slots", "V016__outbox_key_slots.sql"),
 ];
 
 /// The history table V000 creates.
@@ -693,10 +694,13 @@ mod tests {
     #[test]
     fn every_ddl_statement_of_the_scripts_names_what_it_leaves() {
         use super::super::leaves::leaves;
-        // Every DDL statement of the scripts that creates something is recognised.
+        // Every DDL statement of the scripts that creates something is recognised; an index
+        // rebuild leaves what was there and runs again harmlessly.
         for (_, _, text) in SCRIPTS {
             for statement in script_statements(text) {
-                if statement.starts_with("CREATE") || statement.starts_with("ALTER") {
+                let rebuild =
+                    statement.starts_with("ALTER INDEX") && statement.contains(" REBUILD");
+                if (statement.starts_with("CREATE") || statement.starts_with("ALTER")) && !rebuild {
                     assert!(leaves(&statement).is_some(), "{statement}");
                 }
             }

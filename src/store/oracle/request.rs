@@ -52,7 +52,11 @@ fn entry(row: &Row, op: &'static str) -> Result<RequestEntry, StoreError> {
 
 impl OracleTx<'_> {
     /// The one value of a `SELECT <sequence>.NEXTVAL FROM DUAL`.
-    fn next_value(&mut self, statement: &str, op: &'static str) -> Result<i64, StoreError> {
+    pub(super) fn next_value(
+        &mut self,
+        statement: &str,
+        op: &'static str,
+    ) -> Result<i64, StoreError> {
         self.conn()
             .query_row_as::<i64>(statement, &[])
             .map_err(at(op))

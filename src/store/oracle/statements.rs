@@ -64,6 +64,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_stands", INSERT_STANDS),
     ("insert_state_events", INSERT_STATE_EVENTS),
     ("lock_pipeline", LOCK_PIPELINE),
+    ("next_effect_call_id", NEXT_EFFECT_CALL_ID),
     ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
     ("next_request_id", NEXT_REQUEST_ID),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
@@ -127,6 +128,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
     ("time_out_requests", TIME_OUT_REQUESTS),
+    ("update_state_documents", UPDATE_STATE_DOCUMENTS),
     ("upsert_flights", UPSERT_FLIGHTS),
     ("upsert_order_evidence", UPSERT_ORDER_EVIDENCE),
     ("upsert_seqn_evidence", UPSERT_SEQN_EVIDENCE),
@@ -134,13 +136,17 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("withdraw_request_calls", WITHDRAW_REQUEST_CALLS),
 ];
 
-/// The statements that only the Oracle dialect has (its migration runner:
-/// PostgreSQL's is diesel's), so `sql/pg/` has no file of that name.
+/// The statements that only the Oracle dialect has, so `sql/pg/` has no file
+/// of that name: its migration runner's (PostgreSQL's is diesel's), the
+/// claims' confirmation counts, and the two that keep CLOB binds out of
+/// select lists and `RETURNING` (`next_effect_call_id`,
+/// `update_state_documents`; PostgreSQL binds the same text anywhere).
 pub(crate) const ORACLE_ONLY: &[&str] = &[
     "count_due_change_notices",
     "count_due_state_events",
     "finish_migration",
     "insert_migration",
+    "next_effect_call_id",
     "record_migration_error",
     "record_migration_step",
     "select_character_set",
@@ -149,6 +155,7 @@ pub(crate) const ORACLE_ONLY: &[&str] = &[
     "select_table_column",
     "select_table_constraint",
     "set_current_schema",
+    "update_state_documents",
 ];
 
 pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices");
@@ -243,6 +250,8 @@ pub(crate) const EXPIRE_REQUESTS: &str = sql!("expire_requests");
 pub(crate) const INSERT_REQUEST: &str = sql!("insert_request");
 pub(crate) const NEXT_OUTBOUND_SEQN: &str = sql!("next_outbound_seqn");
 pub(crate) const NEXT_REQUEST_ID: &str = sql!("next_request_id");
+pub(crate) const NEXT_EFFECT_CALL_ID: &str = sql!("next_effect_call_id");
+pub(crate) const UPDATE_STATE_DOCUMENTS: &str = sql!("update_state_documents");
 pub(crate) const SELECT_REQUEST_DAY: &str = sql!("select_request_day");
 pub(crate) const SELECT_REQUESTS: &str = sql!("select_requests");
 pub(crate) const TIME_OUT_REQUESTS: &str = sql!("time_out_requests");

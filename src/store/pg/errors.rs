@@ -38,6 +38,17 @@ mod error_codes {
     /// [`FailureKind::ConnectionLost`](crate::FailureKind::ConnectionLost) (diesel:
     /// `ClosedConnection`, also set whenever libpq reports the connection as bad).
     pub(super) const CONNECTION_EXCEPTION_CLASS: &str = "08";
+    /// `admin_shutdown` (`pg_terminate_backend`, a fast or smart shutdown), `crash_shutdown`
+    /// (another backend crashed: every session is ended) and `cannot_connect_now` (starting
+    /// up, shutting down, in recovery) → [`FailureKind::ConnectionLost`](crate::FailureKind::ConnectionLost).
+    /// diesel 2.3 reports them as `ClosedConnection` when libpq has seen the socket close by
+    /// the time the error is read, and as `Unknown` otherwise, so they are also recognised by
+    /// the server's primary message ([`SESSION_ENDED_MESSAGES`](super::SESSION_ENDED_MESSAGES)).
+    pub(super) const ADMIN_SHUTDOWN: &str = "57P01";
+    /// See [`ADMIN_SHUTDOWN`].
+    pub(super) const CRASH_SHUTDOWN: &str = "57P02";
+    /// See [`ADMIN_SHUTDOWN`].
+    pub(super) const CANNOT_CONNECT_NOW: &str = "57P03";
     /// `query_canceled` (e.g. `statement_timeout`) → should be `Timeout`, but diesel 2.3
     /// reports it as `Unknown`, so it arrives as [`FailureKind::Other`](crate::FailureKind::Other),
     /// retryable like `Timeout`.
@@ -77,6 +88,31 @@ const DATA_EXCEPTION_MESSAGES: &[&str] = &[
     "index row requires",
 ];
 
+/// How PostgreSQL words the end of a session it ended itself or cannot serve now (57P01,
+/// 57P02, 57P03, and the idle timeouts 57P05 and 25P03, which also start "terminating
+/// connection"), and how libpq words a server that went away: nothing of the message, so
+/// never counted by the head bypass rule. English texts, like [`DATA_EXCEPTION_MESSAGES`];
+/// under another `lc_messages` a session killed while libpq has not yet seen the socket
+/// close is `Other`.
+const SESSION_ENDED_MESSAGES: &[&str] = &[
+    "terminating connection",
+    "the database system is starting up",
+    "the database system is shutting down",
+    "the database system is in recovery mode",
+    "the database system is not yet accepting connections",
+    "the database system is not accepting connections",
+    "server closed the connection unexpectedly",
+    "no connection to the server",
+];
+
+/// Whether the server ended the session or cannot serve one now (see
+/// [`SESSION_ENDED_MESSAGES`]).
+fn is_session_ended(message: &str) -> bool {
+    SESSION_ENDED_MESSAGES
+        .iter()
+        .any(|known| message.contains(known))
+}
+
 /// Whether a statement failed on the values it wrote (see [`DATA_EXCEPTION_MESSAGES`]).
 fn is_data_exception(message: &str) -> bool {
     DATA_EXCEPTION_MESSAGES
@@ -96,6 +132,7 @@ pub(super) fn failure_kind(err: &DieselError) -> FailureKind {
             | DatabaseErrorKind::CheckViolation
             | DatabaseErrorKind::RestrictViolation
             | DatabaseErrorKind::ExclusionViolation => FailureKind::DataRejected,
+            _ if is_session_ended(info.message()) => FailureKind::ConnectionLost,
             _ if is_data_exception(info.message()) => FailureKind::DataRejected,
             // Deadlocks (40P01) and cancelled statements (57014) land here too: diesel does
             // not tell them apart (see `error_codes`).
@@ -198,6 +235,28 @@ mod tests {
                 Box::new(message.to_owned()),
             );
             assert_eq!(failure_kind(&err), FailureKind::Other, "{message}");
+        }
+    }
+
+    #[test]
+    fn a_session_the_server_ended_is_connection_lost_whatever_diesel_called_it() {
+        for message in [
+            "terminating connection due to administrator command",
+            "terminating connection because of crash of another server process",
+            "the database system is starting up",
+            "the database system is shutting down",
+            "the database system is in recovery mode",
+            "the database system is not yet accepting connections",
+            "terminating connection due to idle-in-transaction timeout",
+            "server closed the connection unexpectedly\n\tThis probably means the server \
+             terminated abnormally\n\tbefore or while processing the request.",
+            "no connection to the server",
+        ] {
+            let err = DieselError::DatabaseError(
+                DatabaseErrorKind::Unknown,
+                Box::new(message.to_owned()),
+            );
+            assert_eq!(failure_kind(&err), FailureKind::ConnectionLost, "{message}");
         }
     }
 

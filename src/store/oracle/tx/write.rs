@@ -1,12 +1,13 @@
 //! Writing flights on Oracle: the steps of [`flight_rows`](crate::store::flight_rows) — main
-//! rows by `upsert_flights` (MERGE) or `insert_flights`, each detail table by its group
+//! rows by `upsert_flights` (MERGE, then `update_state_documents`) or `insert_flights`, each
+//! detail table by its group
 //! delete and its `insert_<table>`, all array DML — and the deletes of flights with their
 //! detail rows.
 
 use oracle::Connection;
 use oracle::sql_type::{OracleType, ToSql};
 
-use super::super::binds::{AsDate, Clob, Text, batch_type, kind_of, run_batch, set_cell};
+use super::super::binds::{AsDate, Clob, Text, batch_type, of_kind, run_batch, set_cell};
 use super::super::errors::at;
 use super::super::statements as sql;
 use super::OracleTx;
@@ -117,9 +118,11 @@ impl InsertRows<'_> {
 }
 
 impl TableWriter for OracleTx<'_> {
-    /// `insert_flights` or the MERGE of `upsert_flights`, as array DML, each row with its
-    /// state document as a CLOB bind (a document is several KB; a `VARCHAR2` bind stops at
-    /// 4,000 bytes).
+    /// `insert_flights` or the MERGE of `upsert_flights`, as array DML. The state document
+    /// goes as a CLOB bind (a document is several KB; a `VARCHAR2` bind stops at 4,000
+    /// bytes), and a CLOB bind stays out of select lists: `insert_flights` binds it in its
+    /// `VALUES`, while the MERGE, whose rows are a `SELECT … FROM DUAL`, leaves it to
+    /// `update_state_documents` right after, in the same transaction.
     fn write_main_rows(
         &mut self,
         flights: &[&StoredFlight],
@@ -130,6 +133,7 @@ impl TableWriter for OracleTx<'_> {
         let text = detail::statement(sql::ALL, op)?;
         let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
         let documents = crate::cores::map_in_parallel(flights, |f| state_document(f));
+        let with_document = rows == FlightRows::New;
         let mut types = vec![("flid", OracleType::Int64)];
         types.extend(
             FlightFields::COLUMNS
@@ -142,13 +146,15 @@ impl TableWriter for OracleTx<'_> {
             ("last_message_id", OracleType::Int64),
             ("updated_at", OracleType::Date),
             ("state_digest", OracleType::Varchar2(64)),
-            ("state_document", OracleType::CLOB),
         ]);
+        if with_document {
+            types.push(("state_document", OracleType::CLOB));
+        }
         debug_assert!(
             columns
                 .iter()
                 .zip(FlightFields::COLUMNS)
-                .all(|(v, (_, k))| kind_of(v) == *k)
+                .all(|(v, (_, k))| of_kind(v, *k))
         );
         run_batch(self.conn, text, op, &types, flights.len(), |batch, row| {
             let flight = flights[row];
@@ -164,8 +170,28 @@ impl TableWriter for OracleTx<'_> {
             batch.set("last_message_id", &flight.last_message_id)?;
             batch.set("updated_at", &AsDate(Some(flight.updated_at)))?;
             batch.set("state_digest", &Text(Some(digests[row].as_str())))?;
-            batch.set("state_document", &Clob(&documents[row]))
-        })
+            if with_document {
+                batch.set("state_document", &Clob(&documents[row]))?;
+            }
+            Ok(())
+        })?;
+        if with_document {
+            return Ok(());
+        }
+        run_batch(
+            self.conn,
+            sql::UPDATE_STATE_DOCUMENTS,
+            "update_state_documents",
+            &[
+                ("flid", OracleType::Int64),
+                ("state_document", OracleType::CLOB),
+            ],
+            flights.len(),
+            |batch, row| {
+                batch.set("flid", &flights[row].state.flid)?;
+                batch.set("state_document", &Clob(&documents[row]))
+            },
+        )
     }
 
     fn delete_table_rows(&mut self, table: DetailTable, flids: &[i64]) -> Result<(), StoreError> {

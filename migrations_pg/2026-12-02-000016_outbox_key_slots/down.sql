@@ -1,0 +1,2 @@
+-- Nothing to undo (up.sql changes nothing on PostgreSQL).
+SELECT 1;

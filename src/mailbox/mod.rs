@@ -12,6 +12,7 @@ mod outbound;
 mod preflight;
 mod requeue;
 mod statements;
+mod tls;
 mod write_back;
 
 pub use outbound::Outbound;
@@ -63,8 +64,9 @@ pub const MAX_BODY_BYTES: usize = 16_777_215;
 
 /// A mailbox operation failed.
 ///
-/// Happens when the server cannot be reached or does not answer in time, a
-/// statement fails, or a message cannot fit the mailbox. Decide by
+/// Happens when the server cannot be reached or does not answer in time, the
+/// link's TLS is refused, a statement fails, or a message cannot fit the
+/// mailbox. Decide by
 /// [`MailboxError::kind`]: the pump retries every kind while blocking the
 /// head, since the mailbox is infrastructure. `{:#}` prints the causes too.
 #[derive(Debug)]
@@ -94,7 +96,8 @@ impl MailboxError {
     }
 
     /// `source` of an operation on a connection opened with `settings`: a
-    /// connect, read or write that ran out of its time says which limit.
+    /// connect, read or write that ran out of its time says which limit,
+    /// and a link refused at its TLS handshake says that it was TLS.
     fn on_link(op: &'static str, source: mysql::Error, settings: &MailboxSettings) -> MailboxError {
         let (limit, setting) = match &source {
             mysql::Error::DriverError(mysql::DriverError::ConnectTimeout) => {
@@ -103,7 +106,7 @@ impl MailboxError {
             _ => (settings.io_timeout, "mailbox.io_timeout_secs"),
         };
         if is_silence(&source) {
-            MailboxError {
+            return MailboxError {
                 kind: FailureKind::Timeout,
                 op,
                 source: Box::new(Silent {
@@ -111,9 +114,18 @@ impl MailboxError {
                     setting,
                     source,
                 }),
-            }
-        } else {
-            MailboxError::new(op, source)
+            };
+        }
+        let kind = failure_kind(&source);
+        match tls::refusal(source) {
+            // Whatever `op` wanted, the link itself was refused: saying so
+            // beats a hint about a server down or a pool too small.
+            Ok(refused) => MailboxError {
+                kind,
+                op: "connect to the mailbox over TLS",
+                source: Box::new(refused),
+            },
+            Err(source) => MailboxError::new(op, source),
         }
     }
 
@@ -274,10 +286,16 @@ impl Mailbox {
     ///
     /// # Errors
     ///
-    /// A [`MailboxError`] when the URL cannot be used.
+    /// A [`MailboxError`] when the URL cannot be used, or names a TLS file
+    /// (`root_cert_path`, `pkcs12_path`) that cannot be read.
     pub fn connect(settings: MailboxSettings) -> Result<Mailbox, MailboxError> {
         let opts = Opts::from_url(&settings.url)
             .map_err(|e| MailboxError::new("read `mailbox.url`", e.into()))?;
+        tls::check_files(&opts).map_err(|e| MailboxError {
+            kind: FailureKind::BadInput,
+            op: "read `mailbox.url`",
+            source: Box::new(e),
+        })?;
         let constraints =
             PoolConstraints::new(0, settings.pool_size.max(1)).unwrap_or(PoolConstraints::DEFAULT);
         // Keepalive and user timeout find a dead link under an idle pooled

@@ -22,6 +22,9 @@
 pub mod child;
 pub mod dialects;
 pub mod operator;
+pub mod private_mariadb;
+pub mod private_pg;
+pub mod server;
 pub mod sis;
 pub mod tls;
 

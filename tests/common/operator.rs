@@ -2,6 +2,7 @@
 //! as a child process on a test's state database and mailbox, and its
 //! output checked.
 
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// `flightstate SUBCOMMAND` (the binary of this test run) on the state
@@ -9,7 +10,23 @@ use std::process::{Command, Output};
 /// tests' site's day element, as operator `$USER=night-shift`; the caller
 /// adds the arguments and runs it.
 pub fn operator_command(subcommand: &str, db_url: &str, mailbox_url: &str) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_flightstate"));
+    operator_command_of(
+        Path::new(env!("CARGO_BIN_EXE_flightstate")),
+        subcommand,
+        db_url,
+        mailbox_url,
+    )
+}
+
+/// Like [`operator_command`], with the flightstate binary at `program`
+/// (the release build's, say).
+pub fn operator_command_of(
+    program: &Path,
+    subcommand: &str,
+    db_url: &str,
+    mailbox_url: &str,
+) -> Command {
+    let mut command = Command::new(program);
     command
         .args(["--config", "/nonexistent/flightstate.toml", subcommand])
         .env("FLIGHTSTATE_DATABASE_URL", db_url)

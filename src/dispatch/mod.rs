@@ -277,6 +277,9 @@ pub struct Dispatcher<S: Store> {
     kafka: KafkaSettings,
     settings: DispatchSettings,
     lanes: Vec<Lane>,
+    /// What every lane's producer knows of the link: a refusal met while
+    /// the topics are prepared is told once with theirs.
+    link: Arc<Link>,
 }
 
 impl<S: Store> std::fmt::Debug for Dispatcher<S> {
@@ -326,6 +329,7 @@ impl<S: Store> Dispatcher<S> {
             kafka,
             settings,
             lanes,
+            link,
         })
     }
 
@@ -392,9 +396,10 @@ impl<S: Store> Dispatcher<S> {
 
     /// [`Dispatcher::prepare_topics`] until it succeeds (true) or `stop`
     /// is set (false), waiting from `backoff_initial` up to `backoff_max`
-    /// between tries. The first failure is logged — a broker's refusal of
-    /// the client at `error`, since a person must fix it, anything else at
-    /// `warn` — and the tries after it at `debug`. With `until_idle`, the
+    /// between tries. The first failure is logged at `warn` and the tries
+    /// after it at `debug`; a broker's refusal of the client is logged at
+    /// `error` instead, once for the outage, whichever of this wait and the
+    /// lanes' producers meets it first (they share the [`Link`]). With `until_idle`, the
     /// first failure ends the wait.
     fn wait_for_topics(&self, stop: &AtomicBool, until_idle: bool) -> Result<bool, OutboxError> {
         let mut wait = self.settings.backoff_initial;
@@ -407,9 +412,14 @@ impl<S: Store> Dispatcher<S> {
             };
             let error = crate::failure::Causes(&e);
             match &e {
+                OutboxError::Topic(TopicError::Link(LinkError::Refused(refusal)))
+                    if self.link.refused(&refusal.detail) =>
+                {
+                    tracing::error!(%error, "topics not ready; will retry")
+                }
                 _ if told => tracing::debug!(%error, "topics not ready; will retry"),
                 OutboxError::Topic(TopicError::Link(LinkError::Refused(_))) => {
-                    tracing::error!(%error, "topics not ready; will retry")
+                    tracing::debug!(%error, "topics not ready; will retry")
                 }
                 _ => tracing::warn!(%error, "topics not ready; will retry"),
             }

@@ -236,7 +236,10 @@ impl ProducerContext for DeliveryContext {
 
 /// The dispatcher's producer.
 pub(crate) struct Producer {
-    inner: ThreadedProducer<DeliveryContext>,
+    /// The librdkafka producer, made before the lane's first pass: made
+    /// earlier, it would connect (and, to a broker that refuses it,
+    /// reconnect) while the dispatcher still waits for the topics.
+    inner: Option<ThreadedProducer<DeliveryContext>>,
     config: ClientConfig,
     /// The longest wait for a batch's reports.
     wait: Duration,
@@ -253,16 +256,16 @@ pub(crate) struct Producer {
 }
 
 impl Producer {
-    /// Creates the producer from its full client configuration; `link` is
-    /// shared by the dispatcher's producers.
+    /// The producer of `config` (checked now, connected before its first
+    /// pass); `link` is shared by the dispatcher's producers.
     pub(crate) fn create(
         config: ClientConfig,
         wait: Duration,
         link: Arc<Link>,
     ) -> Result<Producer, KafkaError> {
-        let inner = config.create_with_context(DeliveryContext::new(Arc::clone(&link)))?;
+        config.create_native_config()?;
         Ok(Producer {
-            inner,
+            inner: None,
             config,
             wait,
             next_opaque: 0,
@@ -271,6 +274,11 @@ impl Producer {
             generation: link.generation(),
             link,
         })
+    }
+
+    fn connect(&self) -> Result<ThreadedProducer<DeliveryContext>, KafkaError> {
+        self.config
+            .create_with_context(DeliveryContext::new(Arc::clone(&self.link)))
     }
 
     /// The link state the producer reports to.
@@ -293,7 +301,12 @@ impl Producer {
     /// left it in the same state. The rows the old producer failed are
     /// pending anyway and go out through the new one.
     pub(crate) fn replace_if_unusable(&mut self) -> Result<(), KafkaError> {
-        let refused = match self.inner.client().fatal_error() {
+        let Some(inner) = &self.inner else {
+            self.inner = Some(self.connect()?);
+            self.generation = self.link.generation();
+            return Ok(());
+        };
+        let refused = match inner.client().fatal_error() {
             Some((code, reason)) => {
                 Some((format!("fatal error {code:?}: {reason}"), self.batch_sent))
             }
@@ -305,9 +318,7 @@ impl Producer {
         if refused.is_none() && self.generation == self.link.generation() {
             return Ok(());
         }
-        self.inner = self
-            .config
-            .create_with_context(DeliveryContext::new(Arc::clone(&self.link)))?;
+        self.inner = Some(self.connect()?);
         match refused {
             Some((cause, sent)) if self.link.replaced(&cause, sent) => tracing::warn!(
                 cause,
@@ -326,7 +337,19 @@ impl Producer {
     pub(crate) fn deliver(&mut self, messages: &[Outgoing]) -> Vec<Result<(), Failure>> {
         let first = self.next_opaque;
         self.next_opaque = self.next_opaque.wrapping_add(messages.len());
-        let context = self.inner.context();
+        let Some(inner) = self.inner.as_ref() else {
+            // `replace_if_unusable` comes first in every pass.
+            return messages
+                .iter()
+                .map(|_| {
+                    Err(Failure {
+                        code: None,
+                        text: "not produced: no producer yet".to_owned(),
+                    })
+                })
+                .collect();
+        };
+        let context = inner.context();
         {
             let mut reports = context.reports();
             reports.outcomes.clear();
@@ -339,7 +362,7 @@ impl Producer {
         let mut expected = Vec::with_capacity(messages.len());
         for (i, message) in messages.iter().enumerate() {
             let opaque = first.wrapping_add(i);
-            match self.enqueue(message, opaque, deadline) {
+            match enqueue(inner, message, opaque, deadline) {
                 Ok(()) => expected.push((i, opaque)),
                 Err(failure) => outcomes[i] = Some(Err(failure)),
             }
@@ -390,34 +413,40 @@ impl Producer {
         }
         outcomes
     }
+}
 
-    /// Enqueues one message, waiting while the local queue is full.
-    fn enqueue(&self, message: &Outgoing, opaque: usize, deadline: Instant) -> Result<(), Failure> {
-        let mut headers = OwnedHeaders::new_with_capacity(message.headers.len());
-        for (key, value) in &message.headers {
-            headers = headers.insert(Header {
-                key,
-                value: Some(value.as_bytes()),
-            });
-        }
-        let mut record = BaseRecord::with_opaque_to(&message.topic, opaque)
-            .payload(&message.value)
-            .headers(headers);
-        if let Some(key) = &message.key {
-            record = record.key(key);
-        }
-        loop {
-            match self.inner.send(record) {
-                Ok(()) => return Ok(()),
-                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back))
-                    if Instant::now() < deadline =>
-                {
-                    record = back;
-                    // The polling thread frees the queue as reports come.
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                Err((error, _)) => return Err(Failure::from_kafka(&error)),
+/// Enqueues one message on `producer`, waiting while its local queue is
+/// full.
+fn enqueue(
+    producer: &ThreadedProducer<DeliveryContext>,
+    message: &Outgoing,
+    opaque: usize,
+    deadline: Instant,
+) -> Result<(), Failure> {
+    let mut headers = OwnedHeaders::new_with_capacity(message.headers.len());
+    for (key, value) in &message.headers {
+        headers = headers.insert(Header {
+            key,
+            value: Some(value.as_bytes()),
+        });
+    }
+    let mut record = BaseRecord::with_opaque_to(&message.topic, opaque)
+        .payload(&message.value)
+        .headers(headers);
+    if let Some(key) = &message.key {
+        record = record.key(key);
+    }
+    loop {
+        match producer.send(record) {
+            Ok(()) => return Ok(()),
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back))
+                if Instant::now() < deadline =>
+            {
+                record = back;
+                // The polling thread frees the queue as reports come.
+                std::thread::sleep(Duration::from_millis(5));
             }
+            Err((error, _)) => return Err(Failure::from_kafka(&error)),
         }
     }
 }

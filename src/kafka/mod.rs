@@ -15,7 +15,7 @@
 mod refusal;
 mod topics;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -176,25 +176,50 @@ impl KafkaClient {
             .set("socket.timeout.ms", timeout.as_millis().max(10).to_string())
             .create_with_context(RefusalWatch::new(self))
             .map_err(unanswered)?;
-        consumer.fetch_metadata(topic, timeout).map_err(|source| {
-            // The error events wait in the client's queue until it is
-            // polled; a consumer without a subscription returns at once.
+        // Asked in slices, so that a refusal ends the wait at once: the
+        // client is then dropped instead of reconnecting to a broker that
+        // refuses it (librdkafka retries a failed TLS handshake many times
+        // a second) for the rest of `timeout`.
+        let deadline = Instant::now() + timeout;
+        loop {
+            let slice = deadline
+                .saturating_duration_since(Instant::now())
+                .min(METADATA_SLICE);
+            let asked = Instant::now();
+            let source = match consumer.fetch_metadata(topic, slice) {
+                Ok(metadata) => return Ok(metadata),
+                Err(source) => source,
+            };
+            // An answer of "no broker up" can come at once: never ask
+            // faster than a slice apart.
+            std::thread::sleep(slice.saturating_sub(asked.elapsed()));
+            // The error events wait in the client's queue, among its log
+            // lines, until it is polled; a consumer without a subscription
+            // serves one event a call and returns at once.
             for _ in 0..EVENTS_SERVED {
-                if consumer.poll(Duration::ZERO).is_none() {
+                if consumer.context().refusal().is_some() {
                     break;
                 }
+                let _ = consumer.poll(Duration::ZERO);
             }
-            match consumer.context().refusal() {
-                Some(refusal) => LinkError::Refused(refusal),
-                None => unanswered(source),
+            if let Some(refusal) = consumer.context().refusal() {
+                return Err(LinkError::Refused(refusal));
             }
-        })
+            if Instant::now() >= deadline {
+                return Err(unanswered(source));
+            }
+        }
     }
 }
 
-/// The most queued events served after a failed request: one per broker
-/// connection attempt, and a request of seconds makes only a few.
-const EVENTS_SERVED: usize = 64;
+/// How long one metadata request may wait before the client's errors are
+/// looked at.
+const METADATA_SLICE: Duration = Duration::from_millis(100);
+
+/// The most queued events served after a failed request: a few per broker
+/// connection attempt (its log lines and its error), and a request of
+/// seconds makes only a few attempts.
+const EVENTS_SERVED: usize = 256;
 
 #[cfg(test)]
 mod tests {

@@ -20,10 +20,12 @@
 #![allow(dead_code)]
 
 pub mod child;
+pub mod contract;
 pub mod dialects;
 pub mod operator;
 pub mod private_mariadb;
 pub mod private_pg;
+pub mod secured_broker;
 pub mod server;
 pub mod sis;
 pub mod tls;

@@ -12,8 +12,10 @@ use chrono::NaiveDateTime;
 use diesel::sql_types::BigInt;
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::dispatch::{
-    DispatchReport, DispatchSettings, Dispatcher, EVENT_ID_HEADER, EVENT_KIND_HEADER, KafkaSettings,
+    DispatchReport, DispatchSettings, Dispatcher, EVENT_ID_HEADER, EVENT_KIND_HEADER,
+    KafkaSettings, SCHEMA_VERSION_HEADER,
 };
+use flightstate::kafka::KafkaClient;
 use flightstate::pipeline::{Applied, Settings, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::state::StoredFlight;
@@ -22,7 +24,7 @@ use flightstate::store::{StateTx, Store};
 use flightstate::synth::{DayOptions, airport_day};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
-use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+use rdkafka::{Offset, TopicPartitionList};
 
 /// The tansu broker started by `scripts/services`.
 pub fn tansu() -> String {
@@ -160,15 +162,23 @@ impl Record {
 }
 
 /// Every record of `topic` (one partition or several, each in order) from
-/// the beginning to the end it has now; at most 30 s.
+/// the beginning to the end it has now; at most 30 s. Each one is held to
+/// the topics' contract (`common::contract`): the suite's dispatchers never
+/// send a record that breaks it unnoticed.
 ///
 /// tansu's high watermark can trail the last record of a multi-record
 /// batch, so after reaching it the reader goes on until the topic has been
 /// quiet for a second.
 #[track_caller]
 pub fn read_all(brokers: &str, topic: &str) -> Vec<Record> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", brokers)
+    read_all_with(&KafkaClient::new(brokers), topic)
+}
+
+/// [`read_all`] through `client` (a secured link).
+#[track_caller]
+pub fn read_all_with(client: &KafkaClient, topic: &str) -> Vec<Record> {
+    let consumer: BaseConsumer = client
+        .config()
         .set("group.id", format!("{topic}-reader"))
         .set("enable.auto.commit", "false")
         .create()
@@ -233,6 +243,14 @@ pub fn read_all(brokers: &str, topic: &str) -> Vec<Record> {
             event_id: header(EVENT_ID_HEADER),
             kind: header(EVENT_KIND_HEADER),
         });
+        if let Some(record) = records.last() {
+            crate::common::contract::assert_follows_contract(
+                topic,
+                record.kind.as_deref(),
+                header(SCHEMA_VERSION_HEADER).as_deref(),
+                &record.value,
+            );
+        }
     }
     records
 }

@@ -1,0 +1,301 @@
+//! The dispatcher over a secured link (issue "secured links"): SASL SCRAM
+//! over TLS to a broker of the test's own (`common::secured_broker`),
+//! configured as a site would — librdkafka's properties in `[kafka.client]`
+//! of a settings file, the password in the environment.
+//!
+//! - the right credentials deliver every event, with SCRAM-SHA-512 and
+//!   SCRAM-SHA-256, and the consumer's view equals the database;
+//! - a wrong password is one `ERROR` naming the broker and the mechanism,
+//!   then back-off: few tries, nothing sent, every row still pending;
+//! - a CA that did not sign the broker's certificate is refused the same
+//!   way, naming TLS and `ssl.ca.location`;
+//! - `doctor` says which of the two it is.
+#![cfg(feature = "postgres")]
+
+mod common;
+mod dispatching;
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::TestDatabase;
+use common::secured_broker::{Scram, SecuredBroker};
+use common::server::Folder;
+use common::tls::TestCa;
+use dispatching::{day_messages, pending, read_all_with, rebuild, stored, topics};
+use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::store::pg::PgStore;
+
+const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
+const USER: &str = "flightstate";
+const PASSWORD: &str = "pw-kafka-7f3a9c";
+
+/// A state database holding a generated day's outbox.
+fn outbox_of_a_day() -> (TestDatabase, PgStore) {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    for (i, body) in day_messages(12).iter().enumerate() {
+        let id = i64::try_from(i).expect("small") + 1;
+        let applied = apply_message(
+            &store,
+            &Settings::default(),
+            id,
+            body,
+            common::sis::at(9, 12, 0),
+        )
+        .expect("applied");
+        assert!(matches!(
+            applied,
+            Applied::Snapshot(_) | Applied::Flights(_)
+        ));
+    }
+    (db, store)
+}
+
+/// A settings file as a site writes it (mode 0600): `[kafka]` and the
+/// `[kafka.client]` properties; no password in it.
+fn settings_file(
+    folder: &Folder,
+    broker: &SecuredBroker,
+    scram: Scram,
+    ca: &std::path::Path,
+    topics: &(String, String),
+) -> std::path::PathBuf {
+    let mut text = format!(
+        "[kafka]\nbrokers = \"{}\"\nstate_topic = \"{}\"\nchange_topic = \"{}\"\n\
+         lanes = 2\ndelivery_timeout_ms = 5000\nbackoff_initial_ms = 500\nbackoff_max_ms = 4000\n\
+         [api]\nbind = \"\"\n[kafka.client]\n",
+        broker.brokers(),
+        topics.0,
+        topics.1
+    );
+    for (name, value) in broker.client_properties(scram, USER, ca) {
+        text.push_str(&format!("\"{name}\" = \"{value}\"\n"));
+    }
+    let file = folder.path().join("flightstate.toml");
+    std::fs::write(&file, text).expect("write the settings");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    file
+}
+
+fn command(settings: &std::path::Path, db: &TestDatabase, password: &str) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .arg("--config")
+        .arg(settings)
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_KAFKA_SASL_PASSWORD", password)
+        .env_remove("FLIGHTSTATE_KAFKA_BROKERS");
+    command
+}
+
+#[test]
+fn the_right_credentials_over_tls_deliver_every_event() {
+    let broker = SecuredBroker::start(&[
+        (USER, PASSWORD, Scram::Sha512),
+        ("other", PASSWORD, Scram::Sha256),
+    ]);
+    for (scram, user) in [(Scram::Sha512, USER), (Scram::Sha256, "other")] {
+        let (db, store) = outbox_of_a_day();
+        let topics = topics("secured");
+        let folder = Folder::new("kafka_secured_ok");
+        let mut file = settings_file(&folder, &broker, scram, &broker.ca.ca_pem(), &topics);
+        if user != USER {
+            let text = std::fs::read_to_string(&file)
+                .expect("settings")
+                .replace(&format!("\"{USER}\""), &format!("\"{user}\""));
+            file = folder.path().join("other.toml");
+            std::fs::write(&file, text).expect("settings");
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        }
+        let out = command(&file, &db, PASSWORD)
+            .args(["dispatch", "--until-idle"])
+            .output()
+            .expect("run dispatch");
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{scram:?}: {said}");
+        assert!(!said.contains(PASSWORD), "{said}");
+        let mut conn = db.connect();
+        assert_eq!(pending(&mut conn, "kafka_schd"), 0, "{said}");
+        assert_eq!(pending(&mut conn, "kafka_msg"), 0, "{said}");
+        let client = broker.client(scram, user, PASSWORD);
+        let states = read_all_with(&client, &topics.0);
+        assert_eq!(rebuild(&states), stored(&store, &mut conn), "{scram:?}");
+        assert!(!read_all_with(&client, &topics.1).is_empty());
+    }
+}
+
+/// Runs `flightstate dispatch` (no `--until-idle`: it waits for the broker
+/// as `run` does) for `secs` seconds at `debug`, then stops it; returns
+/// what it logged.
+fn dispatch_for(mut command: Command, secs: u64) -> String {
+    let mut child: Child = command
+        .arg("dispatch")
+        .env("RUST_LOG", "flightstate=debug")
+        .env("FLIGHTSTATE_LOG_FORMAT", "text")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start dispatch");
+    std::thread::sleep(Duration::from_secs(secs));
+    // SAFETY: a signal to our own child, not yet waited for.
+    unsafe {
+        libc::kill(
+            libc::pid_t::try_from(child.id()).expect("a pid"),
+            libc::SIGTERM,
+        );
+    }
+    let started = Instant::now();
+    let out = loop {
+        if child.try_wait().expect("wait").is_some() {
+            break child.wait_with_output().expect("its output");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "dispatch did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The lines of `log` at `level`.
+fn at_level<'a>(log: &'a str, level: &str) -> Vec<&'a str> {
+    log.lines()
+        .filter(|line| line.split_whitespace().nth(1) == Some(level))
+        .collect()
+}
+
+/// What a refused dispatcher must show: one ERROR with `expected` in it,
+/// few tries, no password, nothing sent.
+#[track_caller]
+fn assert_refused_once(
+    log: &str,
+    expected: &[&str],
+    (db, broker): (&TestDatabase, &SecuredBroker),
+    rows: (i64, i64),
+) {
+    let errors = at_level(log, "ERROR");
+    assert_eq!(
+        errors.len(),
+        1,
+        "one ERROR line, not {}:\n{log}",
+        errors.len()
+    );
+    for part in expected {
+        assert!(
+            errors[0].contains(part),
+            "{part:?} missing from: {}",
+            errors[0]
+        );
+    }
+    // Back-off, not a hot loop: each try of the dispatcher ends as soon as
+    // the broker refuses it, and the waits between tries double from 0.5 s
+    // to 4 s (the settings file's back-off): about six tries in the 12 s.
+    // Its producers are not made until the topics are ready, so the
+    // connections the broker sees are a few per try, counted where the
+    // broker accepts them (librdkafka retries a failed TLS handshake many
+    // times a second, but a try ends within 0.1 s of the refusal). A loop
+    // without back-off would make thousands.
+    let tries = log.matches("will retry").count();
+    assert!((2..=8).contains(&tries), "{tries} tries:\n{log}");
+    let connections = broker.connections();
+    assert!(
+        connections <= 10 * tries,
+        "{connections} connections in {tries} tries"
+    );
+    eprintln!("{tries} tries, {connections} connections");
+    assert!(!log.contains(PASSWORD), "{log}");
+    let mut conn = db.connect();
+    assert_eq!(
+        (
+            pending(&mut conn, "kafka_schd"),
+            pending(&mut conn, "kafka_msg")
+        ),
+        rows,
+        "every row still pending"
+    );
+}
+
+#[test]
+fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_off() {
+    let broker = SecuredBroker::start(&[(USER, PASSWORD, Scram::Sha512)]);
+    let (db, _store) = outbox_of_a_day();
+    let rows = {
+        let mut conn = db.connect();
+        (
+            pending(&mut conn, "kafka_schd"),
+            pending(&mut conn, "kafka_msg"),
+        )
+    };
+    assert!(rows.0 > 0 && rows.1 > 0);
+    let folder = Folder::new("kafka_secured_pw");
+    let topics = topics("secured-pw");
+    let file = settings_file(
+        &folder,
+        &broker,
+        Scram::Sha512,
+        &broker.ca.ca_pem(),
+        &topics,
+    );
+    let log = dispatch_for(command(&file, &db, "not-the-password"), 12);
+    let broker_name = format!("sasl_ssl://{}", broker.brokers());
+    assert_refused_once(
+        &log,
+        &[
+            &broker_name,
+            "refused flightstate's credentials",
+            "SCRAM-SHA-512 as flightstate",
+            "FLIGHTSTATE_KAFKA_SASL_PASSWORD",
+        ],
+        (&db, &broker),
+        rows,
+    );
+    let out = command(&file, &db, "not-the-password")
+        .arg("doctor")
+        .output()
+        .expect("run doctor");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("FAIL brokers"))
+        .unwrap_or_else(|| panic!("no brokers line:\n{report}"));
+    assert!(
+        line.contains(&broker_name) && line.contains("refused flightstate's credentials"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_broker_certificate_of_an_unknown_ca_is_refused_the_same_way() {
+    let broker = SecuredBroker::start(&[(USER, PASSWORD, Scram::Sha512)]);
+    let (db, _store) = outbox_of_a_day();
+    let rows = {
+        let mut conn = db.connect();
+        (
+            pending(&mut conn, "kafka_schd"),
+            pending(&mut conn, "kafka_msg"),
+        )
+    };
+    let other = TestCa::new("not-the-brokers");
+    let folder = Folder::new("kafka_secured_ca");
+    let topics = topics("secured-ca");
+    let file = settings_file(&folder, &broker, Scram::Sha512, &other.ca_pem(), &topics);
+    let log = dispatch_for(command(&file, &db, PASSWORD), 12);
+    assert_refused_once(
+        &log,
+        &[
+            &format!("TLS with kafka broker sasl_ssl://{}", broker.brokers()),
+            "certificate verify failed",
+            "ssl.ca.location",
+        ],
+        (&db, &broker),
+        rows,
+    );
+}

@@ -23,35 +23,11 @@ use common::TestDatabase;
 use common::secured_broker::{Scram, SecuredBroker};
 use common::server::Folder;
 use common::tls::TestCa;
-use dispatching::{day_messages, pending, read_all_with, rebuild, stored, topics};
-use flightstate::pipeline::{Applied, Settings, apply_message};
-use flightstate::store::pg::PgStore;
+use dispatching::{outbox_of_a_day, pending, read_all_with, rebuild, stored, topics};
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 const USER: &str = "flightstate";
 const PASSWORD: &str = "pw-kafka-7f3a9c";
-
-/// A state database holding a generated day's outbox.
-fn outbox_of_a_day() -> (TestDatabase, PgStore) {
-    let db = TestDatabase::migrated();
-    let store = PgStore::from_pool(db.pool());
-    for (i, body) in day_messages(12).iter().enumerate() {
-        let id = i64::try_from(i).expect("small") + 1;
-        let applied = apply_message(
-            &store,
-            &Settings::default(),
-            id,
-            body,
-            common::sis::at(9, 12, 0),
-        )
-        .expect("applied");
-        assert!(matches!(
-            applied,
-            Applied::Snapshot(_) | Applied::Flights(_)
-        ));
-    }
-    (db, store)
-}
 
 /// A settings file as a site writes it (mode 0600): `[kafka]` and the
 /// `[kafka.client]` properties; no password in it.
@@ -97,7 +73,7 @@ fn the_right_credentials_over_tls_deliver_every_event() {
         ("other", PASSWORD, Scram::Sha256),
     ]);
     for (scram, user) in [(Scram::Sha512, USER), (Scram::Sha256, "other")] {
-        let (db, store) = outbox_of_a_day();
+        let (db, store) = outbox_of_a_day(12);
         let topics = topics("secured");
         let folder = Folder::new("kafka_secured_ok");
         let mut file = settings_file(&folder, &broker, scram, &broker.ca.ca_pem(), &topics);
@@ -225,7 +201,7 @@ fn assert_refused_once(
 #[test]
 fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_off() {
     let broker = SecuredBroker::start(&[(USER, PASSWORD, Scram::Sha512)]);
-    let (db, _store) = outbox_of_a_day();
+    let (db, _store) = outbox_of_a_day(12);
     let rows = {
         let mut conn = db.connect();
         (
@@ -275,7 +251,7 @@ fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_o
 #[test]
 fn a_broker_certificate_of_an_unknown_ca_is_refused_the_same_way() {
     let broker = SecuredBroker::start(&[(USER, PASSWORD, Scram::Sha512)]);
-    let (db, _store) = outbox_of_a_day();
+    let (db, _store) = outbox_of_a_day(12);
     let rows = {
         let mut conn = db.connect();
         (

@@ -112,6 +112,24 @@ pub fn day_messages(flights: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// A state database holding the outbox of a generated day of `flights`
+/// flights, applied but never dispatched.
+#[track_caller]
+pub fn outbox_of_a_day(flights: usize) -> (crate::common::TestDatabase, PgStore) {
+    let db = crate::common::TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let now = crate::common::sis::at(9, 12, 0);
+    for (i, body) in day_messages(flights).iter().enumerate() {
+        let id = i64::try_from(i).expect("small") + 1;
+        let applied = apply_message(&store, &Settings::default(), id, body, now).expect("applied");
+        assert!(
+            matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
+            "{applied:?}"
+        );
+    }
+    (db, store)
+}
+
 /// Applies `messages` (ids from 1) up to each stage's end in turn and drains
 /// the dispatcher after each stage; returns the state rows and the change
 /// notices sent in all.

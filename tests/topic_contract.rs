@@ -104,13 +104,16 @@ fn assert_columns(
         .collect()
 }
 
+/// A table's columns, as `TableRow::COLUMNS` lists them.
+type Columns = &'static [(&'static str, ColumnKind)];
+
 #[test]
 fn the_state_schema_names_every_column_of_the_flight_tables_and_nothing_else() {
     let schema = schema_json(STATE_SCHEMA);
     let defs = &schema["$defs"];
     let state = &defs["state"]["properties"];
     let mut named = assert_columns(state, FlightFields::COLUMNS, "FLIGHT_SCHD");
-    let groups: [(&str, &str, &[(&str, ColumnKind)]); 10] = [
+    let groups: [(&str, &str, Columns); 10] = [
         ("GTDT", "gate", Gate::COLUMNS),
         ("CKDT", "counter", Counter::COLUMNS),
         ("CLDT", "carousel", Carousel::COLUMNS),

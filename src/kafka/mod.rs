@@ -242,6 +242,29 @@ mod tests {
         assert_eq!(KafkaClient::new("b").security(), "PLAINTEXT");
     }
 
+    /// What this build can talk: PLAIN and SCRAM over TLS (librdkafka's
+    /// own, with OpenSSL); not GSSAPI, which needs Cyrus SASL and Kerberos
+    /// on the host (`docs/kafka.md`). librdkafka checks the mechanism when
+    /// the client is made, before any connection.
+    #[test]
+    fn plain_and_scram_are_built_in_and_gssapi_is_refused_by_name() {
+        let client = |mechanism: &str| {
+            KafkaClient::new("127.0.0.1:1")
+                .with_property("security.protocol", "SASL_SSL")
+                .with_property("sasl.mechanism", mechanism)
+                .with_property("sasl.username", "fs")
+                .with_secret("sasl.password", "pw")
+                .config()
+                .create::<BaseConsumer>()
+                .map(drop)
+        };
+        for mechanism in ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] {
+            assert!(client(mechanism).is_ok(), "{mechanism}");
+        }
+        let err = client("GSSAPI").expect_err("no GSSAPI in this build");
+        assert!(err.to_string().contains("GSSAPI"), "{err}");
+    }
+
     #[test]
     fn a_property_set_twice_keeps_the_last_value() {
         let mut client = KafkaClient::new("b").with_property("linger.ms", "5");

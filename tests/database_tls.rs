@@ -24,10 +24,10 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Output;
 
 use common::TestDatabase;
+use common::binaries::{Binary, binaries};
 use common::operator::operator_command_of;
 use common::private_mariadb::PrivateMariaDb;
 use common::private_pg::PrivatePostgres;
@@ -36,55 +36,10 @@ use common::sis;
 use common::tls::TestCa;
 use mysql::prelude::Queryable;
 
-/// Names the release build's binary (`scripts/release`), to be run too.
-const RELEASE_BINARY_VAR: &str = "FLIGHTSTATE_TEST_RELEASE_BINARY";
-
 /// A mailbox URL for commands that never open the mailbox.
 const NO_MAILBOX: &str = "mysql://unused@127.0.0.1:1/unused";
 /// A state database URL for commands that never open it.
 const NO_STATE_DATABASE: &str = "postgres://unused@127.0.0.1:1/unused";
-
-/// A flightstate binary and what it is.
-struct Binary {
-    what: &'static str,
-    path: PathBuf,
-}
-
-/// This build's binary, and the release build's when
-/// `FLIGHTSTATE_TEST_RELEASE_BINARY` names it.
-///
-/// # Panics
-///
-/// When the variable names no file, or is unset under `CI=true`.
-fn binaries() -> Vec<Binary> {
-    let mut binaries = vec![Binary {
-        what: "this build's binary (the host's libpq)",
-        path: PathBuf::from(env!("CARGO_BIN_EXE_flightstate")),
-    }];
-    match std::env::var_os(RELEASE_BINARY_VAR) {
-        Some(path) => {
-            let path = PathBuf::from(path);
-            assert!(
-                path.is_file(),
-                "{RELEASE_BINARY_VAR}={} is not a file",
-                path.display()
-            );
-            binaries.push(Binary {
-                what: "the release binary (libpq and OpenSSL built in)",
-                path,
-            });
-        }
-        None if std::env::var("CI").as_deref() == Ok("true") => panic!(
-            "{RELEASE_BINARY_VAR} is unset: CI must prove the release binary's built-in libpq \
-             and OpenSSL (.ci/run points it at the binary scripts/release built)"
-        ),
-        None => eprintln!(
-            "{RELEASE_BINARY_VAR} is unset: only this build's binary (the host's libpq) runs \
-             here; the release binary's built-in libpq and OpenSSL are not tested"
-        ),
-    }
-    binaries
-}
 
 /// `flightstate ARGS` by `binary` on the state database at `db_url` and the
 /// mailbox at `mailbox_url`, run to its end.

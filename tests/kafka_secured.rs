@@ -16,16 +16,17 @@ mod common;
 mod dispatching;
 
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
+use common::binaries::binaries;
 use common::secured_broker::{Scram, SecuredBroker};
 use common::server::Folder;
 use common::tls::TestCa;
 use dispatching::{outbox_of_a_day, pending, read_all_with, rebuild, stored, topics};
 
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 const USER: &str = "flightstate";
 const PASSWORD: &str = "pw-kafka-7f3a9c";
 
@@ -35,7 +36,7 @@ fn settings_file(
     folder: &Folder,
     broker: &SecuredBroker,
     scram: Scram,
-    ca: &std::path::Path,
+    ca: &Path,
     topics: &(String, String),
 ) -> std::path::PathBuf {
     let mut text = format!(
@@ -55,8 +56,8 @@ fn settings_file(
     file
 }
 
-fn command(settings: &std::path::Path, db: &TestDatabase, password: &str) -> Command {
-    let mut command = Command::new(BIN);
+fn command(binary: &Path, settings: &Path, db: &TestDatabase, password: &str) -> Command {
+    let mut command = Command::new(binary);
     command
         .arg("--config")
         .arg(settings)
@@ -72,7 +73,12 @@ fn the_right_credentials_over_tls_deliver_every_event() {
         (USER, PASSWORD, Scram::Sha512),
         ("other", PASSWORD, Scram::Sha256),
     ]);
-    for (scram, user) in [(Scram::Sha512, USER), (Scram::Sha256, "other")] {
+    let binaries = binaries();
+    let cases = [(Scram::Sha512, USER), (Scram::Sha256, "other")];
+    for (binary, (scram, user)) in binaries
+        .iter()
+        .flat_map(|b| cases.iter().map(move |c| (b, *c)))
+    {
         let (db, store) = outbox_of_a_day(12);
         let topics = topics("secured");
         let folder = Folder::new("kafka_secured_ok");
@@ -85,7 +91,7 @@ fn the_right_credentials_over_tls_deliver_every_event() {
             std::fs::write(&file, text).expect("settings");
             std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
         }
-        let out = command(&file, &db, PASSWORD)
+        let out = command(&binary.path, &file, &db, PASSWORD)
             .args(["dispatch", "--until-idle"])
             .output()
             .expect("run dispatch");
@@ -94,7 +100,7 @@ fn the_right_credentials_over_tls_deliver_every_event() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(out.status.success(), "{scram:?}: {said}");
+        assert!(out.status.success(), "{}, {scram:?}: {said}", binary.what);
         assert!(!said.contains(PASSWORD), "{said}");
         let mut conn = db.connect();
         assert_eq!(pending(&mut conn, "kafka_schd"), 0, "{said}");
@@ -153,8 +159,9 @@ fn at_level<'a>(log: &'a str, level: &str) -> Vec<&'a str> {
 fn assert_refused_once(
     log: &str,
     expected: &[&str],
-    (db, broker): (&TestDatabase, &SecuredBroker),
+    db: &TestDatabase,
     rows: (i64, i64),
+    connections: usize,
 ) {
     let errors = at_level(log, "ERROR");
     assert_eq!(
@@ -180,7 +187,6 @@ fn assert_refused_once(
     // without back-off would make thousands.
     let tries = log.matches("will retry").count();
     assert!((2..=8).contains(&tries), "{tries} tries:\n{log}");
-    let connections = broker.connections();
     assert!(
         connections <= 10 * tries,
         "{connections} connections in {tries} tries"
@@ -219,7 +225,10 @@ fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_o
         &broker.ca.ca_pem(),
         &topics,
     );
-    let log = dispatch_for(command(&file, &db, "not-the-password"), 12);
+    let bin = Path::new(env!("CARGO_BIN_EXE_flightstate"));
+    let before = broker.connections();
+    let log = dispatch_for(command(bin, &file, &db, "not-the-password"), 12);
+    let connections = broker.connections() - before;
     let broker_name = format!("sasl_ssl://{}", broker.brokers());
     assert_refused_once(
         &log,
@@ -229,10 +238,11 @@ fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_o
             "SCRAM-SHA-512 as flightstate",
             "FLIGHTSTATE_KAFKA_SASL_PASSWORD",
         ],
-        (&db, &broker),
+        &db,
         rows,
+        connections,
     );
-    let out = command(&file, &db, "not-the-password")
+    let out = command(bin, &file, &db, "not-the-password")
         .arg("doctor")
         .output()
         .expect("run doctor");
@@ -261,17 +271,22 @@ fn a_broker_certificate_of_an_unknown_ca_is_refused_the_same_way() {
     };
     let other = TestCa::new("not-the-brokers");
     let folder = Folder::new("kafka_secured_ca");
-    let topics = topics("secured-ca");
-    let file = settings_file(&folder, &broker, Scram::Sha512, &other.ca_pem(), &topics);
-    let log = dispatch_for(command(&file, &db, PASSWORD), 12);
-    assert_refused_once(
-        &log,
-        &[
-            &format!("TLS with kafka broker sasl_ssl://{}", broker.brokers()),
-            "certificate verify failed",
-            "ssl.ca.location",
-        ],
-        (&db, &broker),
-        rows,
-    );
+    for binary in binaries() {
+        let topics = topics("secured-ca");
+        let file = settings_file(&folder, &broker, Scram::Sha512, &other.ca_pem(), &topics);
+        let before = broker.connections();
+        let log = dispatch_for(command(&binary.path, &file, &db, PASSWORD), 12);
+        let connections = broker.connections() - before;
+        assert_refused_once(
+            &log,
+            &[
+                &format!("TLS with kafka broker sasl_ssl://{}", broker.brokers()),
+                "certificate verify failed",
+                "ssl.ca.location",
+            ],
+            &db,
+            rows,
+            connections,
+        );
+    }
 }

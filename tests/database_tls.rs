@@ -28,7 +28,7 @@ use std::process::Output;
 
 use common::TestDatabase;
 use common::binaries::{Binary, binaries};
-use common::operator::operator_command_of;
+use common::operator::{operator_command_of, printed};
 use common::private_mariadb::PrivateMariaDb;
 use common::private_pg::PrivatePostgres;
 use common::server::Folder;
@@ -51,15 +51,6 @@ fn run(binary: &Binary, args: &[&str], db_url: &str, mailbox_url: &str) -> Outpu
         .env("FLIGHTSTATE_DATABASE_CONNECTION_TIMEOUT_SECS", "3")
         .output()
         .expect("run flightstate")
-}
-
-/// Everything `out` printed, stdout then stderr.
-fn printed(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// `out` ended with exit 0 and printed no `password`; returns its stdout.

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use common::TestDatabase;
 use common::binaries::binaries;
+use common::operator::printed;
 use common::secured_broker::{Scram, SecuredBroker};
 use common::server::Folder;
 use common::tls::TestCa;
@@ -95,11 +96,7 @@ fn the_right_credentials_over_tls_deliver_every_event() {
             .args(["dispatch", "--until-idle"])
             .output()
             .expect("run dispatch");
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let said = printed(&out);
         assert!(out.status.success(), "{}, {scram:?}: {said}", binary.what);
         assert!(!said.contains(PASSWORD), "{said}");
         let mut conn = db.connect();
@@ -144,6 +141,15 @@ fn dispatch_for(mut command: Command, secs: u64) -> String {
         std::thread::sleep(Duration::from_millis(100));
     };
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The pending rows of the two outboxes.
+fn pending_rows(db: &TestDatabase) -> (i64, i64) {
+    let mut conn = db.connect();
+    (
+        pending(&mut conn, "kafka_schd"),
+        pending(&mut conn, "kafka_msg"),
+    )
 }
 
 /// The lines of `log` at `level`.
@@ -193,28 +199,14 @@ fn assert_refused_once(
     );
     eprintln!("{tries} tries, {connections} connections");
     assert!(!log.contains(PASSWORD), "{log}");
-    let mut conn = db.connect();
-    assert_eq!(
-        (
-            pending(&mut conn, "kafka_schd"),
-            pending(&mut conn, "kafka_msg")
-        ),
-        rows,
-        "every row still pending"
-    );
+    assert_eq!(pending_rows(db), rows, "every row still pending");
 }
 
 #[test]
 fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_off() {
     let broker = SecuredBroker::start(&[(USER, PASSWORD, Scram::Sha512)]);
     let (db, _store) = outbox_of_a_day(12);
-    let rows = {
-        let mut conn = db.connect();
-        (
-            pending(&mut conn, "kafka_schd"),
-            pending(&mut conn, "kafka_msg"),
-        )
-    };
+    let rows = pending_rows(&db);
     assert!(rows.0 > 0 && rows.1 > 0);
     let folder = Folder::new("kafka_secured_pw");
     let topics = topics("secured-pw");
@@ -262,13 +254,7 @@ fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_o
 fn a_broker_certificate_of_an_unknown_ca_is_refused_the_same_way() {
     let broker = SecuredBroker::start(&[(USER, PASSWORD, Scram::Sha512)]);
     let (db, _store) = outbox_of_a_day(12);
-    let rows = {
-        let mut conn = db.connect();
-        (
-            pending(&mut conn, "kafka_schd"),
-            pending(&mut conn, "kafka_msg"),
-        )
-    };
+    let rows = pending_rows(&db);
     let other = TestCa::new("not-the-brokers");
     let folder = Folder::new("kafka_secured_ca");
     for binary in binaries() {

@@ -13,9 +13,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::operator::printed;
 use common::private_mariadb::PrivateMariaDb;
 use common::private_pg::PrivatePostgres;
 use common::secured_broker::{Scram, SecuredBroker};
@@ -60,15 +61,6 @@ impl Site {
             .env_remove("FLIGHTSTATE_KAFKA_BROKERS");
         command
     }
-}
-
-/// Everything `out` printed.
-fn printed(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// Panics when `text`, what `what` printed or served, holds a secret.

@@ -53,3 +53,12 @@ pub fn stdout_of(output: &Output, code: i32) -> String {
     );
     stdout
 }
+
+/// Everything `out` printed, stdout then stderr.
+pub fn printed(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}

@@ -40,8 +40,11 @@ fn mock_with(topics: &(String, String)) -> Mock {
 fn kafka(mock: &Mock) -> KafkaSettings {
     KafkaSettings {
         // The mock's topics exist already; short timeouts so that a broker
-        // outage is noticed within the test.
+        // outage is noticed within the test. The mock answers no
+        // `DescribeConfigs`, so the state topic's policy cannot be read:
+        // accepted, as a site that allows an uncompacted state topic does.
         create_topics: false,
+        allow_uncompacted_state_topic: true,
         delivery_timeout: Duration::from_secs(2),
         ..dispatching::kafka(&mock.bootstrap_servers())
     }

@@ -192,7 +192,7 @@ fn an_unreachable_broker_fails_the_brokers_line() {
             format!("127.0.0.1:{}", free_port()),
         );
     });
-    only_failure(&output, "brokers", &["no answer from 127.0.0.1:"]);
+    only_failure(&output, "brokers", &["no answer from kafka at 127.0.0.1:"]);
 }
 
 #[test]

@@ -342,7 +342,8 @@ impl<S: Store> Dispatcher<S> {
     /// `create_topics` is set: the state topic compacted, the change topic
     /// deleting by time), then reads the state topic's `cleanup.policy` and
     /// refuses one that is not `compact` alone, unless
-    /// `allow_uncompacted_state_topic` (then it warns).
+    /// `allow_uncompacted_state_topic` (then it warns, also when the broker
+    /// cannot report the policy).
     ///
     /// # Errors
     ///
@@ -373,10 +374,20 @@ impl<S: Store> Dispatcher<S> {
                 tracing::info!(topic, "created topic");
             }
         }
-        let policy = admin
-            .cleanup_policy(state_topic)
-            .map_err(OutboxError::Topic)?
-            .unwrap_or_else(|| "(not reported by the broker)".to_owned());
+        let policy = match admin.cleanup_policy(state_topic) {
+            Ok(policy) => policy.unwrap_or_else(|| "(not reported by the broker)".to_owned()),
+            // The site has accepted any policy: one the broker cannot report
+            // is accepted too, and said.
+            Err(e) if self.kafka.allow_uncompacted_state_topic => {
+                tracing::warn!(
+                    error = %e,
+                    "the state topic's cleanup.policy could not be read; dispatching anyway: \
+                     `kafka.allow_uncompacted_state_topic` is set"
+                );
+                return Ok(());
+            }
+            Err(e) => return Err(OutboxError::Topic(e)),
+        };
         if keeps_every_flight(&policy) {
             return Ok(());
         }

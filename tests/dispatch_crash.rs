@@ -1,9 +1,11 @@
 //! A dispatcher that crashes between producing a batch and marking its rows
-//! sent (failpoint `dispatch.after_produce`, armed to kill the process with
-//! SIGKILL, proven by the signal and the marker line it writes first) leaves every row of the batch pending; the next run
-//! sends them again. Duplicates reach the topic, nothing is lost, and the
-//! consumer's view converges on the database's. Runs the real binary
-//! against PostgreSQL and tansu.
+//! sent (failpoints `dispatch.state_after_produce` and
+//! `dispatch.change_after_produce`, one per lane's pass, armed to kill the
+//! process with SIGKILL, proven by the signal and the marker line it writes
+//! first) leaves every row of the batch pending; the next run sends them
+//! again. Duplicates reach the topic, nothing is lost, and the consumer's
+//! view converges on the database's. Runs the real binary against
+//! PostgreSQL and tansu.
 #![cfg(all(feature = "postgres", feature = "failpoints"))]
 
 mod common;
@@ -56,39 +58,108 @@ fn dispatch(
     )
 }
 
-#[test]
-fn a_crash_between_produce_and_marking_sends_the_batch_again_and_the_consumer_converges() {
+/// The test's day: 12 flights, so 12 state events and 13 change notices
+/// (one per flight and the snapshot's own).
+const FLIGHTS: i64 = 12;
+const NOTICES: i64 = 13;
+/// `FLIGHTSTATE_KAFKA_BATCH_SIZE` above.
+const BATCH: usize = 5;
+
+/// Applies the day, kills the dispatcher at `point` in its first pass of
+/// that kind, and returns what the crash left: the database, the store, the
+/// topics.
+fn crash_at(point: &str, tag: &str) -> (TestDatabase, PgStore, (String, String)) {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let settings = Settings {
         parse: parse_options(),
         ..Settings::default()
     };
-    let flids: Vec<i64> = (1..=12).collect();
     let day = snapshot(
         sep(9),
-        flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
+        (1..=FLIGHTS).map(|f| flight(f, at(9, 8, 0))).collect(),
     );
     apply_message(&store, &settings, 1, &day, at(9, 12, 0)).expect("snapshot applied");
-    let topics = topics("crash");
-    let mut conn = db.connect();
+    let topics = topics(tag);
 
-    let (crashed, said) = dispatch(&db, &topics, Some("dispatch.after_produce"));
+    let (crashed, said) = dispatch(&db, &topics, Some(point));
     assert_eq!(crashed.signal(), Some(libc::SIGKILL), "{crashed:?}\n{said}");
     assert!(
-        said.contains("failpoint `dispatch.after_produce`: killed"),
+        said.contains(&format!("failpoint `{point}`: killed")),
         "killed there and nowhere else: {said}"
     );
-    assert_eq!(pending(&mut conn, "kafka_schd"), 12, "nothing was marked");
-    let before = read_all(&tansu(), &topics.0);
-    assert_eq!(before.len(), 5, "the first batch reached the topic");
+    (db, store, topics)
+}
 
-    let (finished, said) = dispatch(&db, &topics, None);
+/// The run after the crash ends with nothing pending, and the consumer's
+/// view of the state topic is the database's.
+fn restart_and_converge(db: &TestDatabase, store: &PgStore, topics: &(String, String)) {
+    let (finished, said) = dispatch(db, topics, None);
     assert!(finished.success(), "{finished:?}\n{said}");
+    let mut conn = db.connect();
     assert_eq!(pending(&mut conn, "kafka_schd"), 0);
     assert_eq!(pending(&mut conn, "kafka_msg"), 0);
+    assert_eq!(
+        rebuild(&read_all(&tansu(), &topics.0)),
+        stored(store, &mut conn)
+    );
+}
 
+#[test]
+fn a_crash_between_producing_states_and_marking_sends_the_batch_again_and_the_consumer_converges() {
+    let (db, store, topics) = crash_at("dispatch.state_after_produce", "crash-state");
+    let mut conn = db.connect();
+    assert_eq!(
+        pending(&mut conn, "kafka_schd"),
+        FLIGHTS,
+        "nothing was marked"
+    );
+    assert_eq!(
+        pending(&mut conn, "kafka_msg"),
+        NOTICES,
+        "no notice was sent"
+    );
+    let before = read_all(&tansu(), &topics.0);
+    assert_eq!(before.len(), BATCH, "the first batch reached the topic");
+
+    restart_and_converge(&db, &store, &topics);
     let records = read_all(&tansu(), &topics.0);
-    assert_eq!(records.len(), 12 + 5, "the first batch came twice");
-    assert_eq!(rebuild(&records), stored(&store, &mut conn));
+    assert_eq!(
+        records.len(),
+        FLIGHTS as usize + BATCH,
+        "the first batch came twice"
+    );
+}
+
+#[test]
+fn a_crash_between_producing_notices_and_marking_sends_them_again() {
+    let (db, store, topics) = crash_at("dispatch.change_after_produce", "crash-change");
+    let mut conn = db.connect();
+    // The lane's state pass before it committed: its batch is marked.
+    assert_eq!(
+        pending(&mut conn, "kafka_schd"),
+        FLIGHTS - BATCH as i64,
+        "the state batch before the crash was marked"
+    );
+    assert_eq!(
+        pending(&mut conn, "kafka_msg"),
+        NOTICES,
+        "nothing was marked"
+    );
+    let before = read_all(&tansu(), &topics.1);
+    assert_eq!(before.len(), BATCH, "the first batch reached the topic");
+
+    restart_and_converge(&db, &store, &topics);
+    let notices = read_all(&tansu(), &topics.1);
+    assert_eq!(
+        notices.len(),
+        NOTICES as usize + BATCH,
+        "the first batch came twice"
+    );
+    let ids: std::collections::BTreeSet<_> = notices.iter().map(|r| r.event_id.clone()).collect();
+    assert_eq!(
+        ids.len(),
+        NOTICES as usize,
+        "every notice, none lost: {ids:?}"
+    );
 }

@@ -35,9 +35,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
 /// The stream, in two halves (the rows of the first are re-sent before the
 /// second is queued): a 600-flight snapshot (over 1 MiB: streamed by
-/// parts), events of the day with its ad-hoc flights, a malformed and an
-/// unsupported message, a SCHD DEL, and the same day again without its last
-/// flights (deletes).
+/// parts), events of the day with its ad-hoc flights (group commits), a
+/// malformed message, an unsupported one in each half (the second read
+/// alone), a SCHD DEL, and the same day again without its last flights
+/// (deletes).
 fn stream() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let day = airport_day(&DayOptions::default());
     let snapshot = to_xml(&day.snapshot).into_bytes();
@@ -76,16 +77,24 @@ fn stream() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let mut first = vec![snapshot];
     first.extend_from_slice(early);
     first.push(b"<MSG><META><TYPE>FLOP</TYPE>".to_vec());
-    first.push(
-        b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN>\
-<DTTM>20250601030000</DTTM><TYPE>AIRL</TYPE><STYP>DNLD</STYP></META><AIRL><X>1</X></AIRL></MSG>"
-            .to_vec(),
-    );
+    first.push(unsupported(1));
     let mut second = vec![deleted];
     second.extend_from_slice(late);
+    // Read whole and alone (no group takes it, no stream): the single
+    // message's path.
+    second.push(unsupported(2));
     second.extend(adhoc);
     second.push(to_xml(&shorter).into_bytes());
     (first, second)
+}
+
+/// A well-formed message of a type flightstate does not handle.
+fn unsupported(seqn: u32) -> Vec<u8> {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><MSG><META><SNDR>AODB</SNDR><SEQN>{seqn}</SEQN>\
+<DTTM>20250601030000</DTTM><TYPE>AIRL</TYPE><STYP>DNLD</STYP></META><AIRL><X>1</X></AIRL></MSG>"
+    )
+    .into_bytes()
 }
 
 /// The rows of the first half that are re-sent: the snapshot and an event.
@@ -359,8 +368,14 @@ fn assert_each_call_sent_once(db: &TestDatabase, point: &str) {
     }
 }
 
-/// One test per failpoint of the pump's side; `dispatch.after_produce` is
+/// The failpoints of the dispatcher's lanes, whose crash cases are
 /// `tests/dispatch_crash.rs`'s.
+const DISPATCH_POINTS: [&str; 2] = [
+    "dispatch.change_after_produce",
+    "dispatch.state_after_produce",
+];
+
+/// One test per failpoint of the pump's side.
 macro_rules! crash_matrix {
     ($($name:ident => $point:literal,)*) => {
         $(
@@ -370,11 +385,15 @@ macro_rules! crash_matrix {
             }
         )*
 
-        /// Every failpoint in the sources has its case (here or in the
-        /// dispatcher's crash test): a new point cannot go untested.
+        /// Every place of a failpoint in the sources has its crash case
+        /// (here or in the dispatcher's crash test): a point is named once,
+        /// so that arming it kills at that place and no other, and a new
+        /// place cannot go untested, nor reuse a name that is tested
+        /// elsewhere.
         #[test]
-        fn every_failpoint_has_a_crash_case() {
-            let mut covered: Vec<&str> = vec![$($point,)* "dispatch.after_produce"];
+        fn every_failpoint_place_has_a_crash_case() {
+            let mut covered: Vec<&str> = vec![$($point,)*];
+            covered.extend(DISPATCH_POINTS);
             covered.sort_unstable();
             assert_eq!(failpoints_in_sources(), covered);
         }
@@ -384,6 +403,8 @@ macro_rules! crash_matrix {
 crash_matrix! {
     c_before_parse => "apply.before_parse",
     c_after_parse => "apply.after_parse",
+    c_group_after_parse => "group.after_parse",
+    c_snapshot_after_parse => "snapshot.after_parse",
     c_event_before_write => "event.before_write",
     c_adft_before_write => "adft.before_write",
     c_snapshot_after_part => "snapshot.after_part",
@@ -392,11 +413,13 @@ crash_matrix! {
     c_snapshot_before_commit => "snapshot.before_commit",
     c_pump_before_commit => "pump.before_commit",
     c_pump_after_commit => "pump.after_commit",
+    c_group_after_commit => "group.after_commit",
     c_journal_after_dispatch => "journal.after_dispatch",
     c_journal_after_call => "journal.after_call",
 }
 
-/// The names of every `failpoint!("…")` and `failpoint::hit("…")` in `src/`.
+/// The name at every place of a `failpoint!("…")` or `failpoint::hit("…")`
+/// in `src/`, one entry per place (a name used twice shows twice).
 fn failpoints_in_sources() -> Vec<String> {
     fn walk(dir: &Path, names: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).expect("read src") {
@@ -422,6 +445,5 @@ fn failpoints_in_sources() -> Vec<String> {
         &mut names,
     );
     names.sort_unstable();
-    names.dedup();
     names
 }

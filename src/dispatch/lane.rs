@@ -150,7 +150,7 @@ impl Lane {
                 }
             }
             let outcomes = producer.deliver(&messages);
-            crate::failpoint!("dispatch.after_produce");
+            crate::failpoint!("dispatch.state_after_produce");
             // A flight is done only when every one of its messages is.
             let mut failure: HashMap<usize, Failure> = HashMap::new();
             for (index, outcome) in owner.iter().zip(outcomes) {
@@ -203,7 +203,7 @@ impl Lane {
                 .map(|row| notice_message(&settings.change_topic, row))
                 .collect();
             let outcomes = producer.deliver(&messages);
-            crate::failpoint!("dispatch.after_produce");
+            crate::failpoint!("dispatch.change_after_produce");
             let mut sent = Vec::with_capacity(rows.len());
             let mut failed = Vec::new();
             // Once a flight's notice failed, its later ones in the batch are

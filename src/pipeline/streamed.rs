@@ -247,7 +247,7 @@ impl Parts for StreamParts<'_, '_> {
         };
         if first {
             // The message is read whole and is a valid snapshot.
-            crate::failpoint!("apply.after_parse");
+            crate::failpoint!("snapshot.after_parse");
         }
         Ok(checked)
     }

@@ -61,7 +61,7 @@ impl<S: Store + Clone> Pump<S> {
         };
         let mailbox = self.mailbox.settings().clone();
         // Every message of the group is parsed by now.
-        crate::failpoint!("apply.after_parse");
+        crate::failpoint!("group.after_parse");
         let started = std::time::Instant::now();
         let result = self.store.transaction(|tx| {
             let applied = apply_group(tx, &settings, group, now)?;
@@ -83,7 +83,7 @@ impl<S: Store + Clone> Pump<S> {
                 for (grouped, applied) in group.iter().zip(&applied) {
                     say_applied(grouped.id(), applied);
                 }
-                crate::failpoint!("pump.after_commit");
+                crate::failpoint!("group.after_commit");
                 Ok(GroupOutcome::Done(Processed::Final(group.len())))
             }
             Err(e) if e.kind() == FailureKind::Fenced => {

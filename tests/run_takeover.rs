@@ -8,6 +8,8 @@
 //! - the end equals a clean run's: the state dump (versions included, so
 //!   no message applied twice), `PROC_STATE` with its attempts, the mailbox
 //!   statuses, every row written back exactly once (a trigger counts);
+//! - a takeover is not a redelivery: no row is journaled for a second
+//!   write-back (no `CONFLICT` call), no "came again" line;
 //! - the old epoch commits nothing after the takeover: every write-back of
 //!   a message committed after it was granted under the new epoch
 //!   (`EFFECT_CALL.LEASE_EPOCH`; `PROC_STATE` and the outbox do not record
@@ -29,7 +31,7 @@ use common::TestDatabase;
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{QueryableByName, RunQueryDsl};
 use dispatching::{tansu, topics};
-use pumping::MailboxDatabase;
+use pumping::{MailboxDatabase, effect_calls};
 use running::{
     RunChild, RunSetup, assert_topic_matches_state, clean_run, finished, outcome, stream,
     wait_until,
@@ -244,6 +246,20 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
         "write-backs of messages committed after the takeover granted under an old epoch: \
          {stale:?}"
     );
+
+    // The killed process's last committed messages were awaiting their
+    // write-backs, which the standby's effect worker made: none of them is
+    // taken for a row delivered again, nor written back a second time.
+    let redelivered = standby.first_saying(killed_at, "came again after its write-back");
+    assert!(
+        redelivered.is_none(),
+        "a takeover is not a redelivery: {redelivered:?}"
+    );
+    let refused: Vec<_> = effect_calls(&mut db.connect())
+        .into_iter()
+        .filter(|(_, status, _)| status == "CONFLICT")
+        .collect();
+    assert!(refused.is_empty(), "no write-back refused: {refused:?}");
 
     let standby_holder = standby.holder.clone();
     let (run_a, run_b) = if standby_holder == first.holder {

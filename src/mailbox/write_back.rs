@@ -60,6 +60,13 @@ fn target_id(call: &StoredCall) -> Option<i64> {
         .ok()
 }
 
+/// The mailbox row `call` writes back, if it is a write-back.
+pub fn written_back_row(call: &StoredCall) -> Option<i64> {
+    (call.call_kind == WRITE_BACK_KIND)
+        .then(|| target_id(call))
+        .flatten()
+}
+
 /// The mailbox write-back as a journaled [`Effect`].
 pub struct WriteBack<'m> {
     mailbox: &'m Mailbox,

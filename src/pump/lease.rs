@@ -2,6 +2,7 @@
 //! transactions, published to the effect worker, given up on a graceful
 //! stop. Taking it over bumps the fencing epoch (DESIGN §4).
 
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 use chrono::NaiveDateTime;
@@ -9,7 +10,12 @@ use chrono::NaiveDateTime;
 use super::{HeldLease, Pump, utc_now};
 use crate::failure::Causes;
 use crate::journal::WorkerLease;
-use crate::store::{LeaseOps, StateTx, Store, StoreError};
+use crate::mailbox::written_back_row;
+use crate::store::{JournalOps, LeaseOps, StateTx, Store, StoreError};
+
+/// At most this many open calls are read when the lease is taken: far more
+/// than the rows one pump commits ahead of its effect worker.
+const OPEN_CALLS_READ: i64 = 10_000;
 
 /// Whether this pump holds the lease, as [`Pump::ensure_lease`] found it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,8 +86,9 @@ impl<S: Store + Clone> Pump<S> {
                             epoch,
                             renew_at: self.renew_after(),
                         });
-                        // What this pump knew under an older lease is stale.
-                        self.awaiting.clear();
+                        // What this pump knew under an older lease is
+                        // stale; the journal's open write-backs are not.
+                        self.awaiting = self.open_write_backs();
                         self.publish();
                         Ok(Tenure::Held)
                     }
@@ -90,6 +97,33 @@ impl<S: Store + Clone> Pump<S> {
                         Ok(Tenure::Standby)
                     }
                 }
+            }
+        }
+    }
+
+    /// The mailbox rows whose write-back the journal holds open, read as
+    /// the lease is taken: a previous holder (or this process before a
+    /// restart) committed their messages, and this process's effect worker
+    /// writes them back. A row among them that the head still shows is
+    /// awaiting its write-back, not delivered again; read before the first
+    /// look at the head, so that a row pending there and missing here was
+    /// re-sent after its write-back settled. Taken as a redelivery instead,
+    /// it would be journaled for a second write-back that the mailbox
+    /// refuses. When the journal cannot be read, none (every such row is
+    /// then looked at, and its second write-back refused: harmless).
+    fn open_write_backs(&self) -> BTreeSet<i64> {
+        let now = utc_now();
+        match self
+            .store
+            .transaction(|tx| tx.select_open_effect_calls(OPEN_CALLS_READ, now))
+        {
+            Ok(calls) => calls.iter().filter_map(written_back_row).collect(),
+            Err(e) => {
+                tracing::warn!(
+                    error = %Causes(&e),
+                    "cannot read the open write-backs; rows awaiting theirs may be written back twice (the second is refused)"
+                );
+                BTreeSet::new()
             }
         }
     }

@@ -183,6 +183,8 @@ fn wait_with_peak_rss_kib(pid: libc::pid_t, limit: Duration) -> (libc::c_int, i6
 
 /// Runs `flightstate pump --until-idle` over the mailbox to its end;
 /// returns the pump's peak RSS in KiB.
+// `wait4` reaps the child, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn pump_to_idle(db: &TestDatabase, mb: &MailboxDatabase) -> i64 {
     let child = Command::new(BIN)
         .args([

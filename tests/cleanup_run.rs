@@ -61,10 +61,11 @@ fn run_cleans_up_only_when_the_job_is_enabled() {
         env,
     };
 
-    // Off by default: the process works (it applies a message) and leaves
-    // the stale flight alone.
+    // Off by default: the process works (it applies a message), never
+    // starts the job (which says "clean-up job on" as it starts, as below),
+    // and leaves the stale flight alone. The whole log is read once the
+    // process stopped, every thread joined: nothing of it can come later.
     let quiet = setup("cleanup-off", Vec::new());
-    let started = std::time::Instant::now();
     let run = RunChild::start(&quiet);
     let first = mb.insert(&flop("RENO", &[(102, "<RENO>B102</RENO>")]));
     assert!(
@@ -72,14 +73,16 @@ fn run_cleans_up_only_when_the_job_is_enabled() {
         "the message was not applied in 30 s\n{}",
         run.dump_log()
     );
-    std::thread::sleep(Duration::from_secs(3));
-    assert_eq!(flight_count(&db, 101), 1, "{}", run.dump_log());
+    let log = run.stop();
+    let said_clean_up: Vec<_> = log
+        .iter()
+        .filter(|(_, event)| event.to_string().contains("clean-up"))
+        .collect();
     assert!(
-        run.first_saying(started, "clean-up").is_none(),
-        "{}",
-        run.dump_log()
+        said_clean_up.is_empty(),
+        "the job is off: {said_clean_up:?}"
     );
-    run.stop();
+    assert_eq!(flight_count(&db, 101), 1, "{log:?}");
 
     // On: the process removes it, and its dispatcher sends the tombstone.
     let busy = RunSetup {
@@ -89,6 +92,7 @@ fn run_cleans_up_only_when_the_job_is_enabled() {
             vec![("FLIGHTSTATE_CLEANUP_EVERY_SECS".to_owned(), "1".to_owned())],
         )
     };
+    let started = std::time::Instant::now();
     let run = RunChild::start(&busy);
     assert!(
         wait_until(Duration::from_secs(30), || flight_count(&db, 101) == 0),
@@ -112,5 +116,10 @@ fn run_cleans_up_only_when_the_job_is_enabled() {
     );
     // The recent flight stays.
     assert_eq!(flight_count(&db, 102), 1);
+    assert!(
+        run.first_saying(started, "clean-up job on").is_some(),
+        "the job says it is on: {}",
+        run.dump_log()
+    );
     run.stop();
 }

@@ -34,10 +34,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::TestDatabase;
+use common::{TestDatabase, wait_until, waits_for_a_lock};
 use diesel::connection::SimpleConnection;
-use diesel::sql_types::BigInt;
-use diesel::{QueryableByName, RunQueryDsl};
 use flightstate::FailureKind;
 use flightstate::protocol::to_xml;
 use flightstate::store::pg::PgStore;
@@ -230,25 +228,9 @@ impl Drop for Pumping {
     }
 }
 
-/// Waits (at most `limit`) until `done` holds.
-#[track_caller]
-fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 fn all_written_back(mb: &MailboxDatabase, count: usize) -> bool {
     let rows = mb.rows();
     rows.len() == count && rows.iter().all(|(_, _, processed)| *processed)
-}
-
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
 }
 
 /// Freezes the link, keeps it frozen for [`FREEZE`] (running `release`
@@ -296,18 +278,6 @@ fn assert_logged_in_time(warnings: &[(Duration, String)], pumping: &Pumping) {
         warnings.len(),
         pumping.dump_log()
     );
-}
-
-/// Whether a backend of database `name` waits for a lock.
-fn waits_for_a_lock(watcher: &mut diesel::PgConnection, name: &str) -> bool {
-    diesel::sql_query(
-        "SELECT COUNT(*) AS n FROM pg_stat_activity \
-         WHERE datname = $1 AND wait_event_type = 'Lock'",
-    )
-    .bind::<diesel::sql_types::Text, _>(name)
-    .get_result::<Count>(watcher)
-    .expect("read pg_stat_activity")
-    .n > 0
 }
 
 #[test]

@@ -453,12 +453,21 @@ fn a_replay_waits_for_the_pipeline_lock_like_the_pump() {
                 .stderr(std::process::Stdio::piped())
                 .spawn()
                 .expect("start flightstate replay");
-            std::thread::sleep(std::time::Duration::from_secs(2));
-            // Still waiting: running, and nothing of the replay is visible.
-            assert!(
-                child.try_wait().expect("poll the replay").is_none(),
-                "the replay ended while another transaction held PIPELINE_LOCK"
+            // The server shows the replay's statement waiting for the lock
+            // (the holder's own session is not waiting).
+            let mut watcher = day.db.connect();
+            common::wait_until(
+                std::time::Duration::from_secs(30),
+                "the replay waits for PIPELINE_LOCK",
+                || {
+                    assert!(
+                        child.try_wait().expect("poll the replay").is_none(),
+                        "the replay ended while another transaction held PIPELINE_LOCK"
+                    );
+                    common::waits_for_a_lock(&mut watcher, day.db.name())
+                },
             );
+            // Still waiting: nothing of the replay is visible.
             let waited = ledger(&mut conn);
             Ok((child, waited))
         })

@@ -9,8 +9,11 @@
 //! `mailbox.io_timeout_secs`, `kafka.delivery_timeout_ms`, all 3 s here)
 //! and once for well over it.
 //!
-//! Every case asserts that the same process, never restarted, finishes the
-//! stream by itself; that a long outage is logged (`WARN` or `ERROR`)
+//! Every case asserts that the outage met the process (during a cut it
+//! tried to connect and was refused, counted by the proxy; during a freeze
+//! it sent segments the kernel lost and sent again, counted by `ss`); that
+//! the same process, never restarted, finishes the stream by itself; that
+//! a long outage is logged (`WARN` or `ERROR`)
 //! within the timeout plus slack, and then with back-off, not once per
 //! attempt; that a short freeze times nothing out; and that the end equals
 //! a clean run's: the state dump, `PROC_STATE` (attempts included), the
@@ -120,6 +123,7 @@ fn outage(link: Link, fault: Fault, length: Duration) {
     );
 
     // The second half is queued while the link is down.
+    let (refused_before, retransmitted_before) = (proxy.refused(), proxy.retransmitted());
     let fault_at = Instant::now();
     match fault {
         Fault::Cut => proxy.cut(),
@@ -128,14 +132,37 @@ fn outage(link: Link, fault: Fault, length: Duration) {
     for m in &messages[half..] {
         mb.insert(m);
     }
+    // Retransmissions are read while the link is frozen: a connection a
+    // timeout ends takes its count with it.
+    let mut retransmitted = retransmitted_before;
     while fault_at.elapsed() < length {
         std::thread::sleep(Duration::from_millis(50));
+        if fault == Fault::Freeze {
+            retransmitted = retransmitted.max(proxy.retransmitted());
+        }
     }
     match fault {
         Fault::Cut => proxy.restore(),
         Fault::Freeze => proxy.thaw(),
     }
     let restored_at = Instant::now();
+    // The outage met the process: during a cut it tried to connect and was
+    // refused; during a freeze it sent segments that were lost and sent
+    // again.
+    let met = match fault {
+        Fault::Cut => proxy.refused() - refused_before,
+        Fault::Freeze => {
+            usize::try_from(retransmitted.max(proxy.retransmitted()) - retransmitted_before)
+                .expect("small")
+        }
+    };
+    eprintln!("{tag}: {met} connections refused or segments retransmitted during the outage");
+    assert!(
+        met > 0,
+        "the process never met the {length:?} {fault:?}: nothing refused or retransmitted; \
+         the log:\n{}",
+        run.dump_log()
+    );
 
     let done = wait_until(Duration::from_secs(60), || {
         finished(&db, &mb, messages.len())

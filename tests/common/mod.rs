@@ -34,6 +34,7 @@ pub mod tls;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::r2d2::{ConnectionManager, Pool};
@@ -177,6 +178,38 @@ pub fn admin_connection() -> PgConnection {
     PgConnection::establish(&url).unwrap_or_else(|e| {
         panic!("connect to the test PostgreSQL server ({ADMIN_URL_VAR}, default {DEFAULT_ADMIN_URL}): {e}")
     })
+}
+
+/// Waits (at most `limit`) until `done` holds, looking every 50 ms; fails
+/// the test, naming `what`, when it never does: a state the test must see,
+/// rather than a sleep standing for "it would have happened by now".
+#[track_caller]
+pub fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// Whether a backend of database `name` waits for a lock (a row lock such
+/// as `PIPELINE_LOCK`'s, or an advisory one): a statement shown blocked by
+/// the server, not presumed blocked because it has not ended yet.
+pub fn waits_for_a_lock(watcher: &mut PgConnection, name: &str) -> bool {
+    diesel::sql_query(
+        "SELECT COUNT(*) AS n FROM pg_stat_activity \
+         WHERE datname = $1 AND wait_event_type = 'Lock'",
+    )
+    .bind::<Text, _>(name)
+    .get_result::<Count>(watcher)
+    .expect("read pg_stat_activity")
+    .n > 0
 }
 
 /// `admin_url` with its database replaced by `name` (query parameters kept).

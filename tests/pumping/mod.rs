@@ -13,7 +13,7 @@ pub mod pg;
 use std::io::ErrorKind;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -212,6 +212,8 @@ pub struct Proxy {
     stop: Arc<AtomicBool>,
     sockets: Arc<Mutex<Vec<TcpStream>>>,
     frozen: Mutex<bool>,
+    /// Connections closed at once because the link was cut.
+    refused: Arc<AtomicUsize>,
 }
 
 impl Proxy {
@@ -223,10 +225,12 @@ impl Proxy {
         let cut = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
         let sockets: Arc<Mutex<Vec<TcpStream>>> = Arc::new(Mutex::new(Vec::new()));
-        let (c, s, socks, target) = (
+        let refused = Arc::new(AtomicUsize::new(0));
+        let (c, s, socks, r, target) = (
             Arc::clone(&cut),
             Arc::clone(&stop),
             Arc::clone(&sockets),
+            Arc::clone(&refused),
             target.to_owned(),
         );
         std::thread::spawn(move || {
@@ -235,6 +239,7 @@ impl Proxy {
                     Ok((client, _)) => {
                         if c.load(Ordering::SeqCst) {
                             let _ = client.shutdown(Shutdown::Both);
+                            r.fetch_add(1, Ordering::SeqCst);
                             continue;
                         }
                         let _ = client.set_nonblocking(false);
@@ -263,7 +268,40 @@ impl Proxy {
             stop,
             sockets,
             frozen: Mutex::new(false),
+            refused,
         }
+    }
+
+    /// How many connections the proxy closed as they came because the link
+    /// was cut: each one a client that tried to reach the server during
+    /// the cut and failed.
+    pub fn refused(&self) -> usize {
+        self.refused.load(Ordering::SeqCst)
+    }
+
+    /// Segments retransmitted so far on the live TCP sockets of the
+    /// client's leg (to or from the proxy's port), read from the kernel
+    /// (`ss`, iproute2 like `tc`): on loopback nothing is lost unless the
+    /// link is frozen, so a rise across a freeze shows that a client sent
+    /// something the freeze swallowed.
+    pub fn retransmitted(&self) -> u64 {
+        let port = self.addr.port();
+        let out = Command::new("ss")
+            .args(["-tinH", "state", "all"])
+            .arg(format!("( sport = :{port} or dport = :{port} )"))
+            .output()
+            .expect("run ss (iproute2)");
+        assert!(
+            out.status.success(),
+            "ss: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .filter_map(|word| word.strip_prefix("retrans:"))
+            .filter_map(|counts| counts.split_once('/'))
+            .map(|(_, total)| total.parse::<u64>().expect("ss: a retransmission count"))
+            .sum()
     }
 
     /// `127.0.0.1:port` of the proxy.

@@ -58,6 +58,9 @@ pub type Logged = (Instant, serde_json::Value);
 pub struct RunChild {
     child: Child,
     log: Arc<Mutex<Vec<Logged>>>,
+    /// The thread reading the log, joined by [`RunChild::stop`] so that the
+    /// log is whole once the process ended.
+    reader: Option<std::thread::JoinHandle<()>>,
     pub holder: String,
 }
 
@@ -114,7 +117,7 @@ impl RunChild {
         let stderr = child.stderr.take().expect("the child's stderr");
         let log = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&log);
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 let event = serde_json::from_str(&line)
@@ -125,6 +128,7 @@ impl RunChild {
         RunChild {
             child,
             log,
+            reader: Some(reader),
             holder: setup.holder.clone(),
         }
     }
@@ -174,9 +178,10 @@ impl RunChild {
             .join("\n")
     }
 
-    /// SIGTERM, then the exit, which must be a clean one.
+    /// SIGTERM, then the exit, which must be a clean one; returns the whole
+    /// log, read to its end.
     #[track_caller]
-    pub fn stop(mut self) {
+    pub fn stop(mut self) -> Vec<Logged> {
         let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits");
         // SAFETY: `kill` has no memory effects; the pid is our own child.
         unsafe {
@@ -188,6 +193,10 @@ impl RunChild {
             "flightstate run stops cleanly: {status:?}\n{}",
             self.dump_log()
         );
+        if let Some(reader) = self.reader.take() {
+            reader.join().expect("the log reader");
+        }
+        self.events()
     }
 
     /// SIGKILL, then the exit.

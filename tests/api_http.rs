@@ -5,6 +5,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+mod dispatching;
 mod pumping;
 mod reading;
 
@@ -210,7 +211,7 @@ fn healthz_names_what_is_down() {
         Mailbox::connect(pumping::mailbox_settings(mailbox_db.url())).expect("mailbox pool");
     let mailbox = Arc::new(mailbox);
     mailbox.create_tables().expect("mailbox tables");
-    let broker = Some("127.0.0.1:9092".to_owned());
+    let broker = Some(dispatching::tansu());
     let api = TestApi::start(
         store.clone(),
         Some(Arc::clone(&mailbox)),

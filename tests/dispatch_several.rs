@@ -178,7 +178,7 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
     };
     let stop = AtomicBool::new(false);
     let mut conn = db.connect();
-    std::thread::scope(|scope| {
+    let (by_first, by_second) = std::thread::scope(|scope| {
         let a = scope.spawn(|| first.run(&stop, false));
         let b = scope.spawn(|| second.run(&stop, false));
         for n in 1..=800 {
@@ -194,11 +194,24 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
             std::thread::sleep(Duration::from_millis(100));
         }
         stop.store(true, Ordering::SeqCst);
-        a.join().expect("first joined").expect("first ran");
-        b.join().expect("second joined").expect("second ran");
+        (
+            a.join().expect("first joined").expect("first ran"),
+            b.join().expect("second joined").expect("second ran"),
+        )
     });
+    // A dispatcher that never won a claim would leave the other to publish alone, in order
+    // because alone: both must have sent, and between them every state row once.
+    assert!(
+        by_first.state.sent > 0 && by_second.state.sent > 0,
+        "one dispatcher did all the work: {by_first:?} {by_second:?}"
+    );
+    assert_eq!(
+        by_first.state.sent + by_second.state.sent,
+        800,
+        "{by_first:?} {by_second:?}"
+    );
     let records = read_all(&tansu(), &topics.0);
-    assert!(!records.is_empty());
+    assert!(!records.is_empty(), "the state topic holds no record");
     let wrong = out_of_order(&records);
     assert!(
         wrong.is_empty(),
@@ -339,6 +352,11 @@ fn of_two_run_processes_only_the_lease_holder_dispatches() {
         standby.log()
     );
     let records = read_all(&tansu(), &topics.0);
+    assert!(
+        !records.is_empty(),
+        "the state topic holds no record: {}",
+        active.log()
+    );
     let wrong = out_of_order(&records);
     assert!(wrong.is_empty(), "{wrong:?}");
 }

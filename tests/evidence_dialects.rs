@@ -246,7 +246,24 @@ fn a_stream_applied_message_by_message_is_counted_exactly(db: &impl ScenarioDb) 
 #[cfg(feature = "failpoints")]
 #[test]
 fn a_failed_apply_counts_no_order_and_its_retry_counts_once() {
-    use flightstate::failpoint::{self, Action};
+    use flightstate::failpoint::{self, Action, Injected};
+    use flightstate::pipeline::PipelineError;
+
+    // The error the armed point returns, and no other: a failure of the database or of the
+    // message itself would roll back as well, and prove nothing about the point.
+    #[track_caller]
+    fn assert_injected_at(err: PipelineError, name: &'static str) {
+        match err {
+            PipelineError::Injected(injected) => assert_eq!(
+                injected,
+                Injected {
+                    name,
+                    action: Action::Error
+                }
+            ),
+            other => panic!("expected the failure injected at `{name}`, got {other:?}"),
+        }
+    }
 
     let db = common::dialects::PgDb::migrated();
     let store = db.store();
@@ -263,7 +280,8 @@ fn a_failed_apply_counts_no_order_and_its_retry_counts_once() {
     };
     let snapshot = snapshot_sent(day, &[1], "000001", at(9, 9, 0));
     failpoint::arm("snapshot.before_commit", Action::Error, 1);
-    try_apply(&store, 1, &snapshot).expect_err("the commit fails");
+    let err = try_apply(&store, 1, &snapshot).expect_err("the commit fails");
+    assert_injected_at(err, "snapshot.before_commit");
     assert_eq!(failpoint::fired("snapshot.before_commit"), 1);
     // The failure's own record counts the SEQN; the day saw no snapshot.
     assert_eq!(read(), (None, Some(1)));
@@ -279,7 +297,9 @@ fn a_failed_apply_counts_no_order_and_its_retry_counts_once() {
 
     let event = flop_sent("AODB", "000002", at(9, 8, 0), 1);
     failpoint::arm("event.before_write", Action::Error, 1);
-    try_apply(&store, 2, &event).expect_err("the write fails");
+    let err = try_apply(&store, 2, &event).expect_err("the write fails");
+    assert_injected_at(err, "event.before_write");
+    assert_eq!(failpoint::fired("event.before_write"), 1);
     assert_eq!(read().0, order, "no late event of a rolled-back apply");
     apply(&store, 2, &event);
     let (after, messages) = read();

@@ -7,6 +7,7 @@ pub mod config;
 mod cores;
 pub mod digest;
 pub mod dispatch;
+pub mod doorbell;
 #[cfg(feature = "failpoints")]
 pub mod failpoint;
 pub mod failure;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use flightstate::config::Config;
 use flightstate::dispatch::Gate;
+use flightstate::doorbell::Doorbell;
 use flightstate::pump::{Pump, SharedLease, run_effect_worker};
 use flightstate::store::Store;
 use std::sync::atomic::AtomicBool;
@@ -50,10 +51,15 @@ fn run_everything<S: Store + Clone>(
     let api_thread = super::serve::spawn(config, &store, &stop)?;
     let parts = Parts::open(config, store, false)?;
     let worker_store = parts.store.clone();
-    let mut dispatcher = super::dispatch::open(config, parts.store.clone())?;
+    // The pump rings it when it commits: the dispatcher sends at once
+    // instead of at its next idle poll.
+    let doorbell = Doorbell::new();
+    let mut dispatcher =
+        super::dispatch::open(config, parts.store.clone())?.with_doorbell(doorbell.clone());
     let worker_mailbox = Arc::clone(&parts.mailbox);
     let worker_settings = parts.pump.clone();
-    let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
+    let mut pump =
+        Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump).with_doorbell(doorbell);
     let lease = pump.shared_lease();
     let dispatch_gate = LeaseHeld(pump.shared_lease());
     let cleanup_thread = spawn_cleanup(config, &worker_store, &pump, &stop)?;

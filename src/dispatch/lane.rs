@@ -15,6 +15,7 @@ use super::{
     SCHEMA_VERSION, SCHEMA_VERSION_HEADER, notice_value, now, sleep_unless, stopped,
     tombstone_value,
 };
+use crate::doorbell::Doorbell;
 use crate::state::StateDocument;
 use crate::store::{
     self, Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, StateTx,
@@ -59,6 +60,7 @@ impl Lane {
         stop: &[&AtomicBool],
         until_idle: bool,
         (gate, gate_log): (&dyn Gate, &GateLog),
+        doorbell: &Doorbell,
     ) -> Result<DispatchReport, OutboxError> {
         let mut total = DispatchReport::default();
         // Database faults in a row: the first is logged at `warn`, the
@@ -72,6 +74,8 @@ impl Lane {
                 sleep_unless(stop, settings.idle_poll);
                 continue;
             }
+            // Rings from here on wake the idle wait below.
+            let seen = doorbell.rings();
             let outcome = self.dispatch_once(store, settings);
             if outcome.is_ok() && failures > 0 {
                 tracing::info!(
@@ -86,7 +90,7 @@ impl Lane {
                     if until_idle {
                         break;
                     }
-                    sleep_unless(stop, settings.idle_poll);
+                    doorbell.wait(seen, settings.idle_poll, stop);
                 }
                 Ok(report) => total.add(report),
                 Err(e) if e.kind().retryable() => {

@@ -53,6 +53,7 @@ pub use payload::{notice_value, tombstone_value};
 use producer::Producer;
 
 use crate::FailureKind;
+use crate::doorbell::Doorbell;
 use crate::kafka::{
     CHANGE_TOPIC_POLICY, KafkaClient, LinkError, NewTopicSpec, STATE_TOPIC_POLICY, TopicAdmin,
     TopicError, keeps_every_flight,
@@ -280,6 +281,8 @@ pub struct Dispatcher<S: Store> {
     /// What every lane's producer knows of the link: a refusal met while
     /// the topics are prepared is told once with theirs.
     link: Arc<Link>,
+    /// Rung by the pump of the same process when it commits.
+    doorbell: Doorbell,
 }
 
 impl<S: Store> std::fmt::Debug for Dispatcher<S> {
@@ -330,7 +333,15 @@ impl<S: Store> Dispatcher<S> {
             settings,
             lanes,
             link,
+            doorbell: Doorbell::new(),
         })
+    }
+
+    /// The dispatcher with its idle lanes woken by `doorbell` (the pump of
+    /// the same `run` rings it when it commits) instead of only at the end
+    /// of `idle_poll`.
+    pub fn with_doorbell(self, doorbell: Doorbell) -> Dispatcher<S> {
+        Dispatcher { doorbell, ..self }
     }
 
     /// The store the dispatcher reads.
@@ -504,6 +515,7 @@ impl<S: Store> Dispatcher<S> {
             store,
             settings,
             lanes,
+            doorbell,
             ..
         } = self;
         // A lane that fails for good stops the others.
@@ -517,13 +529,20 @@ impl<S: Store> Dispatcher<S> {
                     let gate = (gate, &gate_log);
                     let store = &*store;
                     let settings = &*settings;
+                    let doorbell = &*doorbell;
                     let number = lane.share.number;
                     // Named, so that `top -H` and a profiler tell the lanes apart.
                     std::thread::Builder::new()
                         .name(format!("dispatch-lane-{number}"))
                         .spawn_scoped(scope, move || {
-                            let outcome =
-                                lane.run(store, settings, &[stop, halt], until_idle, gate);
+                            let outcome = lane.run(
+                                store,
+                                settings,
+                                &[stop, halt],
+                                until_idle,
+                                gate,
+                                doorbell,
+                            );
                             if outcome.is_err() {
                                 halt.store(true, Ordering::SeqCst);
                             }

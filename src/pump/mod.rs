@@ -51,6 +51,7 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
 
+use crate::doorbell::Doorbell;
 use crate::failure::Causes;
 use crate::journal::{PassReport, WorkerLease};
 use crate::mailbox::{InboundMessage, Mailbox};
@@ -129,6 +130,8 @@ pub struct Pump<S: Store + Clone> {
     /// Looks at the mailbox that failed in a row: the back-off of an
     /// outage, kept across lease changes.
     mailbox_failures: u32,
+    /// Rung after every commit, for the dispatcher of the same process.
+    doorbell: Doorbell,
 }
 
 impl<S: Store + Clone> Pump<S> {
@@ -153,7 +156,14 @@ impl<S: Store + Clone> Pump<S> {
             head_alert: HeadAlert::default(),
             waiting: false,
             mailbox_failures: 0,
+            doorbell: Doorbell::new(),
         }
+    }
+
+    /// The pump ringing `doorbell` after each commit (`run` hands the same
+    /// doorbell to its dispatcher).
+    pub fn with_doorbell(self, doorbell: Doorbell) -> Pump<S> {
+        Pump { doorbell, ..self }
     }
 
     /// The lease as an effect worker thread should see it.
@@ -281,6 +291,7 @@ impl<S: Store + Clone> Pump<S> {
             };
             match processed {
                 Processed::Final(n) => {
+                    self.doorbell.ring();
                     self.head_alert.clear();
                     for message in &todo[next..next + n] {
                         done += 1;

@@ -1,0 +1,65 @@
+//! Under `flightstate run` the pump wakes the dispatcher of its own process
+//! when it commits: with the dispatcher's idle poll set to an hour, a
+//! message queued after everything went idle still reaches the topics,
+//! against real PostgreSQL, MariaDB and tansu. Without the ring it would
+//! wait out the hour (the test's deadline fails first).
+#![cfg(feature = "postgres")]
+
+mod common;
+mod dispatching;
+mod pumping;
+mod running;
+
+use std::time::Duration;
+
+use common::TestDatabase;
+use dispatching::{read_all, tansu, topics};
+use pumping::MailboxDatabase;
+use running::{RunChild, RunSetup, finished, stream, wait_until};
+
+#[test]
+fn a_commit_wakes_the_idle_dispatcher_of_the_same_run() {
+    let messages = stream(3);
+    let (last, first) = messages.split_last().expect("a stream");
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("doorbell");
+    let topics = topics("run-doorbell");
+    let run = RunChild::start(&RunSetup {
+        database_url: db.url().to_owned(),
+        mailbox_url: mb.url(),
+        brokers: tansu(),
+        topics: topics.clone(),
+        holder: "run-doorbell".to_owned(),
+        env: vec![(
+            "FLIGHTSTATE_KAFKA_IDLE_POLL_MS".to_owned(),
+            (3600 * 1000).to_string(),
+        )],
+    });
+
+    for m in first {
+        mb.insert(m);
+    }
+    assert!(
+        wait_until(Duration::from_secs(60), || finished(&db, &mb, first.len())),
+        "the stream but its last message was not pumped and dispatched:\n{}",
+        run.dump_log()
+    );
+    let notices = read_all(&tansu(), &topics.1).len();
+
+    // Everything is idle now: the lanes wait for an hour or a ring.
+    mb.insert(last);
+    assert!(
+        wait_until(Duration::from_secs(60), || finished(
+            &db,
+            &mb,
+            messages.len()
+        )),
+        "the last message's events were not dispatched: the lanes were not woken\n{}",
+        run.dump_log()
+    );
+    assert!(
+        read_all(&tansu(), &topics.1).len() > notices,
+        "its change notice is on the topic"
+    );
+    run.stop();
+}

@@ -270,3 +270,190 @@ fn tempdir(what: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     dir
 }
+
+#[derive(QueryableByName)]
+struct FlightFacts {
+    #[diesel(sql_type = BigInt)]
+    flid: i64,
+    #[diesel(sql_type = Text)]
+    flno: String,
+    #[diesel(sql_type = Text)]
+    operation_day: String,
+    #[diesel(sql_type = BigInt)]
+    state_version: i64,
+}
+
+#[derive(QueryableByName)]
+struct GateName {
+    #[diesel(sql_type = Text)]
+    gate: String,
+}
+
+#[derive(QueryableByName)]
+struct MinuteCount {
+    #[diesel(sql_type = Text)]
+    minute: String,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// The DOM headless Chromium builds from `url`.
+fn dom_of(browser: &str, url: &str) -> String {
+    let profile = tempdir("pages");
+    let mut dump = headless(browser, &profile);
+    dump.args(["--dump-dom", url]);
+    let out = run_bounded(dump, Duration::from_secs(90), "chromium --dump-dom");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A screenshot of `url` kept as `name` under the target's temporary
+/// directory.
+fn screenshot(browser: &str, url: &str, name: &str) {
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_file(&shot);
+    let profile = tempdir("pages-shot");
+    let mut command = headless(browser, &profile);
+    command
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(url);
+    run_bounded(command, Duration::from_secs(90), "chromium --screenshot");
+    let png = std::fs::read(&shot).expect("the screenshot was written");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 1_000,
+        "not a PNG"
+    );
+    eprintln!("screenshot: {}", shot.display());
+}
+
+#[test]
+fn chromium_finds_a_flight_by_number_opens_it_and_sees_the_pumped_minutes() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "chromium is missing: run scripts/services (it installs chromium and chromium-driver)"
+        );
+        eprintln!("skipped: no chromium (run scripts/services)");
+        return;
+    };
+    let db = TestDatabase::migrated();
+    let mailbox = MailboxDatabase::create("api_browser_pages");
+    let day = airport_day(&DayOptions {
+        flights: 20,
+        ..DayOptions::default()
+    });
+    let bodies: Vec<String> = std::iter::once(&day.snapshot)
+        .chain(day.events.iter())
+        .map(to_xml)
+        .collect();
+    for body in &bodies {
+        mailbox.insert(body.as_bytes());
+    }
+    let pump = Killed(
+        flightstate(&db, &mailbox)
+            .arg("pump")
+            .spawn()
+            .expect("start flightstate pump"),
+    );
+    let mut conn = db.connect();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let expected = i64::try_from(bodies.len()).expect("small");
+    while recorded(&mut conn) < expected {
+        assert!(
+            Instant::now() < deadline,
+            "the pump did not drain the mailbox"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    drop(pump);
+
+    let flight = diesel::sql_query(
+        "SELECT f.flid, f.flno, to_char(f.operation_day, 'YYYY-MM-DD') AS operation_day, \
+         f.state_version FROM flight_schd f WHERE f.flno IS NOT NULL \
+         AND f.operation_day IS NOT NULL AND EXISTS \
+         (SELECT 1 FROM flight_gate g WHERE g.flid = f.flid) \
+         ORDER BY f.state_version DESC, f.flid LIMIT 1",
+    )
+    .get_result::<FlightFacts>(&mut conn)
+    .expect("a pumped flight with gates");
+    let gates: Vec<String> = diesel::sql_query(
+        "SELECT gate FROM flight_gate WHERE flid = $1 AND gate IS NOT NULL ORDER BY ordinal",
+    )
+    .bind::<BigInt, _>(flight.flid)
+    .load::<GateName>(&mut conn)
+    .expect("gates")
+    .into_iter()
+    .map(|g| g.gate)
+    .collect();
+    let minutes = diesel::sql_query(
+        "SELECT to_char(date_trunc('minute', updated_at), 'YYYY-MM-DD\"T\"HH24:MI') AS minute, \
+         count(*) AS n FROM proc_state WHERE status = 'SUCCEEDED' GROUP BY 1 ORDER BY 1",
+    )
+    .load::<MinuteCount>(&mut conn)
+    .expect("the pumped minutes");
+    assert!(!minutes.is_empty());
+
+    let addr = free_port();
+    let _serve = Killed(
+        flightstate(&db, &mailbox)
+            .args(["serve", "--bind", &addr.to_string()])
+            .spawn()
+            .expect("start flightstate serve"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(addr).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "flightstate serve does not listen"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Searched as a person types it: lower case, with a space.
+    let typed = format!("{}+{}", flight.flno[..2].to_lowercase(), &flight.flno[2..]);
+    let search = format!(
+        "http://{addr}/search?q={typed}&day={}",
+        flight.operation_day
+    );
+    let dom = dom_of(browser, &search);
+    let link = format!("<a href=\"/flight/{0}\">{0}</a>", flight.flid);
+    assert!(dom.contains(&link), "{dom}");
+    screenshot(browser, &search, "search-page.png");
+
+    let page = format!("http://{addr}/flight/{}", flight.flid);
+    let dom = dom_of(browser, &page);
+    assert!(
+        dom.contains(&format!(
+            "<dd id=\"state-version\">{}</dd>",
+            flight.state_version
+        )),
+        "{dom}"
+    );
+    let gate_table = &dom[dom.find("<table id=\"gates\">").expect("gates")..];
+    let gate_table = &gate_table[..gate_table.find("</table>").expect("end")];
+    for gate in &gates {
+        assert!(
+            gate_table.contains(&format!("<td>{}</td>", as_dom_text(gate))),
+            "{gate}: {gate_table}"
+        );
+    }
+    screenshot(browser, &page, "flight-page.png");
+
+    let status = format!("http://{addr}/?refresh=off");
+    let dom = dom_of(browser, &status);
+    let chart = &dom[dom.find("<svg id=\"chart-applied\"").expect("the chart")..];
+    let chart = &chart[..chart.find("</svg>").expect("end")];
+    for m in &minutes {
+        let total: i64 = chart
+            .split("<rect ")
+            .filter(|r| r.contains(&format!("data-minute=\"{}\"", m.minute)))
+            .map(|r| {
+                let v = &r[r.find("data-value=\"").expect("value") + 12..];
+                v[..v.find('"').expect("quote")]
+                    .parse::<i64>()
+                    .expect("count")
+            })
+            .sum();
+        assert_eq!(total, m.n, "minute {}: {chart}", m.minute);
+    }
+    screenshot(browser, &status, "status-charts.png");
+}

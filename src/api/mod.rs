@@ -6,22 +6,34 @@
 //! taken from a request is bound, never spliced into SQL. Owns no SQL of
 //! its own: it reads through [`crate::store::ReadOps`] and the mailbox.
 
+mod charts;
+mod chrome;
+mod dashboard;
 mod evidence;
+mod flight_page;
 mod flights;
 mod health;
+mod history;
 mod metrics;
 mod page;
+mod record_page;
 mod routes;
+mod search;
 mod server;
 mod status;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::NaiveTime;
+
+use crate::config::StationClock;
 use crate::kafka::KafkaClient;
 
+pub use dashboard::REFRESH_SECS;
 pub use evidence::HeadBlocked;
 pub use health::{Check, Health};
+pub use history::{CAPACITY as HISTORY_CAPACITY, History};
 pub use metrics::Topics;
 pub use page::escape;
 pub use routes::token_matches;
@@ -45,6 +57,10 @@ pub struct ApiSettings {
     pub topics: Topics,
     /// The Kafka brokers `/healthz` asks, if the process uses Kafka.
     pub kafka: Option<KafkaClient>,
+    /// The station's clock: the search's "today".
+    pub station: StationClock,
+    /// Where one operation day ends (`station.day_boundary`).
+    pub day_boundary: NaiveTime,
 }
 
 impl std::fmt::Debug for ApiSettings {

@@ -1,10 +1,13 @@
 //! `GET /`: the status as one HTML page, rendered here, with its style
 //! inline and no script: it works behind any proxy, offline, and on a
-//! phone. Every value that comes from data (holder names, error texts,
-//! message kinds) is HTML-escaped.
+//! phone. What needs a person comes first; an empty table says "none".
+//! Every value that comes from data (holder names, error texts, message
+//! kinds) is HTML-escaped.
 
 use std::fmt::Write as _;
 
+use super::chrome;
+use super::dashboard::{PageOptions, REFRESH_SECS};
 use super::status::{StateFacts, Status, age_secs};
 use crate::store::ProcStatus;
 
@@ -34,25 +37,32 @@ fn time(t: chrono::NaiveDateTime) -> String {
     t.format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;padding:0.5rem;\
-max-width:60rem;line-height:1.4}h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.2rem}\
-table{border-collapse:collapse;width:100%;font-size:0.9rem}td,th{border-bottom:1px solid #ccc;\
-padding:0.25rem;text-align:left;vertical-align:top}.wrap{overflow-x:auto}\
-.bad{color:#a00;font-weight:bold}.ok{color:#070}dl{display:grid;\
-grid-template-columns:max-content 1fr;gap:0.2rem 1rem}dt{font-weight:bold}dd{margin:0}\
-td.reason{word-break:break-word}";
+/// An outbox row older than this needs a person: the dispatcher sends
+/// within seconds while the broker is reachable.
+pub const OUTBOX_ALERT_SECS: i64 = 300;
 
-/// The status page.
-pub fn render(status: &Status) -> String {
-    let mut out = String::with_capacity(8 * 1024);
+/// The status page: what needs a person first, then the facts, then the
+/// charts (`charts`, already rendered), as `options` asks.
+pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
+    let mut out = String::with_capacity(16 * 1024 + charts.len());
+    chrome::open(
+        &mut out,
+        "flightstate status",
+        options.refresh.then_some(REFRESH_SECS),
+        "",
+    );
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>flightstate status</title><style>{STYLE}</style></head><body>\
-         <h1>flightstate</h1><p>Status at <time id=\"taken-at\">{} UTC</time></p>",
-        time(status.taken_at)
+        "<h1>flightstate</h1><p>Status at <time id=\"taken-at\">{} UTC</time>; {}</p>",
+        time(status.taken_at),
+        if options.refresh {
+            format!("reloads every {REFRESH_SECS} s")
+        } else {
+            "does not reload".to_owned()
+        }
     );
+    switches(&mut out, options);
+    write_attention(&mut out, status);
     out.push_str("<h2>Mailbox</h2><dl>");
     match &status.mailbox {
         Some(b) => {
@@ -79,10 +89,11 @@ pub fn render(status: &Status) -> String {
     let Some(state) = &status.state else {
         let _ = write!(
             out,
-            "<h2>State database</h2><p id=\"state-error\" class=\"bad\">unavailable: {}</p>\
-             </body></html>",
+            "<h2>State database</h2><p id=\"state-error\" class=\"bad\">unavailable: {}</p>",
             opt(status.state_error.as_deref())
         );
+        out.push_str(charts);
+        chrome::close(&mut out);
         return out;
     };
     let lease = &state.lease;
@@ -160,6 +171,7 @@ pub fn render(status: &Status) -> String {
             day.operation_day, day.version, day.flights, day.listed, day.last_message_id
         );
     }
+    none_row(&mut out, state.days.is_empty(), 5);
     out.push_str("</table></div>");
     out.push_str(
         "<h2>Requests</h2><div class=\"wrap\"><table id=\"requests\"><tr><th>Request</th>\
@@ -181,6 +193,7 @@ pub fn render(status: &Status) -> String {
             r.attempts.map_or_else(String::new, |a| a.to_string()),
         );
     }
+    none_row(&mut out, state.requests.is_empty(), 8);
     out.push_str("</table></div>");
     out.push_str(
         "<h2>Latest dead messages</h2><div class=\"wrap\"><table id=\"dead\"><tr>\
@@ -202,8 +215,110 @@ pub fn render(status: &Status) -> String {
             time(dead.updated_at)
         );
     }
-    out.push_str("</table></div></body></html>\n");
+    none_row(&mut out, state.dead.is_empty(), 5);
+    out.push_str("</table></div>");
+    out.push_str(charts);
+    chrome::close(&mut out);
     out
+}
+
+/// A table row saying "none" across `columns`, when `empty`.
+fn none_row(out: &mut String, empty: bool, columns: u8) {
+    if empty {
+        let _ = write!(
+            out,
+            "<tr><td colspan=\"{columns}\" class=\"none\">none</td></tr>"
+        );
+    }
+}
+
+/// The switches: 6 or 24 hours of charts, reloading on or off. Forms, not
+/// links, so they work without script and keep the other choice.
+fn switches(out: &mut String, options: &PageOptions) {
+    let refresh = if options.refresh { "on" } else { "off" };
+    let other_hours = if options.hours == 24 { 6 } else { 24 };
+    let _ = write!(
+        out,
+        "<form id=\"hours-switch\" action=\"/\" method=\"get\">\
+         <input type=\"hidden\" name=\"hours\" value=\"{other_hours}\">\
+         <input type=\"hidden\" name=\"refresh\" value=\"{refresh}\">\
+         <button type=\"submit\">Charts: {other_hours} hours</button></form>\
+         <form id=\"refresh-switch\" action=\"/\" method=\"get\">\
+         <input type=\"hidden\" name=\"hours\" value=\"{hours}\">\
+         <input type=\"hidden\" name=\"refresh\" value=\"{other_refresh}\">\
+         <button type=\"submit\">{label}</button></form>",
+        hours = options.hours,
+        other_refresh = if options.refresh { "off" } else { "on" },
+        label = if options.refresh {
+            "Stop reloading"
+        } else {
+            "Reload every minute"
+        },
+    );
+}
+
+/// What needs a person, at the top: the parts that cannot be read, a
+/// blocked head past its alert, held snapshots, dead letters, an old
+/// outbox, a backlog no pump holds the lease for.
+fn write_attention(out: &mut String, status: &Status) {
+    let mut items: Vec<String> = Vec::new();
+    if status.mailbox_configured && status.mailbox.is_none() {
+        items.push(format!(
+            "The mailbox cannot be read: {}",
+            opt(status.mailbox_error.as_deref())
+        ));
+    }
+    match &status.state {
+        None => items.push(format!(
+            "The state database cannot be read: {}",
+            opt(status.state_error.as_deref())
+        )),
+        Some(state) => {
+            if let Some(b) = state.blocked_head.as_ref().filter(|b| b.alert) {
+                items.push(format!(
+                    "The head of the queue (message {}) has been blocked for {} s by {}",
+                    b.message.message_id,
+                    b.blocked_secs,
+                    escape(&b.message.error_kind)
+                ));
+            }
+            let held = state.count_of(ProcStatus::Held);
+            if held > 0 {
+                items.push(format!(
+                    "{held} snapshot(s) held: the queue waits for release or reject"
+                ));
+            }
+            let dead = state.count_of(ProcStatus::Dead);
+            if dead > 0 {
+                items.push(format!("{dead} dead letter(s)"));
+            }
+            let o = &state.outbox;
+            for (name, oldest) in [("state", o.state_oldest), ("change", o.change_oldest)] {
+                if let Some(age) =
+                    age_secs(oldest, status.taken_at).filter(|a| *a >= OUTBOX_ALERT_SECS)
+                {
+                    items.push(format!(
+                        "The {name} outbox's oldest row has waited {age} s (alert after {OUTBOX_ALERT_SECS} s)"
+                    ));
+                }
+            }
+            let backlog = status.mailbox.as_ref().map_or(0, |b| b.pending);
+            if backlog > 0 && !state.lease.held {
+                items.push(format!(
+                    "{backlog} message(s) wait and no pump holds the lease"
+                ));
+            }
+        }
+    }
+    if items.is_empty() {
+        out.push_str("<p id=\"attention\" class=\"ok\">Nothing needs a person.</p>");
+        return;
+    }
+    out.push_str("<h2>Needs a person</h2><ul id=\"attention\">");
+    for item in items {
+        let _ = write!(out, "<li>{item}</li>");
+    }
+    out.push_str("</ul>");
 }
 
 fn cell(value: Option<i64>) -> String {
@@ -251,6 +366,7 @@ fn write_evidence(out: &mut String, state: &StateFacts) {
             cell(day.stale_snapshot_over_id),
         );
     }
+    none_row(out, state.order.is_empty(), 7);
     out.push_str("</table></div>");
     out.push_str(
         "<h2>Inbound SEQN</h2><div class=\"wrap\"><table id=\"seqn\"><tr><th>Sender</th>\
@@ -276,6 +392,7 @@ fn write_evidence(out: &mut String, state: &StateFacts) {
             ),
         );
     }
+    none_row(out, state.senders.is_empty(), 9);
     out.push_str("</table></div>");
 }
 

@@ -4,7 +4,10 @@
 use chrono::NaiveDate;
 use sha2::{Digest, Sha256};
 
-use super::{Api, flights, health, metrics, page, status};
+use super::dashboard::{self, PageOptions};
+use super::history::History;
+use super::record_page::{self, View};
+use super::{Api, chrome, flight_page, flights, health, metrics, page, search, status};
 use crate::store::{Selection, Store};
 
 /// An answer to send.
@@ -111,18 +114,23 @@ fn one_flight<S: Store + Clone>(api: &Api<S>, flid: &str, query: &str) -> Reply 
     }
 }
 
-/// The answer to `GET url` (path and query).
-pub fn get<S: Store + Clone>(api: &Api<S>, url: &str) -> Reply {
+fn status_page<S: Store + Clone>(api: &Api<S>, history: &History, query: &str) -> Reply {
+    let options = match PageOptions::parse(query) {
+        Ok(options) => options,
+        Err(why) => return chrome::error(400, &why),
+    };
+    let status = api.status();
+    let charts = dashboard::render(&api.store, history, status.taken_at, options.hours);
+    chrome::html(200, page::render(&status, &options, &charts))
+}
+
+/// The answer to `GET url` (path and query); `history` feeds the status
+/// page's charts.
+pub fn get<S: Store + Clone>(api: &Api<S>, history: &History, url: &str) -> Reply {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     match path {
-        "/" => {
-            let status = api.status();
-            Reply::Full {
-                status: 200,
-                content_type: "text/html; charset=utf-8",
-                body: page::render(&status).into_bytes(),
-            }
-        }
+        "/" => status_page(api, history, query),
+        "/search" => search::get(api, query),
         "/metrics" => {
             let status = api.status();
             Reply::Full {
@@ -145,10 +153,19 @@ pub fn get<S: Store + Clone>(api: &Api<S>, url: &str) -> Reply {
             )
         }
         "/all/flights" => all_flights(api, query),
-        _ => match path.strip_prefix("/flights/") {
-            Some(flid) => one_flight(api, flid, query),
-            None => error(404, &format!("no resource {path}")),
-        },
+        _ => {
+            if let Some(flid) = path.strip_prefix("/flights/") {
+                one_flight(api, flid, query)
+            } else if let Some(flid) = path.strip_prefix("/flight/") {
+                flight_page::get(&api.store, flid, query)
+            } else if let Some(id) = path.strip_prefix("/message/") {
+                record_page::get(&api.store, id, query, View::Record)
+            } else if let Some(id) = path.strip_prefix("/dead/") {
+                record_page::get(&api.store, id, query, View::DeadLetter)
+            } else {
+                error(404, &format!("no resource {path}"))
+            }
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use std::time::Duration;
 use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
 
 use super::Api;
+use super::history::{self, History};
 use super::routes::{self, Reply};
 use crate::store::Store;
 
@@ -77,7 +78,7 @@ fn respond(request: Request, reply: Reply) {
     }
 }
 
-fn answer<S: Store + Clone>(api: &Api<S>, request: Request) {
+fn answer<S: Store + Clone>(api: &Api<S>, history: &History, request: Request) {
     let url = request.url().to_owned();
     let span = tracing::debug_span!("api.request", url = %url);
     let _enter = span.enter();
@@ -91,7 +92,7 @@ fn answer<S: Store + Clone>(api: &Api<S>, request: Request) {
     } else if *request.method() != Method::Get {
         routes::error(405, "only GET is answered")
     } else {
-        routes::get(api, &url)
+        routes::get(api, history, &url)
     };
     let reply = match reply {
         Reply::Full { status: 401, .. } => {
@@ -118,6 +119,28 @@ fn answer<S: Store + Clone>(api: &Api<S>, request: Request) {
     respond(request, reply);
 }
 
+/// The history's sampler: a sample at start, then one every
+/// [`history::EVERY`], until `stop` is set (looked at every [`STOP_POLL`]).
+fn spawn_sampler<S: Store + Clone>(
+    api: Arc<Api<S>>,
+    history: Arc<History>,
+    stop: Arc<AtomicBool>,
+) -> io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("api-history".to_owned())
+        .spawn(move || {
+            let span = tracing::info_span!("worker", worker.name = "api-history");
+            let _enter = span.enter();
+            while !stop.load(Ordering::SeqCst) {
+                history::sample(&api.store, api.mailbox.as_deref(), &history);
+                let next = std::time::Instant::now() + history::EVERY;
+                while !stop.load(Ordering::SeqCst) && std::time::Instant::now() < next {
+                    std::thread::sleep(STOP_POLL);
+                }
+            }
+        })
+}
+
 /// Listens on `bind` and answers with `threads` threads until `stop` is
 /// set.
 ///
@@ -137,10 +160,17 @@ pub fn start<S: Store + Clone>(
         .ok_or_else(|| io::Error::other(format!("{bind} is not an IP address")))?;
     let server = Arc::new(server);
     let api = Arc::new(api);
-    let mut handles = Vec::with_capacity(threads);
+    let history = Arc::new(History::new());
+    let mut handles = Vec::with_capacity(threads + 1);
+    handles.push(spawn_sampler(
+        Arc::clone(&api),
+        Arc::clone(&history),
+        Arc::clone(&stop),
+    )?);
     for n in 0..threads.max(1) {
         let server = Arc::clone(&server);
         let api = Arc::clone(&api);
+        let history = Arc::clone(&history);
         let stop = Arc::clone(&stop);
         handles.push(
             std::thread::Builder::new()
@@ -150,7 +180,7 @@ pub fn start<S: Store + Clone>(
                     let _enter = span.enter();
                     while !stop.load(Ordering::SeqCst) {
                         match server.recv_timeout(STOP_POLL) {
-                            Ok(Some(request)) => answer(&api, request),
+                            Ok(Some(request)) => answer(&api, &history, request),
                             Ok(None) => {}
                             Err(e) => {
                                 tracing::warn!(error = %e, "the API listener failed");

@@ -83,6 +83,8 @@ fn api_for<S: Store + Clone>(config: &Config, store: S) -> anyhow::Result<Api<S>
                 .is_some()
                 .then(|| config.kafka_client())
                 .transpose()?,
+            station: config.station_clock(),
+            day_boundary: config.day_boundary(),
         },
     })
 }

@@ -9,6 +9,7 @@ use std::error::Error as StdError;
 
 use crate::FailureKind;
 
+mod browse;
 mod cleanup;
 mod dead;
 mod detail;
@@ -34,6 +35,7 @@ mod request;
 mod timeouts;
 mod version_floor;
 
+pub use browse::{BrowseOps, FlightMatch, ProcMinute};
 pub use cleanup::{CleanupOps, StaleFlight};
 pub use dead::{
     BYPASSED, DeadFilter, DeadOps, MASS_DELETE, MessageRecord, REJECTED, RELEASED, REQUEUED,

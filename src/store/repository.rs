@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::StoreError;
+use super::browse::BrowseOps;
 use super::cleanup::CleanupOps;
 use super::dead::DeadOps;
 use super::evidence::EvidenceOps;
@@ -34,6 +35,7 @@ pub trait Store: Send + Sync + 'static {
         + DeadOps
         + CleanupOps
         + ReplayOps
+        + BrowseOps
     where
         Self: 'c;
 

@@ -256,6 +256,9 @@ pub fn settings(token: Option<&str>, brokers: Option<String>) -> ApiSettings {
             change: "flight.change".to_owned(),
         },
         kafka: brokers.map(flightstate::kafka::KafkaClient::new),
+        // UTC: the station's "today" in a test does not hang on the host.
+        station: flightstate::config::StationClock::new(Some(chrono_tz::UTC)),
+        day_boundary: chrono::NaiveTime::MIN,
     }
 }
 

@@ -8,6 +8,7 @@
 //! first connection: the dialect builds and its unit tests run without it.
 
 mod binds;
+mod browse;
 mod cleanup;
 mod conn;
 mod dead;

@@ -84,6 +84,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_flids_after", SELECT_FLIDS_AFTER),
     ("select_flids_of_day_after", SELECT_FLIDS_OF_DAY_AFTER),
     ("select_flight_digests", SELECT_FLIGHT_DIGESTS),
+    ("select_flight_matches", SELECT_FLIGHT_MATCHES),
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
     ("select_latest_by_status", SELECT_LATEST_BY_STATUS),
@@ -96,6 +97,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_outbox_backlog", SELECT_OUTBOX_BACKLOG),
     ("select_pipeline_lease", SELECT_PIPELINE_LEASE),
     ("select_proc_counts", SELECT_PROC_COUNTS),
+    ("select_proc_minutes", SELECT_PROC_MINUTES),
     ("select_proc_states", SELECT_PROC_STATES),
     ("select_request_day", SELECT_REQUEST_DAY),
     ("select_requests", SELECT_REQUESTS),
@@ -177,6 +179,7 @@ pub(crate) const SELECT_COUNTERS: &str = sql!("select_counters");
 pub(crate) const SELECT_DELAYS: &str = sql!("select_delays");
 pub(crate) const SELECT_EFFECT_CALL: &str = sql!("select_effect_call");
 pub(crate) const SELECT_FLIGHT_DIGESTS: &str = sql!("select_flight_digests");
+pub(crate) const SELECT_FLIGHT_MATCHES: &str = sql!("select_flight_matches");
 pub(crate) const SELECT_FLIGHTS: &str = sql!("select_flights");
 pub(crate) const SELECT_GATES: &str = sql!("select_gates");
 pub(crate) const SELECT_OPEN_EFFECT_CALLS: &str = sql!("select_open_effect_calls");
@@ -196,6 +199,7 @@ pub(crate) const SELECT_FLIDS_AFTER: &str = sql!("select_flids_after");
 pub(crate) const SELECT_FLIDS_OF_DAY_AFTER: &str = sql!("select_flids_of_day_after");
 pub(crate) const SELECT_PIPELINE_LEASE: &str = sql!("select_pipeline_lease");
 pub(crate) const SELECT_PROC_COUNTS: &str = sql!("select_proc_counts");
+pub(crate) const SELECT_PROC_MINUTES: &str = sql!("select_proc_minutes");
 pub(crate) const SELECT_LATEST_BY_STATUS: &str = sql!("select_latest_by_status");
 pub(crate) const SELECT_OUTBOX_BACKLOG: &str = sql!("select_outbox_backlog");
 pub(crate) const SELECT_SNAPSHOT_DAYS: &str = sql!("select_snapshot_days");

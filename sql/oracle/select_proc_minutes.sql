@@ -3,9 +3,9 @@
 -- counted per minute, status and message kind: the status page's charts of
 -- messages applied, dead and held as they came. UPDATED_AT is when the
 -- outcome was recorded, so a message retried and applied later counts in
--- the minute it was applied. Reads PROC_STATE once (no index on UPDATED_AT:
--- like select_proc_counts, its cost grows with the table until clean-up);
--- the result is bounded by minutes × statuses × kinds. The minute is the
+-- the minute it was applied. Reads the last hours' rows of PROC_STATE by
+-- PROC_STATE_UPDATED_IX (V017), whatever the table holds; the result is
+-- bounded by minutes × statuses × kinds. The minute is the
 -- day plus whole minutes (1440 a day), computed once in the inner query so
 -- the GROUP BY names a column.
 -- binds: :since TIMESTAMP  since (UTC)

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use chrono::NaiveDateTime;
 
-use super::page::escape;
+use super::html::escape;
 
 const WIDTH: f64 = 720.0;
 const HEIGHT: f64 = 150.0;

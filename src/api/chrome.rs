@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::page::escape;
+use super::html::escape;
 use super::routes::Reply;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;padding:0.5rem;\

@@ -10,7 +10,7 @@ use chrono::{Duration, NaiveDateTime};
 
 use super::charts::{self, Series, Window};
 use super::history::{History, Sample};
-use super::page::escape;
+use super::html::escape;
 use crate::store::{BrowseOps, ProcMinute, ProcStatus, ReadOps, Store};
 
 /// How often the page reloads itself unless `?refresh=off`: the history's

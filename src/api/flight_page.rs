@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use super::chrome;
-use super::page::escape;
+use super::html::escape;
 use super::routes::Reply;
 use super::search::direction;
 use crate::state::{ColumnValues, FlightFields, StateDocument, StoredFlight, TableRow};

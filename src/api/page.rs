@@ -8,25 +8,9 @@ use std::fmt::Write as _;
 
 use super::chrome;
 use super::dashboard::{PageOptions, REFRESH_SECS};
+use super::html::escape;
 use super::status::{StateFacts, Status, age_secs};
 use crate::store::ProcStatus;
-
-/// `text` with `& < > " '` replaced by entities: safe in element content
-/// and in quoted attributes.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map_or_else(|| "–".to_owned(), |v| escape(&v.to_string()))

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::chrome;
-use super::page::escape;
+use super::html::escape;
 use super::routes::Reply;
 use crate::store::{DeadOps, MessageRecord, ProcStatus, ReadOps, Store};
 

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use chrono::{Duration, NaiveDate};
 
 use super::chrome;
-use super::page::escape;
+use super::html::escape;
 use super::routes::Reply;
 use super::{Api, ApiSettings};
 use crate::state::day_of;

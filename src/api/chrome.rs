@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::html::escape;
-use super::routes::Reply;
+use super::reply::Reply;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;padding:0.5rem;\
 max-width:60rem;line-height:1.4}h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.2rem}\

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use super::chrome;
 use super::html::escape;
-use super::routes::Reply;
+use super::reply::Reply;
 use super::search::direction;
 use crate::state::{ColumnValues, FlightFields, StateDocument, StoredFlight, TableRow};
 use crate::store::{DeadOps, MessageRecord, ProcStatus, ReadOps, StateTx, Store, StoreError};

@@ -18,6 +18,7 @@ mod html;
 mod metrics;
 mod page;
 mod record_page;
+mod reply;
 mod routes;
 mod search;
 mod server;

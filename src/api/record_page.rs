@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::chrome;
 use super::html::escape;
-use super::routes::Reply;
+use super::reply::Reply;
 use crate::store::{DeadOps, MessageRecord, ProcStatus, ReadOps, Store};
 
 /// Which page of the record.

@@ -7,23 +7,9 @@ use sha2::{Digest, Sha256};
 use super::dashboard::{self, PageOptions};
 use super::history::History;
 use super::record_page::{self, View};
+use super::reply::Reply;
 use super::{Api, chrome, flight_page, flights, health, metrics, page, search, status};
 use crate::store::{Selection, Store};
-
-/// An answer to send.
-pub enum Reply {
-    /// A whole body.
-    Full {
-        /// HTTP status.
-        status: u16,
-        /// `Content-Type`.
-        content_type: &'static str,
-        /// The body.
-        body: Vec<u8>,
-    },
-    /// A JSON body streamed in pieces (chunked).
-    Stream(flights::Body),
-}
 
 const JSON: &str = "application/json";
 

@@ -14,7 +14,7 @@ use chrono::{Duration, NaiveDate};
 
 use super::chrome;
 use super::html::escape;
-use super::routes::Reply;
+use super::reply::Reply;
 use super::{Api, ApiSettings};
 use crate::state::day_of;
 use crate::store::{BrowseOps, FlightMatch, ReadOps, StateTx, Store, StoreError};

@@ -13,7 +13,8 @@ use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
 
 use super::Api;
 use super::history::{self, History};
-use super::routes::{self, Reply};
+use super::reply::Reply;
+use super::routes;
 use crate::store::Store;
 
 /// How often an idle thread looks at the stop flag.

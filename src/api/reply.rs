@@ -1,0 +1,18 @@
+//! An answer of the read API, as the routes make it and the server sends it.
+
+use super::flights;
+
+/// An answer to send.
+pub enum Reply {
+    /// A whole body.
+    Full {
+        /// HTTP status.
+        status: u16,
+        /// `Content-Type`.
+        content_type: &'static str,
+        /// The body.
+        body: Vec<u8>,
+    },
+    /// A JSON body streamed in pieces (chunked).
+    Stream(flights::Body),
+}

@@ -45,7 +45,6 @@ mod common;
 
 use common::{BenchDatabase, BenchResult, env_or};
 
-const MAILBOX_DDL: &str = include_str!("../sql/mailbox/aodb_mailbox.sql");
 /// The MariaDB user the process connects as, so that its commands can be
 /// told from everyone else's.
 const MAILBOX_USER: &str = "fs_latency_bench";
@@ -285,15 +284,7 @@ impl Site {
         let name = db.name.clone();
         let root = mysql::Pool::new(maria.as_str())?;
         let mut conn = root.get_conn()?;
-        conn.query_drop(format!("DROP DATABASE IF EXISTS {name}"))?;
-        conn.query_drop(format!("CREATE DATABASE {name} CHARACTER SET utf8mb4"))?;
-        conn.query_drop(format!("USE {name}"))?;
-        for statement in MAILBOX_DDL.split(';').filter(|s| {
-            s.lines()
-                .any(|l| !l.trim().is_empty() && !l.trim().starts_with("--"))
-        }) {
-            conn.query_drop(statement)?;
-        }
+        common::create_mailbox(&mut conn, &name)?;
         conn.query_drop(format!(
             "CREATE USER IF NOT EXISTS {MAILBOX_USER}@'%' IDENTIFIED BY 'bench'"
         ))?;

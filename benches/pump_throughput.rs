@@ -35,8 +35,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use common::{BenchDatabase, BenchResult, env_or};
 
-const MAILBOX_DDL: &str = include_str!("../sql/mailbox/aodb_mailbox.sql");
-
 fn main() -> BenchResult<()> {
     flightstate::memory::refuse_huge_pages();
     let admin = common::pg_admin_url();
@@ -52,15 +50,7 @@ fn main() -> BenchResult<()> {
     run_pending_migrations(&db_url)?;
     let maria_pool = mysql::Pool::new(maria.as_str())?;
     let mut mconn = maria_pool.get_conn()?;
-    mconn.query_drop(format!("DROP DATABASE IF EXISTS {name}"))?;
-    mconn.query_drop(format!("CREATE DATABASE {name} CHARACTER SET utf8mb4"))?;
-    mconn.query_drop(format!("USE {name}"))?;
-    for statement in MAILBOX_DDL.split(';').filter(|s| {
-        s.lines()
-            .any(|l| !l.trim().is_empty() && !l.trim().starts_with("--"))
-    }) {
-        mconn.query_drop(statement)?;
-    }
+    common::create_mailbox(&mut mconn, &name)?;
 
     let result = run(
         &admin,

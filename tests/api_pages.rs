@@ -10,58 +10,10 @@ mod common;
 mod pumping;
 mod reading;
 
-use chrono::{NaiveDate, NaiveDateTime};
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
-use flightstate::pipeline::{Applied, Settings, apply_message};
-use flightstate::protocol::to_xml;
-use flightstate::store::pg::PgStore;
-use flightstate::synth::{DayOptions, airport_day};
 
-use common::TestDatabase;
-use reading::{TestApi, get, request, settings};
-
-fn now() -> NaiveDateTime {
-    NaiveDate::from_ymd_opt(2025, 6, 1)
-        .and_then(|d| d.and_hms_opt(12, 0, 0))
-        .expect("valid")
-}
-
-const DAY: &str = "2025-06-01";
-
-/// A database holding a generated day of `flights` flights, every event
-/// applied, and one DEAD message (id 9999).
-fn applied_day(flights: usize) -> (TestDatabase, PgStore) {
-    let db = TestDatabase::migrated();
-    let store = PgStore::from_pool(db.pool());
-    let day = airport_day(&DayOptions {
-        flights,
-        ..DayOptions::default()
-    });
-    let messages: Vec<String> = std::iter::once(&day.snapshot)
-        .chain(&day.events)
-        .map(to_xml)
-        .collect();
-    for (i, body) in messages.iter().enumerate() {
-        let id = i64::try_from(i).expect("small") + 1;
-        let applied = apply_message(&store, &Settings::default(), id, body.as_bytes(), now())
-            .expect("applied");
-        assert!(
-            matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
-            "{applied:?}"
-        );
-    }
-    let dead = apply_message(
-        &store,
-        &Settings::default(),
-        9_999,
-        b"<MSG><META>not well formed",
-        now(),
-    )
-    .expect("recorded");
-    assert!(matches!(dead, Applied::Dead { .. }), "{dead:?}");
-    (db, store)
-}
+use reading::{DAY, TestApi, applied_day, get, request, settings};
 
 #[derive(QueryableByName)]
 struct FlightRow {

@@ -158,3 +158,22 @@ impl CpuTimes {
         )
     }
 }
+
+/// The AODB mailbox tables (`sql/mailbox/aodb_mailbox.sql`).
+const MAILBOX_DDL: &str = include_str!("../../sql/mailbox/aodb_mailbox.sql");
+
+/// Makes `name` a fresh MariaDB database holding the AODB mailbox tables,
+/// and `conn`'s current database.
+pub fn create_mailbox(conn: &mut mysql::PooledConn, name: &str) -> BenchResult<()> {
+    use mysql::prelude::Queryable;
+    conn.query_drop(format!("DROP DATABASE IF EXISTS {name}"))?;
+    conn.query_drop(format!("CREATE DATABASE {name} CHARACTER SET utf8mb4"))?;
+    conn.query_drop(format!("USE {name}"))?;
+    for statement in MAILBOX_DDL.split(';').filter(|s| {
+        s.lines()
+            .any(|l| !l.trim().is_empty() && !l.trim().starts_with("--"))
+    }) {
+        conn.query_drop(statement)?;
+    }
+    Ok(())
+}

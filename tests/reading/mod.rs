@@ -11,9 +11,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use chrono::{NaiveDate, NaiveDateTime};
 use flightstate::api::{self, Api, ApiSettings, Running, StatusLimits, Topics};
 use flightstate::mailbox::Mailbox;
+use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::protocol::to_xml;
 use flightstate::store::Store;
+use flightstate::store::pg::PgStore;
+use flightstate::synth::{DayOptions, airport_day};
+
+use crate::common::TestDatabase;
 
 /// An answer as the client saw it.
 #[derive(Debug)]
@@ -303,4 +310,48 @@ impl Drop for TestApi {
             running.join();
         }
     }
+}
+
+/// The time the read API tests apply at.
+pub fn now() -> NaiveDateTime {
+    NaiveDate::from_ymd_opt(2025, 6, 1)
+        .and_then(|d| d.and_hms_opt(12, 0, 0))
+        .expect("valid")
+}
+
+/// The operation day [`applied_day`] generates.
+pub const DAY: &str = "2025-06-01";
+
+/// A database holding a generated day of `flights` flights, every event
+/// applied, and one DEAD message (id 9999, not well-formed XML).
+pub fn applied_day(flights: usize) -> (TestDatabase, PgStore) {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let day = airport_day(&DayOptions {
+        flights,
+        ..DayOptions::default()
+    });
+    let messages: Vec<String> = std::iter::once(&day.snapshot)
+        .chain(&day.events)
+        .map(to_xml)
+        .collect();
+    for (i, body) in messages.iter().enumerate() {
+        let id = i64::try_from(i).expect("small") + 1;
+        let applied = apply_message(&store, &Settings::default(), id, body.as_bytes(), now())
+            .expect("applied");
+        assert!(
+            matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
+            "{applied:?}"
+        );
+    }
+    let dead = apply_message(
+        &store,
+        &Settings::default(),
+        9_999,
+        b"<MSG><META>not well formed",
+        now(),
+    )
+    .expect("recorded");
+    assert!(matches!(dead, Applied::Dead { .. }), "{dead:?}");
+    (db, store)
 }

@@ -39,8 +39,6 @@ use flightstate::state::{StoredFlight, state_document, state_from_record};
 use flightstate::store::pg::{PgStore, run_pending_migrations};
 use flightstate::store::{EventKind, FlightRows, StateEvent, StateTx, Store};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
 mod common;
@@ -81,18 +79,6 @@ fn flights(count: usize) -> BenchResult<Vec<StoredFlight>> {
     }
     flights.truncate(count);
     Ok(flights)
-}
-
-fn create_topics(client: &KafkaClient, names: &[&str]) -> BenchResult<()> {
-    let admin: AdminClient<DefaultClientContext> = client.config().create()?;
-    let topics: Vec<NewTopic<'_>> = names
-        .iter()
-        .map(|n| NewTopic::new(n, 1, TopicReplication::Fixed(1)))
-        .collect();
-    for result in futures_executor::block_on(admin.create_topics(&topics, &AdminOptions::new()))? {
-        result.map_err(|(t, e)| format!("create topic {t}: {e}"))?;
-    }
-    Ok(())
 }
 
 /// A broker of the bench's own (tansu, in-memory storage), reached in
@@ -273,7 +259,7 @@ fn plain_producer(
     topic: &str,
     payloads: &[(String, Vec<u8>)],
 ) -> BenchResult<f64> {
-    create_topics(client, &[topic])?;
+    common::create_topics(client, &[topic])?;
     let bytes: usize = payloads.iter().map(|(_, v)| v.len()).sum();
     let mut config = client.config();
     config

@@ -172,7 +172,7 @@ fn producer_floor(brokers: &str, rate: u32, count: usize) -> BenchResult<Latenci
         .set("linger.ms", "5")
         .set("acks", "all")
         .create()?;
-    // The first send creates the topic (tansu creates on demand).
+    common::create_topics(&flightstate::kafka::KafkaClient::new(brokers), &[&topic])?;
     producer
         .send(BaseRecord::to(&topic).key("warm").payload("warm"))
         .map_err(|(e, _)| e)?;

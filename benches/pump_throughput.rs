@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 use diesel::connection::SimpleConnection;
 use diesel::{Connection, PgConnection};
+use flightstate::doorbell::Doorbell;
 use flightstate::mailbox::{Mailbox, MailboxSettings};
 use flightstate::pipeline::{Settings, apply_message};
 use flightstate::protocol::to_xml;
@@ -139,7 +140,10 @@ fn run(
         inline_effects: false,
         ..PumpSettings::default()
     };
-    let mut pump = Pump::new(store, mailbox, Settings::default(), worker_settings.clone());
+    // As under `run`: the pump rings the effect worker when it commits.
+    let doorbell = Doorbell::new();
+    let mut pump = Pump::new(store, mailbox, Settings::default(), worker_settings.clone())
+        .with_doorbell(doorbell.clone());
     println!(
         "pump: {} flight-level messages per state transaction at most (pump.group_commit)",
         worker_settings.group_commit
@@ -161,6 +165,7 @@ fn run(
                 &worker_mailbox,
                 &lease,
                 &worker_settings,
+                &doorbell,
                 &stop,
             )
         });

@@ -1,8 +1,10 @@
-//! Under `flightstate run` the pump wakes the dispatcher of its own process
-//! when it commits: with the dispatcher's idle poll set to an hour, a
-//! message queued after everything went idle still reaches the topics,
-//! against real PostgreSQL, MariaDB and tansu. Without the ring it would
-//! wait out the hour (the test's deadline fails first).
+//! Under `flightstate run` nothing waits out an idle poll: the idle pump
+//! sees a new row by its look at the mailbox's last id, and wakes the
+//! dispatcher of its own process when it commits. With both idle polls set
+//! to an hour, a message queued after everything went idle still reaches
+//! the topics, against real PostgreSQL, MariaDB and tansu. Without the look
+//! or the ring it would wait out the hour (the test's deadline fails
+//! first).
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -18,7 +20,7 @@ use pumping::MailboxDatabase;
 use running::{RunChild, RunSetup, finished, stream, wait_until};
 
 #[test]
-fn a_commit_wakes_the_idle_dispatcher_of_the_same_run() {
+fn a_new_row_is_seen_at_once_and_its_commit_wakes_the_idle_dispatcher() {
     let messages = stream(3);
     let (last, first) = messages.split_last().expect("a stream");
     let db = TestDatabase::migrated();
@@ -30,10 +32,13 @@ fn a_commit_wakes_the_idle_dispatcher_of_the_same_run() {
         brokers: tansu(),
         topics: topics.clone(),
         holder: "run-doorbell".to_owned(),
-        env: vec![(
-            "FLIGHTSTATE_KAFKA_IDLE_POLL_MS".to_owned(),
-            (3600 * 1000).to_string(),
-        )],
+        env: [
+            "FLIGHTSTATE_KAFKA_IDLE_POLL_MS",
+            "FLIGHTSTATE_PUMP_IDLE_POLL_MS",
+        ]
+        .into_iter()
+        .map(|name| (name.to_owned(), (3600 * 1000).to_string()))
+        .collect(),
     });
 
     for m in first {
@@ -46,7 +51,8 @@ fn a_commit_wakes_the_idle_dispatcher_of_the_same_run() {
     );
     let notices = read_all(&tansu(), &topics.1).len();
 
-    // Everything is idle now: the lanes wait for an hour or a ring.
+    // Everything is idle now: the pump sleeps for an hour but looks at the
+    // last id; the lanes wait for an hour or a ring.
     mb.insert(last);
     assert!(
         wait_until(Duration::from_secs(60), || finished(
@@ -54,7 +60,7 @@ fn a_commit_wakes_the_idle_dispatcher_of_the_same_run() {
             &mb,
             messages.len()
         )),
-        "the last message's events were not dispatched: the lanes were not woken\n{}",
+        "the last message was not pumped and dispatched: the look at the mailbox or the ring did not wake the pipeline\n{}",
         run.dump_log()
     );
     assert!(

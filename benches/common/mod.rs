@@ -177,3 +177,18 @@ pub fn create_mailbox(conn: &mut mysql::PooledConn, name: &str) -> BenchResult<(
     }
     Ok(())
 }
+
+/// Creates `names`, one partition each, through `client`.
+pub fn create_topics(client: &flightstate::kafka::KafkaClient, names: &[&str]) -> BenchResult<()> {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+    let admin: AdminClient<DefaultClientContext> = client.config().create()?;
+    let topics: Vec<NewTopic<'_>> = names
+        .iter()
+        .map(|n| NewTopic::new(n, 1, TopicReplication::Fixed(1)))
+        .collect();
+    for result in futures_executor::block_on(admin.create_topics(&topics, &AdminOptions::new()))? {
+        result.map_err(|(t, e)| format!("create topic {t}: {e}"))?;
+    }
+    Ok(())
+}

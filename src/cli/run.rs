@@ -51,11 +51,12 @@ fn run_everything<S: Store + Clone>(
     let api_thread = super::serve::spawn(config, &store, &stop)?;
     let parts = Parts::open(config, store, false)?;
     let worker_store = parts.store.clone();
-    // The pump rings it when it commits: the dispatcher sends at once
-    // instead of at its next idle poll.
+    // The pump rings it when it commits: the dispatcher sends, and the
+    // effect worker writes back, at once instead of at their next look.
     let doorbell = Doorbell::new();
     let mut dispatcher =
         super::dispatch::open(config, parts.store.clone())?.with_doorbell(doorbell.clone());
+    let worker_doorbell = doorbell.clone();
     let worker_mailbox = Arc::clone(&parts.mailbox);
     let worker_settings = parts.pump.clone();
     let mut pump =
@@ -84,6 +85,7 @@ fn run_everything<S: Store + Clone>(
                 &worker_mailbox,
                 &lease,
                 &worker_settings,
+                &worker_doorbell,
                 &worker_stop,
             )
         })?;

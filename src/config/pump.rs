@@ -29,8 +29,12 @@ pub struct PumpConfig {
     /// attempts have failed (not the connection to a server) for this long
     /// is recorded DEAD (`BYPASSED`) and the queue moves on.
     pub bypass_after_secs: u64,
-    /// Sleep of an idle or stand-by pump between looks.
+    /// Sleep of an idle or stand-by pump between two reads of the head.
     pub idle_poll_ms: u64,
+    /// While idle, how often the pump looks at the mailbox's last id (one
+    /// read of its primary key's end) to read a new row at once; 0 sleeps
+    /// the whole `idle_poll_ms`.
+    pub arrival_poll_ms: u64,
     /// Mailbox rows read per look at the head.
     pub head_batch: u32,
     /// Write-backs made per pass of the effect worker.
@@ -52,6 +56,7 @@ impl Default for PumpConfig {
             head_blocked_alert_secs: 300,
             bypass_after_secs: 0,
             idle_poll_ms: 500,
+            arrival_poll_ms: 100,
             head_batch: 500,
             effect_batch: 500,
             group_commit: 50,

@@ -412,6 +412,21 @@ impl Mailbox {
             .collect())
     }
 
+    /// The highest `CMINMSGS_ID` (`None` for an empty table): a cheap look
+    /// that tells whether a row arrived since the last.
+    ///
+    /// # Errors
+    ///
+    /// A [`MailboxError`] when the mailbox cannot be read.
+    pub fn last_message_id(&self) -> Result<Option<i64>, MailboxError> {
+        let mut conn = self.conn()?;
+        let fd = conn.as_raw_fd();
+        let last: Option<Option<i64>> = conn
+            .exec_first(statements::SELECT_LAST_MESSAGE_ID, ())
+            .map_err(|e| self.failed(fd, "select_last_message_id", e))?;
+        Ok(last.flatten())
+    }
+
     /// Puts `body` at the tail of the inbound queue as a pending row and
     /// returns its `CMINMSGS_ID`; `msg_type`/`subtype` fill AODB's subsystem
     /// columns when known.

@@ -20,6 +20,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("requeue_message", REQUEUE_MESSAGE),
     ("select_backlog", SELECT_BACKLOG),
     ("select_known_statuses", SELECT_KNOWN_STATUSES),
+    ("select_last_message_id", SELECT_LAST_MESSAGE_ID),
     ("select_mailbox_columns", SELECT_MAILBOX_COLUMNS),
     ("select_message", SELECT_MESSAGE),
     ("select_message_state", SELECT_MESSAGE_STATE),
@@ -33,6 +34,7 @@ pub(crate) const INSERT_REQUEST_MESSAGE: &str = sql!("insert_request_message");
 pub(crate) const REQUEUE_MESSAGE: &str = sql!("requeue_message");
 pub(crate) const SELECT_BACKLOG: &str = sql!("select_backlog");
 pub(crate) const SELECT_KNOWN_STATUSES: &str = sql!("select_known_statuses");
+pub(crate) const SELECT_LAST_MESSAGE_ID: &str = sql!("select_last_message_id");
 pub(crate) const SELECT_MAILBOX_COLUMNS: &str = sql!("select_mailbox_columns");
 pub(crate) const SELECT_MESSAGE: &str = sql!("select_message");
 pub(crate) const SELECT_MESSAGE_STATE: &str = sql!("select_message_state");

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::{
     PassReport, Pump, PumpError, PumpSettings, SharedLease, backoff, sleep_unless_stopped, utc_now,
 };
+use crate::doorbell::Doorbell;
 use crate::failure::Causes;
 use crate::journal::{Executor, JournalError, WorkerLease};
 use crate::mailbox::{Mailbox, Outbound, WriteBack};
@@ -50,13 +51,21 @@ impl<S: Store + Clone> Pump<S> {
     }
 }
 
+/// How long an idle effect worker waits for the pump's ring before it
+/// looks at the journal anyway: the pump rings when it commits, which is
+/// when its write-backs are journaled; the look catches calls journaled by
+/// another process (`flightstate request`) and overdue requests.
+const IDLE_LOOK: Duration = Duration::from_secs(1);
+
 /// The effect worker of `flightstate run`: makes journaled calls while the
-/// pump holds the lease, until `stop` is set.
+/// pump holds the lease, until `stop` is set. Idle, it wakes at `doorbell`'s
+/// ring (the pump's commits) or after [`IDLE_LOOK`].
 pub fn run_effect_worker<S: Store>(
     store: &S,
     mailbox: &Mailbox,
     lease: &SharedLease,
     settings: &PumpSettings,
+    doorbell: &Doorbell,
     stop: &AtomicBool,
 ) {
     let span = tracing::info_span!("worker", worker.name = "effects");
@@ -67,9 +76,11 @@ pub fn run_effect_worker<S: Store>(
     let mut failures = 0;
     let mut failing = false;
     while !stop.load(Ordering::SeqCst) {
+        let seen = doorbell.rings();
         let current = lease.lock().ok().and_then(|l| l.clone());
         let Some(current) = current else {
-            sleep_unless_stopped(settings.idle_poll, stop);
+            // The pump rings when it takes the lease.
+            doorbell.wait(seen, settings.idle_poll, &[stop]);
             continue;
         };
         crate::request::sweep_overdue(store, utc_now());
@@ -81,7 +92,8 @@ pub fn run_effect_worker<S: Store>(
         let pause = match outcome {
             Ok(report) if report.idle() => {
                 failures = 0;
-                settings.idle_poll.min(Duration::from_millis(100))
+                doorbell.wait(seen, IDLE_LOOK, &[stop]);
+                Duration::ZERO
             }
             Ok(report) if report.retry > 0 => {
                 failures += 1;
@@ -91,7 +103,10 @@ pub fn run_effect_worker<S: Store>(
                 failures = 0;
                 Duration::ZERO
             }
-            Err(JournalError::LeaseLost { .. }) => settings.idle_poll,
+            Err(JournalError::LeaseLost { .. }) => {
+                doorbell.wait(seen, settings.idle_poll, &[stop]);
+                Duration::ZERO
+            }
             Err(e) => {
                 failures += 1;
                 // The first failure of an outage at `warn`, the rest at

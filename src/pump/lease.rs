@@ -37,6 +37,8 @@ impl<S: Store + Clone> Pump<S> {
         if let Ok(mut shared) = self.shared.lock() {
             *shared = view;
         }
+        // The effect worker waits for the lease on the doorbell.
+        self.doorbell.ring();
     }
 
     pub(super) fn renew_after(&self) -> Instant {

@@ -107,6 +107,9 @@ struct HeldLease {
     renew_at: Instant,
 }
 
+/// The least a stand-by pump waits between two tries to take the lease.
+const STANDBY_LOOK: Duration = Duration::from_secs(1);
+
 /// The main pump over state database `S` and a mailbox.
 pub struct Pump<S: Store + Clone> {
     store: S,
@@ -130,7 +133,8 @@ pub struct Pump<S: Store + Clone> {
     /// Looks at the mailbox that failed in a row: the back-off of an
     /// outage, kept across lease changes.
     mailbox_failures: u32,
-    /// Rung after every commit, for the dispatcher of the same process.
+    /// Rung after every commit and when the lease is taken or lost, for the
+    /// dispatcher and the effect worker of the same process.
     doorbell: Doorbell,
 }
 
@@ -362,6 +366,36 @@ impl<S: Store + Clone> Pump<S> {
         })
     }
 
+    /// Sleeps `idle_poll` between two reads of the head, looking every
+    /// `arrival_poll` at the mailbox's last id and ending the sleep when it
+    /// grew: a new row is read within `arrival_poll`, while the head (a read
+    /// through the pending rows) is read at most every `idle_poll`. A row
+    /// that arrived between the last read of the head and the first look is
+    /// read at the end of the sleep, as one put back to pending with its old
+    /// id is. A look that fails ends the sleep: the read of the head meets
+    /// the fault and backs off.
+    fn wait_for_arrival(&self, stop: &AtomicBool) {
+        let Some(every) = self.settings.arrival_poll else {
+            sleep_unless_stopped(self.settings.idle_poll, stop);
+            return;
+        };
+        let deadline = Instant::now() + self.settings.idle_poll;
+        let Ok(last) = self.mailbox.last_message_id() else {
+            return;
+        };
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || stop.load(Ordering::SeqCst) {
+                return;
+            }
+            sleep_unless_stopped(every.min(left), stop);
+            match self.mailbox.last_message_id() {
+                Ok(now) if now == last => {}
+                _ => return,
+            }
+        }
+    }
+
     /// Forgets awaited rows the last read no longer returns (written back),
     /// keeping those beyond the read's last id (not looked at).
     fn prune_awaiting(&mut self, heads: &[InboundMessage]) {
@@ -384,8 +418,12 @@ impl<S: Store + Clone> Pump<S> {
             match self.step_unless(stop)? {
                 Step::Progress { messages } => summary.messages += messages,
                 Step::Idle if until_idle => break,
-                Step::Idle | Step::Standby | Step::LeaseLost => {
-                    sleep_unless_stopped(self.settings.idle_poll, stop)
+                Step::Idle => self.wait_for_arrival(stop),
+                // Waiting for another's lease to run out: a look at the lease
+                // is a transaction on the state database, not a cheap look
+                // at the mailbox.
+                Step::Standby | Step::LeaseLost => {
+                    sleep_unless_stopped(self.settings.idle_poll.max(STANDBY_LOOK), stop)
                 }
                 Step::Blocked { until, .. } => {
                     sleep_unless_stopped(until.saturating_duration_since(Instant::now()), stop)

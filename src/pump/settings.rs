@@ -30,8 +30,12 @@ pub struct PumpSettings {
     /// attempts may fail before it is recorded DEAD; `None`, the default,
     /// never bypasses.
     pub bypass_after: Option<Duration>,
-    /// How long an idle (or lease-less) pump sleeps between looks.
+    /// How long an idle (or lease-less) pump sleeps between reads of the
+    /// head.
     pub idle_poll: Duration,
+    /// How often an idle pump looks at the mailbox's last id meanwhile;
+    /// `None`: it does not.
+    pub arrival_poll: Option<Duration>,
     /// Mailbox rows read per look at the head.
     pub head_batch: usize,
     /// Journaled calls made per pass of the effect worker.
@@ -60,6 +64,8 @@ impl PumpSettings {
             bypass_after: (config.bypass_after_secs > 0)
                 .then(|| Duration::from_secs(config.bypass_after_secs)),
             idle_poll: Duration::from_millis(config.idle_poll_ms),
+            arrival_poll: (config.arrival_poll_ms > 0)
+                .then(|| Duration::from_millis(config.arrival_poll_ms)),
             head_batch: usize::try_from(config.head_batch).unwrap_or(usize::MAX),
             effect_batch: i64::from(config.effect_batch),
             group_commit: usize::try_from(config.group_commit).unwrap_or(usize::MAX),

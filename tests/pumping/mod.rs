@@ -614,6 +614,7 @@ pub fn pump_settings(holder: &str) -> flightstate::pump::PumpSettings {
         head_blocked_alert: Duration::from_secs(300),
         bypass_after: None,
         idle_poll: Duration::from_millis(20),
+        arrival_poll: None,
         head_batch: 100,
         effect_batch: 100,
         group_commit: 50,

@@ -185,8 +185,9 @@ impl Record {
 /// send a record that breaks it unnoticed.
 ///
 /// tansu's high watermark can trail the last record of a multi-record
-/// batch, so after reaching it the reader goes on until the topic has been
-/// quiet for a second.
+/// batch, and under load the end it reports can fall short of what it
+/// acknowledged, so the reader goes on until the topic has been quiet for a
+/// second and then asks for the end again, reading on if it grew.
 #[track_caller]
 pub fn read_all(brokers: &str, topic: &str) -> Vec<Record> {
     read_all_with(&KafkaClient::new(brokers), topic)
@@ -212,14 +213,15 @@ pub fn read_all_with(client: &KafkaClient, topic: &str) -> Vec<Record> {
         .collect();
     assert!(!partitions.is_empty(), "topic {topic} has no partitions");
     let mut assignment = TopicPartitionList::new();
-    let mut ends = HashMap::new();
-    let mut remaining = 0;
+    // Per partition, the next offset to read; read until it reaches the end
+    // the broker reports, asked again once the topic is quiet (a broker
+    // under load may report an end short of what it acknowledged).
+    let mut next = HashMap::new();
     for partition in partitions {
-        let (low, high) = consumer
+        let (low, _) = consumer
             .fetch_watermarks(topic, partition, timeout)
             .expect("watermarks");
-        ends.insert(partition, high);
-        remaining += high - low;
+        next.insert(partition, low);
         assignment
             .add_partition_offset(topic, partition, Offset::Offset(low))
             .expect("assign");
@@ -228,22 +230,34 @@ pub fn read_all_with(client: &KafkaClient, topic: &str) -> Vec<Record> {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut records = Vec::new();
     let mut quiet = 0;
-    while remaining > 0 || quiet < 5 {
-        assert!(
-            Instant::now() < deadline,
-            "{topic}: {remaining} records not read within 30 s"
-        );
+    loop {
+        if quiet >= 5 {
+            let remaining: i64 = next
+                .iter()
+                .map(|(partition, next)| {
+                    let (_, high) = consumer
+                        .fetch_watermarks(topic, *partition, timeout)
+                        .expect("watermarks");
+                    (high - next).max(0)
+                })
+                .sum();
+            if remaining == 0 {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{topic}: {remaining} records not read within 30 s"
+            );
+            quiet = 0;
+        }
         let Some(message) = consumer.poll(Duration::from_millis(200)) else {
             quiet += 1;
             continue;
         };
         quiet = 0;
         let message = message.expect("consume");
-        if ends
-            .get(&message.partition())
-            .is_some_and(|end| message.offset() < *end)
-        {
-            remaining -= 1;
+        if let Some(next) = next.get_mut(&message.partition()) {
+            *next = (*next).max(message.offset() + 1);
         }
         let header = |name: &str| {
             message.headers().and_then(|h| {

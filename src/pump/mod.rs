@@ -373,13 +373,17 @@ impl<S: Store + Clone> Pump<S> {
     /// that arrived between the last read of the head and the first look is
     /// read at the end of the sleep, as one put back to pending with its old
     /// id is. A look that fails ends the sleep: the read of the head meets
-    /// the fault and backs off.
+    /// the fault and backs off. The sleep also ends when the lease is due
+    /// for renewal, however long `idle_poll` is.
     fn wait_for_arrival(&self, stop: &AtomicBool) {
+        let mut deadline = Instant::now() + self.settings.idle_poll;
+        if let Some(lease) = &self.lease {
+            deadline = deadline.min(lease.renew_at);
+        }
         let Some(every) = self.settings.arrival_poll else {
-            sleep_unless_stopped(self.settings.idle_poll, stop);
+            sleep_unless_stopped(deadline.saturating_duration_since(Instant::now()), stop);
             return;
         };
-        let deadline = Instant::now() + self.settings.idle_poll;
         let Ok(last) = self.mailbox.last_message_id() else {
             return;
         };

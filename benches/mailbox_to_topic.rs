@@ -345,15 +345,7 @@ impl Site {
     }
 
     fn insert_all(&self, bodies: &[Vec<u8>]) -> BenchResult<()> {
-        let mut conn = self.mailbox()?;
-        let mut tx = conn.start_transaction(mysql::TxOpts::default())?;
-        tx.exec_batch(
-            "INSERT INTO cminmsgs (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED, CMINMSGS_STATUS) \
-             VALUES (?, NOW(), 'VALID')",
-            bodies.iter().map(|b| (b.as_slice(),)),
-        )?;
-        tx.commit()?;
-        Ok(())
+        common::insert_all(&mut self.mailbox()?, bodies)
     }
 
     /// Until `rows` mailbox rows are written back and the outbox is empty.

@@ -67,17 +67,6 @@ fn main() -> BenchResult<()> {
     result
 }
 
-fn insert_all(conn: &mut mysql::PooledConn, bodies: &[Vec<u8>]) -> BenchResult<()> {
-    let mut tx = conn.start_transaction(mysql::TxOpts::default())?;
-    tx.exec_batch(
-        "INSERT INTO cminmsgs (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED, CMINMSGS_STATUS) \
-         VALUES (?, NOW(), 'VALID')",
-        bodies.iter().map(|b| (b.as_slice(),)),
-    )?;
-    tx.commit()?;
-    Ok(())
-}
-
 fn drain(pump: &mut Pump<PgStore>) -> BenchResult<usize> {
     let mut messages = 0;
     loop {
@@ -149,9 +138,9 @@ fn run(
         worker_settings.group_commit
     );
     // The morning snapshot is not timed.
-    insert_all(mconn, &[to_xml(&day.snapshot).into_bytes()])?;
+    common::insert_all(mconn, &[to_xml(&day.snapshot).into_bytes()])?;
     drain(&mut pump)?;
-    insert_all(mconn, &events)?;
+    common::insert_all(mconn, &events)?;
     // As `flightstate run` deploys it: the pump on one thread, the
     // write-backs on an effect worker thread; done when the mailbox shows
     // every row written back.

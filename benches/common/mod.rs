@@ -192,3 +192,16 @@ pub fn create_topics(client: &flightstate::kafka::KafkaClient, names: &[&str]) -
     }
     Ok(())
 }
+
+/// Queues `bodies` as pending mailbox rows, in order, in one transaction.
+pub fn insert_all(conn: &mut mysql::PooledConn, bodies: &[Vec<u8>]) -> BenchResult<()> {
+    use mysql::prelude::Queryable;
+    let mut tx = conn.start_transaction(mysql::TxOpts::default())?;
+    tx.exec_batch(
+        "INSERT INTO cminmsgs (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED, CMINMSGS_STATUS) \
+         VALUES (?, NOW(), 'VALID')",
+        bodies.iter().map(|b| (b.as_slice(),)),
+    )?;
+    tx.commit()?;
+    Ok(())
+}

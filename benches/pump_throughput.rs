@@ -21,7 +21,7 @@ use diesel::connection::SimpleConnection;
 use diesel::{Connection, PgConnection};
 use flightstate::doorbell::Doorbell;
 use flightstate::mailbox::{Mailbox, MailboxSettings};
-use flightstate::pipeline::{Settings, apply_message};
+use flightstate::pipeline::{Rules, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::pump::{Pump, PumpSettings, Step, run_effect_worker};
 use flightstate::store::pg::{PgStore, run_pending_migrations};
@@ -131,7 +131,7 @@ fn run(
     };
     // As under `run`: the pump rings the effect worker when it commits.
     let doorbell = Doorbell::new();
-    let mut pump = Pump::new(store, mailbox, Settings::default(), worker_settings.clone())
+    let mut pump = Pump::new(store, mailbox, Rules::default(), worker_settings.clone())
         .with_doorbell(doorbell.clone());
     println!(
         "pump: {} flight-level messages per state transaction at most (pump.group_commit)",
@@ -203,7 +203,7 @@ fn run(
     let alone_url = alone_db.url.clone();
     run_pending_migrations(&alone_url)?;
     let alone = PgStore::connect(&alone_url, 2, Duration::from_secs(10))?;
-    let settings = Settings::default();
+    let settings = Rules::default();
     let now = chrono::Utc::now().naive_utc();
     apply_message(&alone, &settings, 1, to_xml(&day.snapshot).as_bytes(), now)?;
     let start = Instant::now();

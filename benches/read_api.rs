@@ -19,7 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::store::pg::{PgStore, run_pending_migrations};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
@@ -70,7 +70,7 @@ fn load(url: &str, flights: usize) -> BenchResult<()> {
         };
         let xml = to_xml(&snapshot_of(&options, Moment::Closing));
         let id = i64::try_from(day)? + 1;
-        match apply_message(&store, &Settings::default(), id, xml.as_bytes(), now)? {
+        match apply_message(&store, &Rules::default(), id, xml.as_bytes(), now)? {
             Applied::Snapshot(_) => {}
             other => return Err(format!("snapshot not applied: {other:?}").into()),
         }

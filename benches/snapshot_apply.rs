@@ -27,7 +27,7 @@ use std::time::Instant;
 use chrono::NaiveDate;
 use diesel::sql_types::BigInt;
 use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::{Body, to_xml};
 use flightstate::state::{
     ColumnValues, FlightState, StoredFlight, TableRow, state_document, state_from_record,
@@ -75,7 +75,7 @@ fn main() -> BenchResult<()> {
 
     let read_whole: u8 = common::env_or("FLIGHTSTATE_BENCH_READ_WHOLE", 0);
     let one_core: u8 = common::env_or("FLIGHTSTATE_BENCH_ONE_CORE", 0);
-    let mut settings = Settings::default();
+    let mut settings = Rules::default();
     if read_whole == 1 {
         settings.stream_from_bytes = usize::MAX;
     }
@@ -173,7 +173,7 @@ fn spread(rounds: &[Round], pick: fn(&Round) -> f64) -> String {
 /// again unchanged.
 fn measure_round(
     admin: &str,
-    settings: &Settings,
+    settings: &Rules,
     xml: &str,
     script: &std::path::Path,
 ) -> BenchResult<Round> {

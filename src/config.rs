@@ -17,6 +17,7 @@ mod api;
 mod cleanup;
 mod dialect;
 mod kafka;
+mod pipeline;
 mod pump;
 mod requests;
 mod secrets;

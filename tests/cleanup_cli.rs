@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 
 use common::TestDatabase;
 use common::sis::{at, dump_database, flop, parse_options};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
@@ -22,9 +22,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 fn database_with_stale_flights(count: i64) -> TestDatabase {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
-    let settings = Settings {
+    let settings = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     let bodies: Vec<(i64, String)> = (1..=count)
         .map(|flid| (flid, format!("<RENO>B{flid}</RENO>")))

@@ -26,7 +26,7 @@ use diesel::sql_types::{BigInt, Date, Nullable, Text};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use dispatching::{drain, read_all, tansu, tansu_dispatcher};
 use flightstate::cleanup::{CleanupReport, CleanupSettings, clean_up};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::{Field, ScheduleSubtype};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{CallStatus, JournalOps, NewCall, ProcStatus, Store, StoreError};
@@ -38,10 +38,10 @@ dialect_tests! {
     a_clean_up_told_to_stop_keeps_the_batches_it_did_and_the_next_one_goes_on,
 }
 
-fn settings() -> Settings {
-    Settings {
+fn settings() -> Rules {
+    Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     }
 }
 

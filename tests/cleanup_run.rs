@@ -15,7 +15,7 @@ use std::time::Duration;
 use common::TestDatabase;
 use common::sis::{at, flop, parse_options};
 use dispatching::{read_all, tansu, topics};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 use pumping::MailboxDatabase;
 use running::{RunChild, RunSetup, wait_until};
@@ -37,9 +37,9 @@ fn run_cleans_up_only_when_the_job_is_enabled() {
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create("cleanup_run");
     let store = PgStore::connect(db.url(), 2, Duration::from_secs(2)).expect("pool");
-    let settings = Settings {
+    let settings = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     // Flight 101: created by an event in September, never given a day. The
     // message id is far above the mailbox's, which start at 1.

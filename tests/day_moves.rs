@@ -14,15 +14,15 @@ use common::operator::{operator_command, stdout_of};
 use common::sis::{at, count, flight, parse_options, sep, snapshot};
 use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamp};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::state::DayMoves;
 use pumping::{MailboxDatabase, proc_states};
 
 fn pump_until_idle(db: &TestDatabase, mb: &MailboxDatabase, day_moves: DayMoves) {
-    let pipeline = Settings {
+    let pipeline = Rules {
         parse: parse_options(),
         day_moves,
-        ..Settings::default()
+        ..Rules::default()
     };
     pumping::pg::pump_until_idle(db.url(), mb, pipeline, "day-moves");
 }

@@ -19,7 +19,7 @@ use common::TestDatabase;
 use common::child::run_to_end;
 use common::sis::{at, flight, parse_options, sep, snapshot};
 use dispatching::{pending, read_all, rebuild, stored, tansu, topics};
-use flightstate::pipeline::{Settings, apply_message};
+use flightstate::pipeline::{Rules, apply_message};
 use flightstate::store::pg::PgStore;
 
 const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
@@ -71,9 +71,9 @@ const BATCH: usize = 5;
 fn crash_at(point: &str, tag: &str) -> (TestDatabase, PgStore, (String, String)) {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
-    let settings = Settings {
+    let settings = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     let day = snapshot(
         sep(9),

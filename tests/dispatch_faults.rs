@@ -18,7 +18,7 @@ use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use dispatching::{drain, pending, read_all, rebuild, stored, topics};
 use flightstate::dispatch::{Dispatcher, KafkaSettings};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::Field;
 use flightstate::store::pg::PgStore;
 use log::Captured;
@@ -51,9 +51,9 @@ fn kafka(mock: &Mock) -> KafkaSettings {
 }
 
 fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
-    let settings = Settings {
+    let settings = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     let applied = apply_message(store, &settings, message_id, body, at(9, 12, 0)).expect("applied");
     assert!(

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use common::TestDatabase;
 use common::sis::{at, flight, parse_options, sep, snapshot};
 use dispatching::{pending, read_all, topics};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 use pumping::OwnBroker;
 
@@ -92,9 +92,9 @@ impl Drop for DispatchProcess {
 }
 
 fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
-    let settings = Settings {
+    let settings = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     let applied = apply_message(store, &settings, message_id, body, at(9, 12, 0)).expect("applied");
     assert!(

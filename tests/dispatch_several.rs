@@ -22,7 +22,7 @@ use common::sis::{at, parse_options};
 use diesel::r2d2::Pool;
 use dispatching::{pending, read_all, tansu, topics};
 use flightstate::dispatch::Dispatcher;
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{
     ChangeNotice, EventKind, Lane, OutboxOps, StateEvent, StateTx, Store, StoreError,
@@ -172,9 +172,9 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
         .expect("topics created (is tansu running? scripts/services)");
     let mut second = Dispatcher::new(store.clone(), dispatching::kafka(&tansu()), settings)
         .expect("second dispatcher");
-    let pipeline = Settings {
+    let pipeline = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     let stop = AtomicBool::new(false);
     let mut conn = db.connect();

@@ -17,13 +17,13 @@ use dispatching::{
     apply_in_stages, day_messages, drain, pending, read_all, rebuild, stored, tansu,
     tansu_dispatcher, tansu_dispatcher_with,
 };
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 
-fn settings() -> Settings {
-    Settings {
+fn settings() -> Rules {
+    Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     }
 }
 

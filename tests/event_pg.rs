@@ -21,7 +21,7 @@ use common::dialects::ScenarioDb;
 use common::sis::{at, flight, flop, schedule_message, sep, snapshot};
 use diesel::sql_types::BigInt;
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
-use flightstate::pipeline::{Applied, EventReport, Settings, apply_message};
+use flightstate::pipeline::{Applied, EventReport, Rules, apply_message};
 use flightstate::protocol::{Field, FlightRecord, ScheduleSubtype};
 use flightstate::state::{AbsentFields, Semantics, StoredFlight};
 use flightstate::store::pg::PgStore;
@@ -41,10 +41,10 @@ dialect_tests! {
     unsupported_and_invalid_events_change_nothing,
 }
 
-fn settings() -> Settings {
-    Settings {
+fn settings() -> Rules {
+    Rules {
         parse: common::sis::parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     }
 }
 
@@ -57,7 +57,7 @@ fn store(db: &TestDatabase) -> PgStore {
 }
 
 #[track_caller]
-fn apply_with<S: Store>(store: &S, settings: &Settings, message_id: i64, body: &[u8]) -> Applied {
+fn apply_with<S: Store>(store: &S, settings: &Rules, message_id: i64, body: &[u8]) -> Applied {
     apply_message(store, settings, message_id, body, now()).expect("applied")
 }
 

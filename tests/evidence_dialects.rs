@@ -9,7 +9,7 @@ mod common;
 use chrono::NaiveDateTime;
 use common::dialects::ScenarioDb;
 use common::sis::{at, flop_sent, parse_options, sep, snapshot_sent, unsupported_sent};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::{
     DayOrder, EvidenceOps, FailedHead, Outcome, ProcStatus, SenderSeqn, StateTx, Store,
 };
@@ -165,9 +165,9 @@ fn try_apply<S: Store>(
     message_id: i64,
     body: &[u8],
 ) -> Result<Applied, flightstate::pipeline::PipelineError> {
-    let settings = Settings {
+    let settings = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     apply_message(store, &settings, message_id, body, now())
 }
@@ -324,10 +324,10 @@ fn a_dead_snapshot_read_by_parts_counts_its_seqn() {
 
     let db = common::dialects::PgDb::migrated();
     let store = db.store();
-    let settings = Settings {
+    let settings = Rules {
         parse: parse_options(),
         stream_from_bytes: 0,
-        ..Settings::default()
+        ..Rules::default()
     };
     let wrong_recs = schedule_message(
         ScheduleSubtype::Dnld,

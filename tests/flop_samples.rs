@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDateTime;
 use common::TestDatabase;
 use common::sis::dump_database;
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{StateTx, Store};
 
@@ -74,7 +74,7 @@ fn run_sample(path: &Path) -> serde_json::Value {
 
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
-    let settings = Settings::default();
+    let settings = Rules::default();
     let snapshot = std::fs::read(Path::new(SAMPLES).join(base)).expect("read the snapshot");
     let created = apply_message(&store, &settings, 1, &snapshot, now()).expect("snapshot");
     assert!(

@@ -21,7 +21,7 @@ use common::sis::{at, count, flight, flop, parse_options, sep, snapshot};
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::mailbox::Mailbox;
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, Step};
 use flightstate::store::pg::PgStore;
 use pumping::pg::drain;
@@ -33,9 +33,9 @@ use reading::{TestApi, get, parse_prometheus, value};
 fn pump(db: &TestDatabase, mb: &MailboxDatabase, streamed: bool) -> Pump<PgStore> {
     let store = PgStore::connect(db.url(), 2, Duration::from_secs(2)).expect("pool");
     let mailbox = Arc::new(Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool"));
-    let mut pipeline = Settings {
+    let mut pipeline = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     if streamed {
         pipeline.stream_from_bytes = 1;

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 use common::dialects::ScenarioDb;
 use common::sis::{at, flight, schedule_message, sep, snapshot};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::{
     Body, Delay, Field, FlightRecord, Group, Minutes, ScheduleSubtype, parse_slice,
 };
@@ -167,7 +167,7 @@ impl Model {
         }
     }
 
-    fn apply(&mut self, step: &Step, message_id: i64, settings: &Settings) -> Vec<u8> {
+    fn apply(&mut self, step: &Step, message_id: i64, settings: &Rules) -> Vec<u8> {
         match step {
             Step::Dnld { day, flights } => {
                 let day_date = sep(*day);
@@ -271,9 +271,9 @@ fn stored<S: Store>(store: &S) -> BTreeMap<i64, Held> {
 /// leaves the flights the model holds after every message.
 fn the_database_holds_what_the_state_rules_compute<D: ScenarioDb>(db: &D) {
     let store = db.store();
-    let settings = Settings {
+    let settings = Rules {
         parse: common::sis::parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     let mut runner = TestRunner::new(ProptestConfig {
         cases: 24,

@@ -6,9 +6,9 @@
 //! parser crate. For every file it finds the paths it names — `use` trees
 //! and inline `crate::…`, `super::…`, `self::…` paths — resolves them to
 //! absolute module paths (following `use` re-exports such as
-//! `pipeline::Settings`), and turns each into an edge between the two
+//! `pipeline::Rules`), and turns each into an edge between the two
 //! siblings of the directory where the referrer and the target part ways:
-//! `pipeline/adft.rs` naming `super::event::x` is the edge `adft -> event` in
+//! `pipeline/apply.rs` naming `super::outcome::x` is the edge `apply -> outcome` in
 //! `src/pipeline`, and `protocol/message/flop.rs` naming `crate::protocol::write`
 //! is `message -> write` in `src/protocol`. Every group of siblings that
 //! reach one another is reported with one loop through it.
@@ -319,8 +319,8 @@ fn names_in(file: &str, module: &ModPath, text: &str) -> Names {
     names
 }
 
-/// Follows imports: `crate::pipeline::Settings` becomes
-/// `crate::pipeline::settings::Settings` when `pipeline` imports it from there.
+/// Follows imports: `crate::pipeline::Rules` becomes
+/// `crate::pipeline::rules::Rules` when `pipeline` imports it from there.
 fn resolve(
     mut path: ModPath,
     modules: &BTreeSet<ModPath>,

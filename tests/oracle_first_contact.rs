@@ -468,7 +468,7 @@ mod day_rows {
 #[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
 fn oracle_applies_a_whole_airport_day_as_postgres_does() {
     use common::dialects::{DUMPED_TABLES, PgDb, ScenarioDb};
-    use flightstate::pipeline::{Settings, apply_message};
+    use flightstate::pipeline::{Rules, apply_message};
     use flightstate::protocol::to_xml;
     use flightstate::synth::{DayOptions, airport_day};
 
@@ -486,7 +486,7 @@ fn oracle_applies_a_whole_airport_day_as_postgres_does() {
         .map(to_xml)
         .chain(longest_values())
         .collect();
-    let settings = Settings::default();
+    let settings = Rules::default();
     // Whole seconds, the same in both: a DATE keeps no fraction.
     let start = options
         .day

@@ -30,7 +30,7 @@ use common::sis::{at, flight, flop, parse_options, sep, snapshot};
 use diesel::RunQueryDsl;
 use diesel::connection::SimpleConnection;
 use flightstate::mailbox::Mailbox;
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use mysql::prelude::Queryable;
@@ -42,9 +42,9 @@ use pumping::{
 fn new_pump(db: &TestDatabase, mb: &MailboxDatabase, settings: PumpSettings) -> Pump<PgStore> {
     let store = PgStore::connect(db.url(), 4, Duration::from_secs(2)).expect("pool");
     let mailbox = Arc::new(Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool"));
-    let pipeline = Settings {
+    let pipeline = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     Pump::new(store, mailbox, pipeline, settings)
 }

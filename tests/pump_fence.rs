@@ -16,17 +16,17 @@ use std::time::{Duration, Instant};
 use common::TestDatabase;
 use common::sis::{at, flight, flop, parse_options, sep, snapshot};
 use diesel::RunQueryDsl;
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, Step};
 use flightstate::store::pg::PgStore;
 use pumping::log::Captured;
 use pumping::pg::{Gate, PausingStore, TwoPumps, two_pumps};
 use pumping::{MailboxDatabase, proc_states};
 
-fn pipeline() -> Settings {
-    Settings {
+fn pipeline() -> Rules {
+    Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     }
 }
 
@@ -50,7 +50,7 @@ struct TakenOver {
 /// Queues `bodies`; pump A (applying with `pipeline_a`) is stopped right
 /// after the BEGIN of its `nth` transaction for them; its lease runs out,
 /// pump B takes over and applies them all; then A goes on.
-fn taken_over(tag: &str, bodies: &[Vec<u8>], nth: usize, pipeline_a: Settings) -> TakenOver {
+fn taken_over(tag: &str, bodies: &[Vec<u8>], nth: usize, pipeline_a: Rules) -> TakenOver {
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create(tag);
     let TwoPumps {
@@ -204,7 +204,7 @@ fn a_fenced_snapshot_is_not_retried_as_a_lost_version_race() {
 
 #[test]
 fn a_fenced_streamed_snapshot_stops_the_pump_too() {
-    let streamed = Settings {
+    let streamed = Rules {
         stream_from_bytes: 0,
         stream_part_flights: 1,
         ..pipeline()

@@ -16,7 +16,7 @@ use common::sis::{at, flight, flop, parse_options, schedule_message, sep, snapsh
 use diesel::RunQueryDsl;
 use diesel::sql_types::BigInt;
 use flightstate::mailbox::Mailbox;
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::protocol::{Field, ScheduleSubtype};
 use flightstate::pump::{Pump, PumpSettings};
 use flightstate::store::pg::PgStore;
@@ -26,9 +26,9 @@ use pumping::{MailboxDatabase, mailbox_settings, proc_states, state_dump};
 fn pump(db: &TestDatabase, mb: &MailboxDatabase, group_commit: usize) -> Pump<PgStore> {
     let store = PgStore::connect(db.url(), 4, Duration::from_secs(2)).expect("pool");
     let mailbox = Arc::new(Mailbox::connect(mailbox_settings(mb.url())).expect("mailbox pool"));
-    let pipeline = Settings {
+    let pipeline = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     Pump::new(
         store,

@@ -16,16 +16,16 @@ use common::sis::{at, flight, parse_options, sep, snapshot};
 use diesel::RunQueryDsl;
 use flightstate::journal::{Executor, WorkerLease};
 use flightstate::mailbox::{Mailbox, WriteBack};
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, PumpSettings, Step, utc_now};
 use flightstate::store::Store;
 use pumping::pg::{TwoPumps, mailbox, pg_store, two_pumps};
 use pumping::{MailboxDatabase, Proxy, effect_calls, proc_states, pump_settings, state_dump};
 
-fn pipeline() -> Settings {
-    Settings {
+fn pipeline() -> Rules {
+    Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     }
 }
 

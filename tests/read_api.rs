@@ -18,7 +18,7 @@ use diesel::connection::{Connection, InstrumentationEvent};
 use diesel::r2d2::{CustomizeConnection, Pool};
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::state::{FlightState, Gate, StateDocument, StoredFlight};
 use flightstate::store::pg::PgStore;
@@ -181,7 +181,7 @@ fn day_with(flights: usize) -> (TestDatabase, PgStore, Arc<Mutex<Vec<String>>>) 
     });
     let applied = apply_message(
         &store,
-        &Settings::default(),
+        &Rules::default(),
         1,
         to_xml(&day.snapshot).as_bytes(),
         now(),

@@ -21,7 +21,7 @@ use diesel::RunQueryDsl;
 use flightstate::journal::CallResult;
 use flightstate::journal::{Recorded, record_intent};
 use flightstate::mailbox::Mailbox;
-use flightstate::pipeline::{Applied, STREAM_FROM_BYTES, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, STREAM_FROM_BYTES, apply_message};
 use flightstate::protocol::{Body, Field, ScheduleSubtype, parse_slice};
 use flightstate::pump::{Pump, Step, utc_now};
 use flightstate::request::{RequestSettings, request_intent};
@@ -61,9 +61,9 @@ impl Site {
         Pump::new(
             self.store.clone(),
             self.mailbox.clone(),
-            Settings {
+            Rules {
                 parse: parse_options(),
-                ..Settings::default()
+                ..Rules::default()
             },
             pump_settings("requests-test"),
         )
@@ -376,9 +376,9 @@ fn large_resp(first_flid: i64, sodt: chrono::NaiveDateTime) -> Vec<u8> {
 fn a_large_resp_read_by_parts_takes_the_day_of_the_request_it_answers() {
     let site = Site::new("req_streamed");
     let settings = request_settings();
-    let pipeline = Settings {
+    let pipeline = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     let applied =
         |id: i64, body: &[u8]| match apply_message(&site.store, &pipeline, id, body, utc_now())

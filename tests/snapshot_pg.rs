@@ -18,7 +18,7 @@ use chrono::NaiveDateTime;
 use common::dialects::ScenarioDb;
 use common::sis::{at, flight, schedule_message, sep, snapshot};
 use flightstate::FailureKind;
-use flightstate::pipeline::{Applied, Settings, SnapshotReport, apply_message};
+use flightstate::pipeline::{Applied, Rules, SnapshotReport, apply_message};
 use flightstate::protocol::{Field, Group, ParseOptions, ScheduleSubtype};
 use flightstate::state::StoredFlight;
 use flightstate::store::{ProcStatus, StateTx, Store, StoreError};
@@ -43,7 +43,7 @@ macro_rules! scenarios {
 }
 
 /// Every scenario again on PostgreSQL with every message streamed
-/// (`Settings::stream_from_bytes` = 0) by parts of two flights: the
+/// (`Rules::stream_from_bytes` = 0) by parts of two flights: the
 /// streamed path must decide exactly what reading the message whole does.
 macro_rules! streamed_tests {
     ($($name:ident),* $(,)?) => {
@@ -78,17 +78,17 @@ thread_local! {
     static TWO_CORES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-fn settings() -> Settings {
+fn settings() -> Rules {
     let part = STREAM_PART.with(std::cell::Cell::get);
     let two_cores = TWO_CORES.with(std::cell::Cell::get);
-    Settings {
+    Rules {
         parse: ParseOptions {
             second_reader_from_bytes: two_cores.then_some(0),
             ..common::sis::parse_options()
         },
         stream_from_bytes: if part.is_some() { 0 } else { usize::MAX },
         stream_part_flights: part.unwrap_or(flightstate::pipeline::STREAM_PART_FLIGHTS),
-        ..Settings::default()
+        ..Rules::default()
     }
 }
 

@@ -9,7 +9,7 @@ mod dispatching;
 use common::TestDatabase;
 use common::sis::{at, count};
 use dispatching::{day_messages, stored};
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::state::StateDocument;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{StateTx, Store};
@@ -21,7 +21,7 @@ fn apply_day(store: &PgStore, flights: usize) {
     let now = at(9, 6, 0) + chrono::TimeDelta::milliseconds(700);
     for (i, body) in day_messages(flights).iter().enumerate() {
         let id = i64::try_from(i).expect("small") + 1;
-        let applied = apply_message(store, &Settings::default(), id, body, now).expect("applied");
+        let applied = apply_message(store, &Rules::default(), id, body, now).expect("applied");
         assert!(
             matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
             "message {id}: {applied:?}"

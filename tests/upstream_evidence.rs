@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use common::TestDatabase;
 use common::sis::{at, flop_sent, parse_options, sep, snapshot_sent, unsupported_sent};
 use flightstate::api::{StatusLimits, collect};
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{DayOrder, SenderSeqn};
@@ -34,9 +34,9 @@ const LIMITS: StatusLimits = StatusLimits {
 };
 
 fn new_pump(db: &TestDatabase, mb: &MailboxDatabase, settings: PumpSettings) -> Pump<PgStore> {
-    let pipeline = Settings {
+    let pipeline = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     Pump::new(pg_store(db.url()), mailbox(mb.url()), pipeline, settings)
 }
@@ -375,9 +375,9 @@ fn a_state_database_cut_under_the_pump_beyond_the_limit_is_an_alert_until_it_is_
     let url = format!("postgres://postgres@{}/{}", proxy.host_port(), db.name());
     let store = PgStore::connect(&url, 4, Duration::from_secs(1)).expect("pool via the proxy");
     let limit = Duration::from_secs(LIMITS.head_blocked_alert_secs);
-    let pipeline = Settings {
+    let pipeline = Rules {
         parse: parse_options(),
-        ..Settings::default()
+        ..Rules::default()
     };
     let mut pump = Pump::new(
         store,

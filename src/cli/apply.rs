@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::pipeline::{Settings, apply_message};
+use flightstate::pipeline::{Rules, apply_message};
 use flightstate::store::ProcStatus;
 
 #[derive(Debug, clap::Args)]
@@ -23,12 +23,12 @@ pub struct Opts {
 /// Exit 0 when the message is applied (or was already), 65 when it is DEAD
 /// or unsupported, 2 on an error that may pass (it is recorded FAILED).
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    let settings = Settings::from_config(config);
+    let rules = config.pipeline_rules();
     let mut body = Vec::new();
     std::fs::File::open(&opts.file)
         .with_context(|| format!("cannot open {}", opts.file.display()))?
         // One byte past the limit is enough for the parser to refuse it.
-        .take(settings.parse.max_bytes as u64 + 1)
+        .take(rules.parse.max_bytes as u64 + 1)
         .read_to_end(&mut body)
         .with_context(|| format!("cannot read {}", opts.file.display()))?;
     let now = chrono::Utc::now().naive_utc();
@@ -36,7 +36,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         config,
         1,
         Apply {
-            settings: &settings,
+            rules: &rules,
             message_id: opts.message_id,
             body: &body,
             now,
@@ -46,7 +46,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
 
 /// One message applied to whichever state database is configured.
 struct Apply<'a> {
-    settings: &'a Settings,
+    rules: &'a Rules,
     message_id: i64,
     body: &'a [u8],
     now: chrono::NaiveDateTime,
@@ -54,7 +54,7 @@ struct Apply<'a> {
 
 impl super::state_db::StoreWork for Apply<'_> {
     fn run<S: flightstate::store::Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
-        let applied = apply_message(&store, self.settings, self.message_id, self.body, self.now)
+        let applied = apply_message(&store, self.rules, self.message_id, self.body, self.now)
             .with_context(|| {
                 format!(
                     "message {} was not applied (recorded as FAILED)",

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use flightstate::config::Config;
 use flightstate::mailbox::{Mailbox, MailboxSettings};
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, PumpSettings};
 use flightstate::store::Store;
 
@@ -70,7 +70,7 @@ pub(super) fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
 pub(super) struct Parts<S> {
     pub(super) store: S,
     pub(super) mailbox: Arc<Mailbox>,
-    pub(super) pipeline: Settings,
+    pub(super) pipeline: Rules,
     pub(super) pump: PumpSettings,
 }
 
@@ -85,8 +85,8 @@ impl<S> Parts<S> {
         Ok(Parts {
             store,
             mailbox: Arc::new(mailbox),
-            pipeline: Settings::from_config(config),
-            pump: PumpSettings::from_config(&config.pump, inline_effects),
+            pipeline: config.pipeline_rules(),
+            pump: config.pump.pump_settings(inline_effects),
         })
     }
 }

@@ -16,7 +16,7 @@ use chrono::NaiveDate;
 use flightstate::config::Config;
 use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::{
-    ReplayError, ReplayPlan, ReplayPolicy, Settings, VersionPolicy, replay_snapshot,
+    ReplayError, ReplayPlan, ReplayPolicy, Rules, VersionPolicy, replay_snapshot,
 };
 use flightstate::store::Store;
 
@@ -101,7 +101,7 @@ struct Replay<'a> {
 impl super::state_db::StoreWork for Replay<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let mailbox = super::dead::mailbox(self.config)?;
-        let settings = Settings::from_config(self.config);
+        let rules = self.config.pipeline_rules();
         let what = if self.policy.dry_run {
             "checked"
         } else {
@@ -109,7 +109,7 @@ impl super::state_db::StoreWork for Replay<'_> {
         };
         let mut progress = super::progress::Progress::new(what, self.ids.len() as u64);
         for &id in &self.ids {
-            match replay_one(&store, &mailbox, &settings, id, &self.policy)? {
+            match replay_one(&store, &mailbox, &rules, id, &self.policy)? {
                 Ok(plan) => print!("{}", plan_text(&plan, &self.policy)),
                 Err(reason) => {
                     eprintln!("flightstate: replay refused, nothing changed: {reason}");
@@ -126,7 +126,7 @@ impl super::state_db::StoreWork for Replay<'_> {
 fn replay_one<S: Store + Clone>(
     store: &S,
     mailbox: &Mailbox,
-    settings: &Settings,
+    rules: &Rules,
     id: i64,
     policy: &ReplayPolicy,
 ) -> anyhow::Result<Result<ReplayPlan, String>> {
@@ -139,7 +139,7 @@ fn replay_one<S: Store + Clone>(
         )));
     };
     let now = flightstate::pump::utc_now();
-    let plan = match replay_snapshot(store, settings, id, &body, policy, now) {
+    let plan = match replay_snapshot(store, rules, id, &body, policy, now) {
         Ok(plan) => plan,
         Err(ReplayError::Refused(reason)) => return Ok(Err(reason)),
         Err(ReplayError::Failed(e)) => {

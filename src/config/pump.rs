@@ -2,7 +2,11 @@
 //! and their defaults — the only ones: `pump::PumpSettings` is built from
 //! this section, its default from this default.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
+
+use crate::pump::{PumpSettings, default_holder};
 
 /// The main pump (`flightstate pump`, `flightstate run`); see `docs/pump.md`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -61,5 +65,61 @@ impl Default for PumpConfig {
             effect_batch: 500,
             group_commit: 50,
         }
+    }
+}
+
+impl PumpConfig {
+    /// The settings this section gives the pump; `inline_effects` is the
+    /// subcommand's choice, not configuration.
+    pub fn pump_settings(&self, inline_effects: bool) -> PumpSettings {
+        let config = self;
+        PumpSettings {
+            holder: config.holder.clone().unwrap_or_else(default_holder),
+            lease_ttl: Duration::from_secs(config.lease_secs),
+            unsupported_threshold: i32::try_from(config.unsupported_threshold).unwrap_or(i32::MAX),
+            unsupported_retry: Duration::from_millis(config.unsupported_retry_ms),
+            backoff_initial: Duration::from_millis(config.backoff_initial_ms),
+            backoff_max: Duration::from_millis(config.backoff_max_ms),
+            head_blocked_alert: Duration::from_secs(config.head_blocked_alert_secs),
+            bypass_after: (config.bypass_after_secs > 0)
+                .then(|| Duration::from_secs(config.bypass_after_secs)),
+            idle_poll: Duration::from_millis(config.idle_poll_ms),
+            arrival_poll: (config.arrival_poll_ms > 0)
+                .then(|| Duration::from_millis(config.arrival_poll_ms)),
+            head_batch: usize::try_from(config.head_batch).unwrap_or(usize::MAX),
+            effect_batch: i64::from(config.effect_batch),
+            group_commit: usize::try_from(config.group_commit).unwrap_or(usize::MAX),
+            inline_effects,
+        }
+    }
+}
+
+impl Default for PumpSettings {
+    /// The defaults of `[pump]`, making the write-backs inline.
+    fn default() -> Self {
+        PumpConfig::default().pump_settings(true)
+    }
+}
+
+#[cfg(test)]
+mod settings_tests {
+    use super::*;
+
+    #[test]
+    fn the_pump_settings_defaults_are_the_sections() {
+        let config = PumpConfig::default();
+        let defaults = PumpSettings::default();
+        assert_eq!(defaults.lease_ttl.as_secs(), config.lease_secs);
+        assert_eq!(
+            defaults.backoff_max,
+            Duration::from_millis(config.backoff_max_ms)
+        );
+        assert_eq!(defaults.group_commit, config.group_commit as usize);
+        assert!(defaults.inline_effects);
+        let named = PumpConfig {
+            holder: Some("pump-a".to_owned()),
+            ..config
+        };
+        assert_eq!(named.pump_settings(false).holder, "pump-a");
     }
 }

@@ -19,7 +19,8 @@ pub use outbound::Outbound;
 pub use preflight::MailboxFacts;
 pub use requeue::StoredMessage;
 pub use write_back::{
-    WRITE_BACK_KIND, WRITE_BACK_TARGET_PREFIX, WriteBack, write_back_intent, written_back_row,
+    FinalRow, WRITE_BACK_KIND, WRITE_BACK_TARGET_PREFIX, WriteBack, record_write_back,
+    write_back_intent, written_back_row,
 };
 
 use std::error::Error as StdError;

@@ -2,9 +2,11 @@
 //! message's final transaction records, and the call that marks its row
 //! processed with the status of its outcome.
 
+use chrono::NaiveDateTime;
+
 use super::{Mailbox, MailboxSettings};
-use crate::journal::{CallResult, Effect, Intent, ReadBack};
-use crate::store::{ProcStatus, StoredCall};
+use crate::journal::{CallResult, Effect, Intent, ReadBack, Recorded, record_intent};
+use crate::store::{DeadOps, JournalOps, ProcStatus, StoreError, StoredCall};
 
 /// The `CALL_KIND` of a write-back.
 pub const WRITE_BACK_KIND: &str = "BACKFILL";
@@ -51,6 +53,126 @@ pub fn write_back_intent(
         payload: value.clone(),
         deadline_at: None,
     })
+}
+
+/// A mailbox row a transaction leaves with a final status, to be written
+/// back.
+#[derive(Clone, Copy, Debug)]
+pub struct FinalRow {
+    /// The message (its mailbox row).
+    pub id: i64,
+    /// Its `PROC_STATE` status.
+    pub status: ProcStatus,
+    /// Whether it was final before this delivery of its row (see
+    /// [`record_write_back`]).
+    pub redelivered: bool,
+}
+
+/// Records, in the transaction that gave `message` its final status, the
+/// intent of its mailbox write-back (DESIGN §6.1): the last step of every
+/// transaction of the pump that leaves a message final
+/// (`pipeline::Attempt::seal`).
+///
+/// # Errors
+///
+/// A [`StoreError`] when a statement fails; the caller rolls back.
+///
+/// A `redelivered` row (its message was final before this delivery) is
+/// written back again by a new call named after the redelivery, unless a
+/// write-back of it is still on its way: a settled call is never made
+/// twice, and a row left pending would hold the head for ever (DESIGN §4
+/// "Redelivery"). Redeliveries are rare, so they are found by looking up
+/// `backfill:{id}`, `backfill:{id}:resent:1`, … until one is missing.
+///
+/// A message an operator requeued (`flightstate dead requeue`) is written
+/// back by calls named after its requeue count. The count is read only when
+/// the first write-back's key is journaled already (a second look, a
+/// redelivery, a requeue), so a message's usual first write-back costs no
+/// extra statement.
+pub fn record_write_back<T: JournalOps + DeadOps + ?Sized>(
+    tx: &mut T,
+    mailbox: &MailboxSettings,
+    message: FinalRow,
+    now: NaiveDateTime,
+) -> Result<(), StoreError> {
+    let FinalRow {
+        id: message_id,
+        status,
+        redelivered,
+    } = message;
+    let requeue = if redelivered {
+        requeue_count(tx, message_id)?
+    } else {
+        0
+    };
+    let mut recorded = journal_at(tx, mailbox, message_id, status, (requeue, redelivered), now)?;
+    if !redelivered
+        && matches!(
+            recorded,
+            Some((Recorded::Existing(_) | Recorded::DigestMismatch(_), _))
+        )
+    {
+        let requeue = requeue_count(tx, message_id)?;
+        if requeue > 0 {
+            recorded = journal_at(tx, mailbox, message_id, status, (requeue, false), now)?;
+        }
+    }
+    match recorded {
+        Some((Recorded::DigestMismatch(call_id), _)) => {
+            // The message changed outcome under the same id: the journaled
+            // write-back stands, since its digest can never change.
+            tracing::warn!(
+                effect.call_id = call_id,
+                status = status.code(),
+                "a write-back with another status is already journaled; it stands"
+            );
+        }
+        Some((Recorded::New(call_id), delivery)) if delivery > 0 => {
+            tracing::info!(
+                effect.call_id = call_id,
+                delivery,
+                status = status.code(),
+                "the mailbox row came again after its write-back; it is written back again"
+            );
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn requeue_count<T: DeadOps + ?Sized>(tx: &mut T, message_id: i64) -> Result<i32, StoreError> {
+    Ok(tx
+        .select_message_record(message_id)?
+        .map_or(0, |r| r.requeue_count))
+}
+
+/// Records the write-back of the `requeue`-th requeue of the message (0: the
+/// message as first delivered); with `redelivered`, the first of its
+/// deliveries that has no journaled call yet. `None` when nothing is to be
+/// recorded (a status that is not final, or a write-back still on its way).
+fn journal_at<T: JournalOps + ?Sized>(
+    tx: &mut T,
+    mailbox: &MailboxSettings,
+    message_id: i64,
+    status: ProcStatus,
+    (requeue, redelivered): (i32, bool),
+    now: NaiveDateTime,
+) -> Result<Option<(Recorded, u32)>, StoreError> {
+    let mut delivery = 0;
+    let intent = loop {
+        let Some(intent) = write_back_intent(mailbox, message_id, status, requeue, delivery) else {
+            return Ok(None);
+        };
+        if !redelivered {
+            break intent;
+        }
+        match tx.select_effect_call(&intent.idempotency_key())? {
+            None => break intent,
+            Some(call) if !call.status.settled() => return Ok(None),
+            Some(_) => delivery += 1,
+        }
+    };
+    Ok(Some((record_intent(tx, &intent, now)?, delivery)))
 }
 
 fn target_id(call: &StoredCall) -> Option<i64> {

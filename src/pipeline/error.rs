@@ -7,7 +7,7 @@ use crate::store::{MASS_DELETE, StoreError};
 /// decides the outcome: bad input is DEAD at once, unsupported input is
 /// FAILED(UNSUPPORTED), a fenced pump ([`FailureKind::Fenced`], a
 /// [`Store`](PipelineError::Store) error from
-/// [`check_fence`](super::check_fence)) leaves the message untouched and
+/// [`Attempt::lock`](super::Attempt)) leaves the message untouched and
 /// stops, everything else is an infrastructure fault that is retried.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -1,19 +1,18 @@
 //! The pump's group commit: consecutive flight-level messages at the head
 //! are applied in one state transaction (`pipeline::apply_group`), each
 //! with its own outcome and its own journaled write-back, committed
-//! together. The order, the fence, the write-back intents (one
-//! `message_store::seal` for the group) and the crash points are those of
-//! a single message; a group that fails is handed back to be applied one
+//! together. The order, the fence, the write-back intents (sealed for the
+//! whole group by `pipeline::apply_group`) and the crash points are those
+//! of a single message; a group that fails is handed back to be applied one
 //! message at a time, and a fenced group stops the pump like a fenced
 //! message.
 
-use super::message_store::{Final, seal};
 use super::policy::say_applied;
 use super::{Processed, Pump, Step, utc_now};
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::mailbox::InboundMessage;
-use crate::pipeline::{Grouped, PipelineError, Settings, apply_group, prepare_grouped};
+use crate::pipeline::{Grouped, apply_group, prepare_grouped};
 use crate::store::Store;
 
 /// What became of a group.
@@ -55,28 +54,13 @@ impl<S: Store + Clone> Pump<S> {
         );
         let _enter = span.enter();
         let now = utc_now();
-        let settings = Settings {
-            fence: Some(epoch),
-            ..self.pipeline.clone()
-        };
-        let mailbox = self.mailbox.settings().clone();
+        let leased = self.leased(epoch);
         // Every message of the group is parsed by now.
         crate::failpoint!("group.after_parse");
         let started = std::time::Instant::now();
-        let result = self.store.transaction(|tx| {
-            let applied = apply_group(tx, &settings, group, now)?;
-            let finals: Vec<Final> = group
-                .iter()
-                .zip(&applied)
-                .map(|(grouped, applied)| Final {
-                    id: grouped.id(),
-                    status: applied.status(),
-                    redelivered: applied.redelivered(),
-                })
-                .collect();
-            seal(tx, Some(epoch), &mailbox, &finals, now)?;
-            Ok::<_, PipelineError>(applied)
-        });
+        let result = self
+            .store
+            .transaction(|tx| apply_group(tx, &self.pipeline, leased, group, now));
         match result {
             Ok(applied) => {
                 super::APPLY_LATENCY.observe(started.elapsed(), group.len());

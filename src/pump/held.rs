@@ -1,4 +1,4 @@
-//! A held head (the mass-delete guard, `pipeline::delete_guard`): the
+//! A held head (the mass-delete guard, `pipeline::snapshot`): the
 //! snapshot at the head is recorded HELD and not written back, and the
 //! head waits — every look re-reads its `PROC_STATE`, which changes nothing
 //! until an operator releases it (the next look applies it as it is) or

@@ -1,6 +1,7 @@
 //! The single active main pump (DESIGN §4): drains the mailbox in id order,
-//! applies each message through [`apply_message`](crate::pipeline::apply_message),
-//! follows the failure policy, holds the lease in `PIPELINE_LOCK`, and hands
+//! applies each message through [`apply_attempt`](crate::pipeline::apply_attempt)
+//! as an [`Attempt`](crate::pipeline::Attempt) under its lease, follows the
+//! failure policy, holds the lease in `PIPELINE_LOCK`, and hands
 //! each final outcome to the effect journal as a mailbox write-back.
 //!
 //! It never parses or applies anything itself and never talks SQL. One
@@ -12,12 +13,11 @@
 //! - `policy.rs`: **the failure policy**: DEAD releases the head at once,
 //!   FAILED(UNSUPPORTED) is retried up to a threshold, FAILED(INFRA) blocks
 //!   the head with backoff, and a fenced pump stops at once, never retrying.
-//! - `message_store.rs`: **the fence and the write-back intent**: one
-//!   function seals every transaction that leaves a final `PROC_STATE` —
-//!   one message's ([`MessageStore`]), a group's, a redelivery's — checking
-//!   the epoch under the row lock and recording the intent before the
-//!   commit, so "applied but never written back" cannot be forgotten and a
-//!   stale pump can never commit.
+//! - the fence and the write-back intent are the pipeline's first and last
+//!   steps of every transaction of an attempt (`pipeline::Attempt`): the
+//!   epoch is checked under the row lock and the intent recorded before
+//!   the commit, so "applied but never written back" cannot be forgotten
+//!   and a stale pump can never commit.
 //! - `effects.rs`: **the write-backs**, made inline or by the effect
 //!   worker; `group.rs`: group commit; `latency.rs`; `settings.rs`.
 //!
@@ -30,7 +30,6 @@ mod head_alert;
 mod held;
 mod latency;
 mod lease;
-mod message_store;
 mod policy;
 mod settings;
 
@@ -39,7 +38,6 @@ use group::GroupOutcome;
 use head_alert::HeadAlert;
 pub use latency::{APPLY_LATENCY, ApplyLatency, LatencyReading};
 use lease::Tenure;
-pub use message_store::MessageStore;
 use policy::BlockedHead;
 pub use policy::backoff;
 pub use settings::{PumpSettings, default_holder};
@@ -55,7 +53,7 @@ use crate::doorbell::Doorbell;
 use crate::failure::Causes;
 use crate::journal::{PassReport, WorkerLease};
 use crate::mailbox::{InboundMessage, Mailbox};
-use crate::pipeline::Settings;
+use crate::pipeline::Rules;
 use crate::store::Store;
 
 /// The current time as the state database stores bookkeeping times (UTC).
@@ -114,7 +112,7 @@ const STANDBY_LOOK: Duration = Duration::from_secs(1);
 pub struct Pump<S: Store + Clone> {
     store: S,
     mailbox: Arc<Mailbox>,
-    pipeline: Settings,
+    pipeline: Rules,
     settings: PumpSettings,
     lease: Option<HeldLease>,
     shared: SharedLease,
@@ -144,7 +142,7 @@ impl<S: Store + Clone> Pump<S> {
     pub fn new(
         store: S,
         mailbox: Arc<Mailbox>,
-        pipeline: Settings,
+        pipeline: Rules,
         settings: PumpSettings,
     ) -> Pump<S> {
         Pump {

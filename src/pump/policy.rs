@@ -6,16 +6,13 @@
 //! conflict beyond the pipeline's own retries) blocks the head and is
 //! retried with capped exponential backoff and jitter.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::NaiveDateTime;
-
-use super::{APPLY_LATENCY, MessageStore, Processed, Pump, PumpError, Step, utc_now};
+use super::{APPLY_LATENCY, Processed, Pump, PumpError, Step, utc_now};
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::mailbox::InboundMessage;
-use crate::pipeline::{Applied, PipelineError, Settings, apply_message, bypass_message};
+use crate::pipeline::{Applied, Attempt, Leased, PipelineError, apply_attempt, bypass_message};
 use crate::store::{LeaseOps, Store};
 
 /// Capped exponential backoff with jitter: the `failures`-th retry waits
@@ -35,14 +32,13 @@ pub(super) struct BlockedHead {
 }
 
 impl<S: Store + Clone> Pump<S> {
-    fn message_store(&self, message_id: i64, epoch: i64, now: NaiveDateTime) -> MessageStore<S> {
-        MessageStore::new(
-            self.store.clone(),
-            Arc::new(self.mailbox.settings().clone()),
-            message_id,
-            Some(epoch),
-            now,
-        )
+    /// What this pump's transactions commit under at lease `epoch`.
+    pub(super) fn leased(&self, epoch: i64) -> Leased<'_> {
+        Leased {
+            epoch,
+            mailbox: self.mailbox.settings(),
+            unsupported_threshold: self.settings.unsupported_threshold,
+        }
     }
 
     /// Applies one message under the failure policy.
@@ -56,15 +52,10 @@ impl<S: Store + Clone> Pump<S> {
             msg.status = tracing::field::Empty
         );
         let _enter = span.enter();
-        let now = utc_now();
-        let store = self.message_store(message.id, epoch, now);
-        let settings = Settings {
-            fence: Some(epoch),
-            unsupported_threshold: Some(self.settings.unsupported_threshold),
-            ..self.pipeline.clone()
-        };
+        let attempt =
+            Attempt::from_mailbox(message.id, &message.body, utc_now(), self.leased(epoch));
         let started = Instant::now();
-        let applied = apply_message(&store, &settings, message.id, &message.body, now);
+        let applied = apply_attempt(&self.store, &self.pipeline, &attempt);
         APPLY_LATENCY.observe(started.elapsed(), 1);
         match applied {
             Ok(Applied::Unsupported { msg_type, subtype }) => {
@@ -78,18 +69,6 @@ impl<S: Store + Clone> Pump<S> {
             Ok(applied) => {
                 span.record("msg.status", applied.status().code());
                 say_applied(message.id, &applied);
-                if applied.redelivered()
-                    && let Err(e) = self.journal_redelivery(message.id, applied.status(), epoch)
-                {
-                    if e.kind() == FailureKind::Fenced {
-                        return Ok(self.fenced_out(&e));
-                    }
-                    if !self.still_leased() {
-                        return Ok(Processed::Stop(Step::LeaseLost));
-                    }
-                    tracing::warn!(error = %Causes(&e), "cannot record the write-back of a row delivered again; retrying");
-                    return Ok(Processed::Stop(self.infra_failure(message.id)));
-                }
                 crate::failpoint!("pump.after_commit");
                 Ok(Processed::Final(1))
             }
@@ -135,9 +114,9 @@ impl<S: Store + Clone> Pump<S> {
             failed_for.as_secs(),
             Causes(error)
         );
-        let now = utc_now();
-        let store = self.message_store(message.id, epoch, now);
-        match bypass_message(&store, message.id, &message.body, now, &reason) {
+        let attempt =
+            Attempt::from_mailbox(message.id, &message.body, utc_now(), self.leased(epoch));
+        match bypass_message(&self.store, &attempt, &reason) {
             Ok(_) => {
                 tracing::error!(
                     msg.id = message.id,

@@ -1,10 +1,8 @@
 //! How the pump behaves: the settings `[pump]` configures, in the types the
-//! pump works with. The defaults are the configuration's
-//! ([`PumpConfig::default`]), so there is one set of them.
+//! pump works with, built from the configuration by `config::PumpConfig`
+//! (whose defaults are the only ones).
 
 use std::time::Duration;
-
-use crate::config::PumpConfig;
 
 /// How the pump behaves.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,38 +47,6 @@ pub struct PumpSettings {
     pub inline_effects: bool,
 }
 
-impl PumpSettings {
-    /// The settings the `[pump]` section gives; `inline_effects` is the
-    /// subcommand's choice, not configuration.
-    pub fn from_config(config: &PumpConfig, inline_effects: bool) -> PumpSettings {
-        PumpSettings {
-            holder: config.holder.clone().unwrap_or_else(default_holder),
-            lease_ttl: Duration::from_secs(config.lease_secs),
-            unsupported_threshold: i32::try_from(config.unsupported_threshold).unwrap_or(i32::MAX),
-            unsupported_retry: Duration::from_millis(config.unsupported_retry_ms),
-            backoff_initial: Duration::from_millis(config.backoff_initial_ms),
-            backoff_max: Duration::from_millis(config.backoff_max_ms),
-            head_blocked_alert: Duration::from_secs(config.head_blocked_alert_secs),
-            bypass_after: (config.bypass_after_secs > 0)
-                .then(|| Duration::from_secs(config.bypass_after_secs)),
-            idle_poll: Duration::from_millis(config.idle_poll_ms),
-            arrival_poll: (config.arrival_poll_ms > 0)
-                .then(|| Duration::from_millis(config.arrival_poll_ms)),
-            head_batch: usize::try_from(config.head_batch).unwrap_or(usize::MAX),
-            effect_batch: i64::from(config.effect_batch),
-            group_commit: usize::try_from(config.group_commit).unwrap_or(usize::MAX),
-            inline_effects,
-        }
-    }
-}
-
-impl Default for PumpSettings {
-    /// The defaults of `[pump]`, making the write-backs inline.
-    fn default() -> Self {
-        PumpSettings::from_config(&PumpConfig::default(), true)
-    }
-}
-
 /// `host:pid:random`, unique enough that two pumps never share a name.
 pub fn default_holder() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -95,24 +61,6 @@ pub fn default_holder() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_defaults_are_the_configurations() {
-        let config = PumpConfig::default();
-        let defaults = PumpSettings::default();
-        assert_eq!(defaults.lease_ttl.as_secs(), config.lease_secs);
-        assert_eq!(
-            defaults.backoff_max,
-            Duration::from_millis(config.backoff_max_ms)
-        );
-        assert_eq!(defaults.group_commit, config.group_commit as usize);
-        assert!(defaults.inline_effects);
-        let named = PumpConfig {
-            holder: Some("pump-a".to_owned()),
-            ..config
-        };
-        assert_eq!(PumpSettings::from_config(&named, false).holder, "pump-a");
-    }
 
     #[test]
     fn holder_names_host_and_process() {

@@ -4,7 +4,7 @@
 //!
 //! It plans one part at a time (a snapshot read whole is one part): the
 //! day's list, the FLIDs that come twice and the set-difference delete are
-//! the whole message's, decided elsewhere (`pipeline::snapshot_check`, and
+//! the whole message's, decided elsewhere (`pipeline::snapshot::check`, and
 //! in SQL by the operation day).
 
 use std::collections::HashMap;

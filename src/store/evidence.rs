@@ -1,7 +1,7 @@
 //! Evidence about the upstream (`ORDER_EVIDENCE`, `SEQN_EVIDENCE`) and the
 //! head of the queue: what the state records so that a site can see
 //! whether the assumptions its rules rest on hold. The counting rules are
-//! the pipeline's (`pipeline::order_evidence`, `pipeline::seqn_evidence`);
+//! the pipeline's (`pipeline::evidence`);
 //! this module only reads and writes their rows.
 
 use chrono::{NaiveDate, NaiveDateTime};

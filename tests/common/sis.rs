@@ -21,10 +21,10 @@ pub fn parse_options() -> ParseOptions {
 }
 
 /// The pipeline settings of the tests' site.
-pub fn site_settings() -> flightstate::pipeline::Settings {
-    flightstate::pipeline::Settings {
+pub fn site_settings() -> flightstate::pipeline::Rules {
+    flightstate::pipeline::Rules {
         parse: parse_options(),
-        ..flightstate::pipeline::Settings::default()
+        ..flightstate::pipeline::Rules::default()
     }
 }
 

@@ -16,7 +16,7 @@ use flightstate::dispatch::{
     KafkaSettings, SCHEMA_VERSION_HEADER,
 };
 use flightstate::kafka::KafkaClient;
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::state::StoredFlight;
 use flightstate::store::pg::PgStore;
@@ -121,7 +121,7 @@ pub fn outbox_of_a_day(flights: usize) -> (crate::common::TestDatabase, PgStore)
     let now = crate::common::sis::at(9, 12, 0);
     for (i, body) in day_messages(flights).iter().enumerate() {
         let id = i64::try_from(i).expect("small") + 1;
-        let applied = apply_message(&store, &Settings::default(), id, body, now).expect("applied");
+        let applied = apply_message(&store, &Rules::default(), id, body, now).expect("applied");
         assert!(
             matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
             "{applied:?}"
@@ -146,8 +146,7 @@ pub fn apply_in_stages(
     for &until in stages {
         for (i, body) in messages.iter().enumerate().take(until).skip(from) {
             let id = i64::try_from(i).expect("small") + 1;
-            let applied =
-                apply_message(store, &Settings::default(), id, body, now).expect("applied");
+            let applied = apply_message(store, &Rules::default(), id, body, now).expect("applied");
             assert!(
                 matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
                 "{applied:?}"

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flightstate::mailbox::Mailbox;
-use flightstate::pipeline::Settings;
+use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::{PgStore, PgTx};
 use flightstate::store::{Store, StoreError};
@@ -35,7 +35,7 @@ pub fn mailbox(url: String) -> Arc<Mailbox> {
 /// # Panics
 ///
 /// When the pump stops, or is not idle within a minute.
-pub fn pump_until_idle(db_url: &str, mb: &MailboxDatabase, pipeline: Settings, holder: &str) {
+pub fn pump_until_idle(db_url: &str, mb: &MailboxDatabase, pipeline: Rules, holder: &str) {
     let store = PgStore::connect(db_url, 2, Duration::from_secs(2)).expect("pool");
     let mailbox = mailbox(mb.url());
     let mut pump = Pump::new(store, mailbox, pipeline, pump_settings(holder));
@@ -84,8 +84,8 @@ pub fn two_pumps(
     db_url: &str,
     mailbox_url: String,
     at_commit: bool,
-    pipeline: Settings,
-    pipeline_a: Settings,
+    pipeline: Rules,
+    pipeline_a: Rules,
 ) -> TwoPumps {
     let (gate, control) = Gate::new(at_commit);
     let store_a = PausingStore {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::{NaiveDate, NaiveDateTime};
 use flightstate::api::{self, Api, ApiSettings, Running, StatusLimits, Topics};
 use flightstate::mailbox::Mailbox;
-use flightstate::pipeline::{Applied, Settings, apply_message};
+use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::store::Store;
 use flightstate::store::pg::PgStore;
@@ -247,7 +247,7 @@ pub fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
         .value
 }
 
-/// Settings for a test's API.
+/// Rules for a test's API.
 pub fn settings(token: Option<&str>, brokers: Option<String>) -> ApiSettings {
     ApiSettings {
         token: token.map(str::to_owned),
@@ -337,8 +337,8 @@ pub fn applied_day(flights: usize) -> (TestDatabase, PgStore) {
         .collect();
     for (i, body) in messages.iter().enumerate() {
         let id = i64::try_from(i).expect("small") + 1;
-        let applied = apply_message(&store, &Settings::default(), id, body.as_bytes(), now())
-            .expect("applied");
+        let applied =
+            apply_message(&store, &Rules::default(), id, body.as_bytes(), now()).expect("applied");
         assert!(
             matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
             "{applied:?}"
@@ -346,7 +346,7 @@ pub fn applied_day(flights: usize) -> (TestDatabase, PgStore) {
     }
     let dead = apply_message(
         &store,
-        &Settings::default(),
+        &Rules::default(),
         9_999,
         b"<MSG><META>not well formed",
         now(),

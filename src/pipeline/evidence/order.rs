@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 
 use chrono::{NaiveDate, NaiveDateTime};
 
-use super::message_ref::MessageRef;
-use super::seqn_evidence::{self, Sent};
+use super::seqn::{self, Sent};
+use crate::pipeline::attempt::MessageRef;
 use crate::store::{DayOrder, StateTx, StoreError};
 
 /// Counts a snapshot of `day` into the day's evidence: a stale snapshot
@@ -64,7 +64,7 @@ pub(super) fn on_event(day: &mut DayOrder, message_id: i64, dttm: NaiveDateTime)
 /// # Errors
 ///
 /// A [`StoreError`] reading or writing the evidence.
-pub(super) fn count_snapshot<T: StateTx>(
+pub(in crate::pipeline) fn count_snapshot<T: StateTx>(
     tx: &mut T,
     day: NaiveDate,
     message: &MessageRef<'_>,
@@ -74,7 +74,7 @@ pub(super) fn count_snapshot<T: StateTx>(
         .unwrap_or_else(|| DayOrder::new(day));
     on_snapshot(&mut evidence, message.id, message.dttm);
     tx.upsert_order_evidence(&evidence, message.now)?;
-    seqn_evidence::count(tx, &[sent(message)], message.now)
+    seqn::count(tx, &[sent(message)], message.now)
 }
 
 /// Counts flight-level messages, in order, each with the operation days of
@@ -83,7 +83,7 @@ pub(super) fn count_snapshot<T: StateTx>(
 /// # Errors
 ///
 /// A [`StoreError`] reading or writing the evidence.
-pub(super) fn count_flight_messages<T: StateTx>(
+pub(in crate::pipeline) fn count_flight_messages<T: StateTx>(
     tx: &mut T,
     messages: &[(MessageRef<'_>, Vec<NaiveDate>)],
 ) -> Result<(), StoreError> {
@@ -108,7 +108,7 @@ pub(super) fn count_flight_messages<T: StateTx>(
         tx.upsert_order_evidence(evidence, last.now)?;
     }
     let sent: Vec<Sent<'_>> = messages.iter().map(|(m, _)| sent(m)).collect();
-    seqn_evidence::count(tx, &sent, last.now)
+    seqn::count(tx, &sent, last.now)
 }
 
 fn sent<'a>(message: &MessageRef<'a>) -> Sent<'a> {

@@ -13,9 +13,9 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{NaiveDate, NaiveDateTime};
 
-use super::PipelineError;
-use super::message_ref::{MessageRef, json};
-use super::report::EventReport;
+use crate::pipeline::PipelineError;
+use crate::pipeline::attempt::MessageRef;
+use crate::pipeline::outcome::{EventReport, json};
 use crate::state::{FlightState, StoredFlight, changed_parts};
 use crate::store::{
     ChangeNotice, DetailTable, EventKind, FlightChange, StateEvent, StateTx, first_version,
@@ -133,7 +133,7 @@ impl Working {
     ///
     /// # Errors
     ///
-    /// A notice that cannot be written as JSON (`message_ref::json`).
+    /// A notice that cannot be written as JSON (`outcome::json`).
     pub(super) fn settle(&mut self, message: &MessageRef<'_>) -> Result<Settled, PipelineError> {
         let mut settled = Settled {
             report: EventReport {

@@ -1,6 +1,6 @@
 //! Reading a large snapshot while it is being written: a reader thread
 //! parses the message and hands its records by parts, as their FLTRs are
-//! read, to the snapshot's transaction (`snapshot::Parts`), which builds each
+//! read, to the snapshot's transaction ([`Parts`]), which builds each
 //! part's states and `STATE_DIGEST`s and writes them while the reader reads
 //! on. Parsing then overlaps with building and writing (the other core and
 //! the database) instead of taking turns; the parser reads a large day's last
@@ -8,7 +8,7 @@
 //!
 //! Only a few parts are held at a time: the reader keeps no record it
 //! handed on, the transaction drops each part once written, and what the
-//! checks need of the whole message is a tally (`snapshot_check::Tally`:
+//! checks need of the whole message is a tally (`check::Tally`:
 //! the FLIDs and scheduled times). So a day's memory is its XML and a few
 //! parts, not the day. Each attempt at the transaction reads the message
 //! again (a lost version race is rare; keeping the day to spare it would
@@ -20,16 +20,15 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use chrono::NaiveDate;
 
-use super::PipelineError;
-use super::report::SnapshotReport;
-use super::settings::Settings;
-use super::snapshot::{Parts, Received, Source, apply_snapshot};
-use super::snapshot_check::{Built, Checked, Tally};
+use super::check::{Built, Checked, Tally};
+use super::{Parts, Received, SnapshotReport, Source, apply_snapshot};
+use crate::pipeline::attempt::Attempt;
+use crate::pipeline::{PipelineError, Rules};
 use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError};
 use crate::store::Store;
 
 /// What became of a message read by parts.
-pub(super) enum Streamed {
+pub(in crate::pipeline) enum Streamed {
     /// A snapshot, whose flights were handed out as read: its outcome, and
     /// its META once the message could be read.
     Snapshot {
@@ -41,20 +40,21 @@ pub(super) enum Streamed {
     Other(Result<Message, ProtocolError>),
 }
 
-/// Applies `body` as a snapshot read by parts, when it is one.
-pub(super) fn apply_streamed<S: Store>(
+/// Applies the message of `attempt` as a snapshot read by parts, when it
+/// is one.
+pub(in crate::pipeline) fn apply_streamed<S: Store>(
     store: &S,
-    settings: &Settings,
+    rules: &Rules,
+    attempt: &Attempt<'_>,
     received: Received<'_>,
-    body: &[u8],
 ) -> Streamed {
     let source = StreamSource {
-        body,
-        settings,
+        body: attempt.body,
+        rules,
         kind: RefCell::new(None),
         other: RefCell::new(None),
     };
-    let outcome = apply_snapshot(store, settings, received, &source);
+    let outcome = apply_snapshot(store, rules, attempt, received, &source);
     match source.other.into_inner() {
         Some(parsed) => Streamed::Other(parsed),
         None => Streamed::Snapshot {
@@ -65,11 +65,11 @@ pub(super) fn apply_streamed<S: Store>(
 }
 
 /// The META of a message read by parts: what its outcome records.
-pub(super) struct ReadMeta {
-    pub(super) msg_type: String,
-    pub(super) subtype: String,
+pub(in crate::pipeline) struct ReadMeta {
+    pub(in crate::pipeline) msg_type: String,
+    pub(in crate::pipeline) subtype: String,
     /// SNDR and SEQN, for the SEQN evidence.
-    pub(super) sent: (String, String),
+    pub(in crate::pipeline) sent: (String, String),
 }
 
 /// What the reader hands the transaction.
@@ -84,7 +84,7 @@ enum Read {
 /// A message to read by parts, once per attempt.
 struct StreamSource<'a> {
     body: &'a [u8],
-    settings: &'a Settings,
+    rules: &'a Rules,
     /// META, once read.
     kind: RefCell<Option<ReadMeta>>,
     /// The message read whole, when it handed out no flight.
@@ -97,11 +97,11 @@ impl Source for StreamSource<'_> {
         // while the writer writes another (a second queued part measured no
         // faster and held more memory).
         let (to_writer, from_reader) = sync_channel(1);
-        let (body, settings) = (self.body, self.settings);
+        let (body, rules) = (self.body, self.rules);
         std::thread::scope(|scope| {
             let reader = std::thread::Builder::new()
                 .name("snapshot-reader".to_owned())
-                .spawn_scoped(scope, move || read(body, settings, to_writer));
+                .spawn_scoped(scope, move || read(body, rules, to_writer));
             let mut parts = StreamParts {
                 source: self,
                 from_reader,
@@ -114,14 +114,11 @@ impl Source for StreamSource<'_> {
             let Ok(reader) = reader else {
                 // No thread to read on: the usual path reads it whole.
                 self.other
-                    .replace(Some(protocol::parse_slice(self.body, &self.settings.parse)));
+                    .replace(Some(protocol::parse_slice(self.body, &self.rules.parse)));
                 return run(None, &mut parts);
             };
             parts.first = parts.receive();
-            let first_day = parts
-                .first
-                .as_ref()
-                .and_then(|p| p.first_day(self.settings));
+            let first_day = parts.first.as_ref().and_then(|p| p.first_day(self.rules));
             let result = run(first_day, &mut parts);
             // Whatever the transaction left unread is not wanted.
             drop(parts);
@@ -214,7 +211,7 @@ impl StreamParts<'_, '_> {
             .check(
                 &schedule.recs,
                 (schedule.operation_day, None),
-                self.source.settings,
+                self.source.rules,
             )
             .map_err(|e| e.to_string())?;
         Ok(Checked {
@@ -257,13 +254,13 @@ impl Parts for StreamParts<'_, '_> {
 /// snapshot by parts as they are read (`protocol::parse_slice_handing`);
 /// ends with the message. It stops handing out when the transaction stops
 /// listening.
-fn read(body: &[u8], settings: &Settings, parts: SyncSender<Read>) {
+fn read(body: &[u8], rules: &Rules, parts: SyncSender<Read>) {
     let mut part = Vec::new();
     // The first part is an eighth of the others, so that the writer starts
     // on the day after a fortieth of its reading rather than a fifth; each
     // next part is twice the last, up to the full size, so that the writer
     // has the next part in hand when it is done with one.
-    let mut part_size = (settings.stream_part_flights / 8).max(1);
+    let mut part_size = (rules.stream_part_flights / 8).max(1);
     let mut listening = true;
     let mut on_record = |record: FlightRecord| {
         if !listening {
@@ -271,11 +268,11 @@ fn read(body: &[u8], settings: &Settings, parts: SyncSender<Read>) {
         }
         part.push(record);
         if part.len() >= part_size {
-            part_size = (part_size * 2).min(settings.stream_part_flights);
+            part_size = (part_size * 2).min(rules.stream_part_flights);
             listening = parts.send(Read::Part(std::mem::take(&mut part))).is_ok();
         }
     };
-    let parsed = protocol::parse_slice_handing(body, &settings.parse, &mut on_record);
+    let parsed = protocol::parse_slice_handing(body, &rules.parse, &mut on_record);
     if listening && !part.is_empty() {
         listening = parts.send(Read::Part(part)).is_ok();
     }

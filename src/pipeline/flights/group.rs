@@ -12,24 +12,25 @@
 //!
 //! Only messages that parse and pass every check before the transaction
 //! join a group; anything else (a snapshot, an unsupported or bad message)
-//! takes the single-message path, [`apply_message`](super::apply_message),
+//! takes the single-message path, [`apply_attempt`](crate::pipeline::apply_attempt),
 //! which records its outcome. A group that fails as a whole is rolled back
 //! and its messages are applied one by one by the pump, so a failure is
 //! always pinned to one message.
 
 use chrono::NaiveDateTime;
 
-use super::PipelineError;
-use super::adft::check_adft;
-use super::apply::{Applied, Recorder, Seen};
-use super::event::prepare_events;
-use super::flights::{FlightMessage, FlightWork, apply_flight_messages, check_recs};
-use super::identity::identity_key;
-use super::message_ref::MessageRef;
-use super::settings::{Settings, check_fence};
+use super::{
+    FlightMessage, FlightWork, apply_flight_messages, check_adft, check_recs, prepare_events,
+};
+use crate::mailbox::FinalRow;
+use crate::pipeline::attempt::Leased;
+use crate::pipeline::attempt::MessageRef;
+use crate::pipeline::identity::identity_key;
+use crate::pipeline::outcome::{Applied, Recorder, Seen};
+use crate::pipeline::{PipelineError, Rules};
 use crate::protocol::{self, Body, Message, ScheduleSubtype};
 use crate::state::FlightEvent;
-use crate::store::{ProcStatus, StateTx};
+use crate::store::{DeadOps, JournalOps, ProcStatus, StateTx};
 
 /// The largest body considered for a group. Flight-level messages are a
 /// few KiB; a day's snapshot (tens of MiB) is not parsed twice just to learn
@@ -65,13 +66,13 @@ impl Grouped {
 /// message that can join a group, `None` when it must take the
 /// single-message path (too large, malformed, a snapshot, unsupported, or
 /// failing a check — that path records why).
-pub fn prepare_grouped(settings: &Settings, id: i64, body: &[u8]) -> Option<Grouped> {
+pub fn prepare_grouped(rules: &Rules, id: i64, body: &[u8]) -> Option<Grouped> {
     if body.len() > GROUP_MAX_BODY {
         return None;
     }
-    let message = protocol::parse_slice(body, &settings.parse).ok()?;
+    let message = protocol::parse_slice(body, &rules.parse).ok()?;
     let events = match &message.body {
-        Body::FlightOperation(operation) => prepare_events(settings, operation).ok()?,
+        Body::FlightOperation(operation) => prepare_events(rules, operation).ok()?,
         Body::Schedule(s) if s.subtype == ScheduleSubtype::Adft => {
             check_adft(s).ok()?;
             Vec::new()
@@ -91,24 +92,27 @@ pub fn prepare_grouped(settings: &Settings, id: i64, body: &[u8]) -> Option<Grou
 }
 
 /// Applies `group`, in order, inside the caller's transaction: takes
-/// `PIPELINE_LOCK` and checks the fence, tells from `PROC_STATE` which
-/// messages are new (a message already final is not applied again; one
-/// whose body changed under its id is DEAD), applies the new ones and
-/// records every outcome. Returns what became of each message, in order.
+/// `PIPELINE_LOCK` and checks the pump's fence, tells from `PROC_STATE`
+/// which messages are new (a message already final is not applied again;
+/// one whose body changed under its id is DEAD), applies the new ones,
+/// records every outcome and seals the group: each message's write-back
+/// intent, as for a message alone. Returns what became of each message, in
+/// order.
 ///
 /// # Errors
 ///
 /// A database fault, a fenced pump, or bad input found inside the
 /// transaction; the caller rolls the group back and applies its messages
 /// one by one.
-pub fn apply_group<T: StateTx>(
+pub fn apply_group<T: StateTx + JournalOps + DeadOps>(
     tx: &mut T,
-    settings: &Settings,
+    rules: &Rules,
+    leased: Leased<'_>,
     group: &[Grouped],
     now: NaiveDateTime,
 ) -> Result<Vec<Applied>, PipelineError> {
     let lease = tx.lock_pipeline()?;
-    check_fence(settings.fence, &lease)?;
+    leased.check(&lease)?;
     let mut outcomes: Vec<Option<Applied>> = Vec::with_capacity(group.len());
     let mut to_apply = Vec::new();
     let ids: Vec<i64> = group.iter().map(|g| g.id).collect();
@@ -166,15 +170,26 @@ pub fn apply_group<T: StateTx>(
     }
     let mut reports = apply_flight_messages(
         tx,
-        &settings.merge.collections,
-        settings.merge.adft_absent,
+        &rules.merge.collections,
+        rules.merge.adft_absent,
         &to_apply,
     )?
     .into_iter();
-    Ok(outcomes
+    let applied: Vec<Applied> = outcomes
         .into_iter()
         .map(|outcome| {
             outcome.unwrap_or_else(|| Applied::Flights(reports.next().unwrap_or_default()))
         })
-        .collect())
+        .collect();
+    let finals: Vec<FinalRow> = group
+        .iter()
+        .zip(&applied)
+        .map(|(grouped, applied)| FinalRow {
+            id: grouped.id,
+            status: applied.status(),
+            redelivered: applied.redelivered(),
+        })
+        .collect();
+    leased.seal(tx, &finals, now)?;
+    Ok(applied)
 }

@@ -3,9 +3,9 @@
 //! nothing — [`snapshot_transaction`] shows them in order.
 //!
 //! One transaction, whichever way the message is read: read whole before
-//! the transaction, its flights are one part; streamed
-//! (`pipeline::streamed`), they are written part by part while the rest is
-//! still being read. Either way the same rules decide:
+//! the transaction, its flights are one part; streamed (`streamed`), they
+//! are written part by part while the rest is still being read. Either way
+//! the same rules decide:
 //!
 //! - **validation** (RECS, the day, every value, no FLID twice): a message
 //!   that fails it is DEAD with the same reason, and nothing it wrote
@@ -14,27 +14,47 @@
 //!   changes nothing else;
 //! - **the version race**: a lost CAS rolls back and the transaction runs
 //!   again from the start, reading the flights afresh, at most
-//!   `Settings::conflict_retries` times.
+//!   [`CONFLICT_RETRIES`] times.
+//!
+//! An operator's replay (`replay`) runs the same transaction between its
+//! own first and last steps.
+
+mod check;
+mod replay;
+mod streamed;
+mod write;
+
+pub use check::MAX_SNAPSHOT_FLIGHTS;
+pub(super) use check::Whole;
+pub use replay::{ReplayError, ReplayPlan, replay_snapshot};
+pub(super) use streamed::{Streamed, apply_streamed};
 
 use std::borrow::Cow;
 
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
-use super::delete_guard::guard_mass_delete;
-use super::message_ref::MessageRef;
-use super::order_evidence;
-use super::report::SnapshotReport;
-use super::settings::{Settings, check_fence};
-use super::snapshot_check::{Built, Checked, Whole};
-use super::snapshot_write::{
-    Written, bump_version, delete_absent, register, replace_list, write_part,
-};
+use super::attempt::Attempt;
+use super::attempt::MessageRef;
+use super::evidence::order;
+use super::outcome::SnapshotReport;
+use super::rules::Rules;
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::request::{self, Answer};
 use crate::state::{DayMoves, DaySource};
-use crate::store::{RequestOps, SnapshotLedger, StateTx, Store, StoreError};
+use crate::store::{
+    DeadOps, JournalOps, ProcStatus, RequestOps, SnapshotLedger, StateTx, Store, StoreError,
+};
+use check::{Built, Checked};
+use write::{
+    Written, bump_version, delete_absent, guard_mass_delete, register, replace_list, write_part,
+};
+
+/// How often a snapshot that lost the version race is run again at once:
+/// a race is another writer of the same day, which a pump under its lease
+/// meets only from an operator's tool, so a few tries settle it.
+const CONFLICT_RETRIES: u32 = 5;
 
 /// A reading of a snapshot's flights, part by part, then of what the whole
 /// message says.
@@ -78,13 +98,29 @@ impl Received<'_> {
     }
 }
 
-/// Why an attempt at the transaction did not commit.
+/// Why a run of the transaction did not commit.
 enum Stop {
     /// The whole message says another day than the one the transaction
     /// began for (a streamed message's first flight), or the first part told
     /// none: read it again for that day.
     OtherDay(NaiveDate),
     Failed(PipelineError),
+    /// An operator's replay was refused, or was a dry run: rolled back.
+    Replay(replay::Ended),
+}
+
+impl Stop {
+    /// The failure a stop is for the pipeline's own callers, who run no
+    /// replay.
+    fn into_error(self) -> PipelineError {
+        match self {
+            Stop::Failed(e) => e,
+            Stop::OtherDay(day) => PipelineError::BadInput(format!(
+                "the snapshot's day is not {day} on a second reading"
+            )),
+            Stop::Replay(ended) => PipelineError::BadInput(ended.to_string()),
+        }
+    }
 }
 
 impl From<PipelineError> for Stop {
@@ -106,9 +142,8 @@ impl From<crate::failpoint::Injected> for Stop {
     }
 }
 
-/// Applies the snapshot `source` reads: one transaction, run again when it
-/// loses the version race (up to `Settings::conflict_retries` times) or when
-/// the message turns out to be of another day than its first flight.
+/// Applies the snapshot `source` reads: [`snapshot_transaction`], run
+/// again as [`run_snapshot`] says.
 ///
 /// # Errors
 ///
@@ -116,47 +151,64 @@ impl From<crate::failpoint::Injected> for Stop {
 /// any failure of the transaction that retrying did not cure.
 pub(super) fn apply_snapshot<S: Store>(
     store: &S,
-    settings: &Settings,
+    rules: &Rules,
+    attempt: &Attempt<'_>,
     message: Received<'_>,
     source: &impl Source,
 ) -> Result<SnapshotReport, PipelineError> {
+    run_snapshot(store, message.id, source, |tx, day, parts| {
+        snapshot_transaction(tx, rules, attempt, message, day, parts)
+    })
+    .map_err(Stop::into_error)
+}
+
+/// Runs `transaction` over what `source` reads, for the day it tells, in
+/// one database transaction — again when it loses the version race (up to
+/// [`CONFLICT_RETRIES`] times) or when the message turns out to be of
+/// another day than its first flight.
+///
+/// # Errors
+///
+/// The [`Stop`] that retrying did not cure, never [`Stop::OtherDay`].
+fn run_snapshot<S: Store, R>(
+    store: &S,
+    message_id: i64,
+    source: &impl Source,
+    transaction: impl Fn(&mut S::Tx<'_>, NaiveDate, &mut dyn Parts) -> Result<R, Stop>,
+) -> Result<R, Stop> {
     let mut known_day = None;
-    let mut attempt = 0;
+    let mut retries = 0;
     loop {
         let result = source.read(|first_day, parts| {
             let Some(day) = known_day.or(first_day) else {
                 // No flight read yet tells the day: the whole message does.
                 return Err(Stop::OtherDay(parts.end()?.day));
             };
-            store.transaction(|tx| snapshot_transaction(tx, settings, message, day, parts))
+            store.transaction(|tx| transaction(tx, day, parts))
         });
         match result {
             Ok(report) => return Ok(report),
             Err(Stop::OtherDay(day)) if known_day != Some(day) => {
                 tracing::info!(
-                    msg.id = message.id,
+                    msg.id = message_id,
                     %day,
                     "the snapshot is of another day than its first flight; writing it again for its day"
                 );
                 known_day = Some(day);
             }
-            Err(Stop::OtherDay(day)) => {
-                // A second reading of the same bytes said another day again:
-                // no reading can be trusted to say which.
-                return Err(PipelineError::BadInput(format!(
-                    "the snapshot's day is not {day} on a second reading"
-                )));
-            }
-            Err(Stop::Failed(e)) if lost_race(&e) && attempt < settings.conflict_retries => {
-                attempt += 1;
+            // A second reading of the same bytes said another day again:
+            // no reading can be trusted to say which.
+            Err(stop @ Stop::OtherDay(_)) => return Err(Stop::Failed(stop.into_error())),
+            Err(Stop::Failed(e)) if lost_race(&e) && retries < CONFLICT_RETRIES => {
+                retries += 1;
                 tracing::warn!(
-                    msg.id = message.id,
-                    attempt,
+                    msg.id = message_id,
+                    attempt = retries,
                     error = %Causes(&e),
                     "snapshot lost the version race; re-reading and retrying"
                 );
             }
-            Err(Stop::Failed(e)) => return Err(e),
+            Err(stop) => return Err(stop),
         }
     }
 }
@@ -175,24 +227,28 @@ fn lost_race(e: &PipelineError) -> bool {
 /// last part has been read, after its flights were written. Either way they
 /// decide before anything else does: a message that fails them is bad input
 /// whatever the writes did, and nothing it wrote commits.
-fn snapshot_transaction<T: StateTx + RequestOps>(
+fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
     tx: &mut T,
-    settings: &Settings,
+    rules: &Rules,
+    attempt: &Attempt<'_>,
     received: Received<'_>,
     day: NaiveDate,
     parts: &mut dyn Parts,
 ) -> Result<SnapshotReport, Stop> {
     // 1. Take PIPELINE_LOCK (checking the pump's epoch under it) and read
     //    the day's ledger.
-    let ledger = lock_and_read_ledger(tx, settings, day)?;
+    attempt.lock(tx)?;
+    let ledger = tx.snapshot_ledger(day)?;
     // 2. The day's latest snapshot again is a replay: nothing is written.
-    //    (An operator's replay is applied: `pipeline::replay`.)
-    let replay = !settings.operator_replay && is_replay(ledger.as_ref(), received.id);
+    //    (An operator's replay is applied: `replay`.)
+    let operator_replay = attempt.is_operator_replay();
+    let replay = !operator_replay && is_replay(ledger.as_ref(), received.id);
     // 4. Write every flight of N with the day, as its part is read.
+    let day_moves = replay::day_moves(attempt, rules.day_moves);
     let written = if replay {
         Ok(Written::default())
     } else {
-        write_parts(tx, (day, settings.day_moves), received, parts)
+        write_parts(tx, (day, day_moves), received, parts)
     };
     // 3. RECS, the day, every value, no FLID twice; a RESP that names no
     //    day is of the day of the request it answers.
@@ -213,6 +269,7 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     };
     if let (true, Some(ledger)) = (replay, &ledger) {
         tx.record_outcome(&message.succeeded())?;
+        attempt.seal(tx, ProcStatus::Succeeded, false)?;
         return Ok(replay_report(&checked, ledger));
     }
     // 5, 6. Delete O − N where the flight is still of the day.
@@ -221,7 +278,7 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     //    and rolls back everything it wrote.
     guard_mass_delete(
         tx,
-        settings.delete_guard,
+        rules.delete_guard,
         received.released,
         day,
         deleted.len(),
@@ -235,8 +292,8 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     //    Its DTTM and SEQN are counted as evidence of the upstream's
     //    order, and the answer completes the request it answers, if any.
     //    An operator's replay is neither: it is not the upstream speaking.
-    if !settings.operator_replay {
-        order_evidence::count_snapshot(tx, day, &message)?;
+    if !operator_replay {
+        order::count_snapshot(tx, day, &message)?;
         request::complete_by_answer(
             tx,
             &Answer {
@@ -265,19 +322,8 @@ fn snapshot_transaction<T: StateTx + RequestOps>(
     };
     register(tx, &message, written, &report)?;
     crate::failpoint!("snapshot.before_commit");
+    attempt.seal(tx, ProcStatus::Succeeded, false)?;
     Ok(report)
-}
-
-/// Step 1: takes `PIPELINE_LOCK`, checks the pump's epoch, reads the day's
-/// ledger (`None`: the day's first snapshot).
-fn lock_and_read_ledger<T: StateTx>(
-    tx: &mut T,
-    settings: &Settings,
-    day: NaiveDate,
-) -> Result<Option<SnapshotLedger>, PipelineError> {
-    let lease = tx.lock_pipeline()?;
-    check_fence(settings.fence, &lease)?;
-    Ok(tx.snapshot_ledger(day)?)
 }
 
 /// Step 3, for a RESP that names no day: the day of the live request it

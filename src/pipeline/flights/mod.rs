@@ -1,18 +1,47 @@
 //! The flight-level rules — flight events (FLOP), ad-hoc flights (SCHD
 //! ADFT) and deletion lists (SCHD DEL) — over a run of messages inside one
 //! transaction: one message when applied alone, a group when the pump
-//! commits several together. Both go through [`apply_flight_messages`], so
-//! a message means the same whichever way it is committed.
+//! commits several together (`group`). Both go through
+//! [`apply_flight_messages`], so a message means the same whichever way it
+//! is committed.
+//!
+//! **Flight event** (FLOP, DESIGN §4): every `<FLOP>` body is checked and
+//! converted before the transaction (a body that cannot apply makes the
+//! message DEAD). Then, under `PIPELINE_LOCK` and the pump's epoch: read
+//! the full state of the flights named, apply the bodies in order with the
+//! `state` merge rules, and settle (`working`): write each changed flight
+//! (main row + only the detail tables that changed), delete the deleted
+//! ones, register one `KAFKA_SCHD` row and one `KAFKA_MSG` row per changed
+//! flight and the outcome. A message that changes nothing writes nothing
+//! but its outcome.
+//!
+//! **Ad-hoc flights and deletion lists** (SCHD ADFT / DEL, DESIGN §4): not
+//! snapshots — they never touch `SCHD_GEN` or the day's flight list, never
+//! delete a flight they do not name, and never complete a request. ADFT
+//! writes each FLTR (absent elements per
+//! [`AbsentFields`](crate::state::AbsentFields)); a new flight has no
+//! operation day until a snapshot names it, an existing one keeps its day.
+//! DEL deletes each listed flight with its details and a tombstone
+//! (PROTOCOL §3.1); the rest of its FLTRs is not read.
+
+mod group;
+mod working;
+
+pub use group::{GROUP_MAX_BODY, Grouped, apply_group, prepare_grouped};
 
 use super::PipelineError;
-use super::message_ref::MessageRef;
-use super::order_evidence;
-use super::report::EventReport;
-use super::settings::{Settings, check_fence};
-use super::working::Working;
-use crate::protocol::{Field, Schedule};
-use crate::state::{AbsentFields, CollectionRules, FlightEvent, merge_adft, merge_event};
-use crate::store::{Outcome, StateTx, Store};
+use super::attempt::Attempt;
+use super::attempt::MessageRef;
+use super::evidence::order;
+use super::outcome::EventReport;
+use super::rules::Rules;
+use crate::protocol::{Field, FlightOperation, Schedule};
+use crate::state::{
+    AbsentFields, CollectionRules, FlightEvent, merge_adft, merge_event, prepare_event,
+    state_from_record,
+};
+use crate::store::{Outcome, ProcStatus, StateTx, Store};
+use working::Working;
 
 /// What a flight-level message does, checked before any transaction.
 #[derive(Clone, Copy)]
@@ -81,7 +110,7 @@ pub(super) struct FlightMessage<'a> {
 /// Refuses an ADFT or DEL whose RECS, when sent, is not its record count.
 /// RECS is optional here: it guards a snapshot's completeness, and these
 /// messages complete nothing.
-pub(super) fn check_recs(schedule: &Schedule) -> Result<(), PipelineError> {
+fn check_recs(schedule: &Schedule) -> Result<(), PipelineError> {
     match schedule.recs {
         Field::Value(recs) if recs as usize != schedule.flights.len() => {
             Err(PipelineError::BadInput(format!(
@@ -124,7 +153,7 @@ pub(super) fn apply_flight_messages<T: StateTx>(
         settled.push(working.settle(&m.message)?);
     }
     working.flush(tx, last.message.now)?;
-    order_evidence::count_flight_messages(tx, &days)?;
+    order::count_flight_messages(tx, &days)?;
     let mut reports = Vec::with_capacity(messages.len());
     let mut events = Vec::new();
     let mut notices = Vec::new();
@@ -141,22 +170,109 @@ pub(super) fn apply_flight_messages<T: StateTx>(
     Ok(reports)
 }
 
-/// Applies one flight-level message in a transaction of its own, under
-/// `PIPELINE_LOCK` and the pump's epoch.
-pub(super) fn apply_alone<S: Store>(
+/// Applies one flight-level message in a transaction of its own.
+fn apply_alone<S: Store>(
     store: &S,
-    settings: &Settings,
+    rules: &Rules,
+    attempt: &Attempt<'_>,
     message: FlightMessage<'_>,
 ) -> Result<EventReport, PipelineError> {
     store.transaction(|tx| {
-        let lease = tx.lock_pipeline()?;
-        check_fence(settings.fence, &lease)?;
+        attempt.lock(tx)?;
         let mut reports = apply_flight_messages(
             tx,
-            &settings.merge.collections,
-            settings.merge.adft_absent,
+            &rules.merge.collections,
+            rules.merge.adft_absent,
             &[message],
         )?;
+        attempt.seal(tx, ProcStatus::Succeeded, false)?;
         Ok(reports.pop().unwrap_or_default())
     })
+}
+
+/// Applies a FLOP message's bodies, in order, in one transaction.
+pub(super) fn apply_event<S: Store>(
+    store: &S,
+    rules: &Rules,
+    attempt: &Attempt<'_>,
+    message: &MessageRef<'_>,
+    operation: &FlightOperation,
+) -> Result<EventReport, PipelineError> {
+    let events = prepare_events(rules, operation)?;
+    let work = FlightWork::Events(&events);
+    apply_alone(
+        store,
+        rules,
+        attempt,
+        FlightMessage {
+            message: *message,
+            work,
+        },
+    )
+}
+
+/// Checks and converts every `<FLOP>` body of a message; one that cannot
+/// apply makes the whole message bad input.
+fn prepare_events(
+    rules: &Rules,
+    operation: &FlightOperation,
+) -> Result<Vec<FlightEvent>, PipelineError> {
+    operation
+        .flights
+        .iter()
+        .map(|record| prepare_event(operation.subtype, record, &rules.merge.collections))
+        .collect::<Result<Vec<FlightEvent>, _>>()
+        .map_err(|e| PipelineError::BadInput(e.to_string()))
+}
+
+/// Checks an SCHD ADFT before any transaction: RECS, and every value of
+/// every FLTR.
+fn check_adft(schedule: &Schedule) -> Result<(), PipelineError> {
+    check_recs(schedule)?;
+    for record in &schedule.flights {
+        state_from_record(record).map_err(|e| PipelineError::BadInput(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Applies an SCHD ADFT: every FLTR, in order.
+pub(super) fn apply_adft<S: Store>(
+    store: &S,
+    rules: &Rules,
+    attempt: &Attempt<'_>,
+    message: &MessageRef<'_>,
+    schedule: &Schedule,
+) -> Result<EventReport, PipelineError> {
+    check_adft(schedule)?;
+    let work = FlightWork::Adft(schedule);
+    apply_alone(
+        store,
+        rules,
+        attempt,
+        FlightMessage {
+            message: *message,
+            work,
+        },
+    )
+}
+
+/// Applies an SCHD DEL: deletes every listed flight that exists.
+pub(super) fn apply_delete<S: Store>(
+    store: &S,
+    rules: &Rules,
+    attempt: &Attempt<'_>,
+    message: &MessageRef<'_>,
+    schedule: &Schedule,
+) -> Result<EventReport, PipelineError> {
+    check_recs(schedule)?;
+    let work = FlightWork::Delete(schedule);
+    apply_alone(
+        store,
+        rules,
+        attempt,
+        FlightMessage {
+            message: *message,
+            work,
+        },
+    )
 }

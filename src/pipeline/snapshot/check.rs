@@ -10,8 +10,7 @@ use std::borrow::Cow;
 
 use chrono::{NaiveDate, NaiveDateTime};
 
-use super::PipelineError;
-use super::settings::Settings;
+use crate::pipeline::{PipelineError, Rules};
 use crate::protocol::{Field, FlightRecord, Schedule};
 use crate::state::{
     self, DuplicateFlid, FlightState, RecordError, snapshot_day, state_from_record,
@@ -23,7 +22,7 @@ pub const MAX_SNAPSHOT_FLIGHTS: u32 = 9_999;
 /// The new states of a day's flights (or of a part of them, as read), each
 /// with its `STATE_DIGEST`.
 #[derive(Clone, Default)]
-pub(super) struct Built {
+pub(in crate::pipeline) struct Built {
     pub(super) states: Vec<FlightState>,
     pub(super) digests: Vec<String>,
 }
@@ -66,11 +65,11 @@ impl Built {
     }
 
     /// The day of the first flight that has a scheduled time.
-    pub(super) fn first_day(&self, settings: &Settings) -> Option<NaiveDate> {
+    pub(super) fn first_day(&self, rules: &Rules) -> Option<NaiveDate> {
         self.states
             .iter()
             .find_map(|s| s.fields.sodt)
-            .map(|sodt| state::day_of(sodt, settings.day_boundary))
+            .map(|sodt| state::day_of(sodt, rules.day_boundary))
     }
 }
 
@@ -120,16 +119,12 @@ impl Tally {
         self,
         recs: &Field<u32>,
         (operation_day, request_day): (Option<NaiveDate>, Option<NaiveDate>),
-        settings: &Settings,
+        rules: &Rules,
     ) -> Result<(NaiveDate, state::DaySource, Vec<i64>), PipelineError> {
         check_recs(recs, self.flids.len())?;
-        let (day, day_source) = snapshot_day(
-            operation_day,
-            request_day,
-            self.sodts,
-            settings.day_boundary,
-        )
-        .map_err(|e| PipelineError::BadInput(e.to_string()))?;
+        let (day, day_source) =
+            snapshot_day(operation_day, request_day, self.sodts, rules.day_boundary)
+                .map_err(|e| PipelineError::BadInput(e.to_string()))?;
         if let Some(e) = self.first_bad {
             return Err(PipelineError::BadInput(e.to_string()));
         }
@@ -139,7 +134,7 @@ impl Tally {
 
 /// What a whole snapshot says, once read and checked.
 #[derive(Clone)]
-pub(super) struct Checked {
+pub(in crate::pipeline) struct Checked {
     /// Its operation day.
     pub(super) day: NaiveDate,
     /// Where the day came from.
@@ -162,10 +157,10 @@ pub(super) struct Checked {
 }
 
 /// A snapshot read whole, checked and built: its flights as one part.
-pub(super) struct Whole {
-    pub(super) day: NaiveDate,
-    pub(super) day_source: state::DaySource,
-    pub(super) list: Vec<i64>,
+pub(in crate::pipeline) struct Whole {
+    pub(in crate::pipeline) day: NaiveDate,
+    pub(in crate::pipeline) day_source: state::DaySource,
+    pub(in crate::pipeline) list: Vec<i64>,
     pub(super) flights: Built,
 }
 
@@ -177,9 +172,9 @@ impl Whole {
     /// # Errors
     ///
     /// [`PipelineError::BadInput`] as [`Tally::check`].
-    pub(super) fn of(
+    pub(in crate::pipeline) fn of(
         schedule: &Schedule,
-        settings: &Settings,
+        rules: &Rules,
         request_day: Option<NaiveDate>,
     ) -> Result<Whole, PipelineError> {
         let built = crate::cores::map_in_parallel(&schedule.flights, Built::one);
@@ -187,11 +182,8 @@ impl Whole {
         for (record, built) in schedule.flights.iter().zip(&built) {
             tally.add(record.flid, record.sodt.value().copied(), built);
         }
-        let (day, day_source, list) = tally.check(
-            &schedule.recs,
-            (schedule.operation_day, request_day),
-            settings,
-        )?;
+        let (day, day_source, list) =
+            tally.check(&schedule.recs, (schedule.operation_day, request_day), rules)?;
         let pairs = built
             .into_iter()
             .collect::<Result<Vec<_>, _>>()

@@ -23,12 +23,12 @@ const SEQN_CHARS: usize = 64;
 
 /// A message's envelope, as far as SEQN evidence needs it.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Sent<'a> {
-    pub(super) message_id: i64,
+pub(in crate::pipeline) struct Sent<'a> {
+    pub(in crate::pipeline) message_id: i64,
     /// META SNDR.
-    pub(super) sender: &'a str,
+    pub(in crate::pipeline) sender: &'a str,
     /// META SEQN, as sent.
-    pub(super) seqn: &'a str,
+    pub(in crate::pipeline) seqn: &'a str,
 }
 
 /// What a SEQN says after the sender's previous one.
@@ -133,7 +133,7 @@ pub(super) fn count_one(evidence: Option<SenderSeqn>, sent: &Sent<'_>) -> Option
 /// # Errors
 ///
 /// A [`StoreError`] reading or writing `SEQN_EVIDENCE`.
-pub(super) fn count<T: StateTx + ?Sized>(
+pub(in crate::pipeline) fn count<T: StateTx + ?Sized>(
     tx: &mut T,
     messages: &[Sent<'_>],
     now: NaiveDateTime,

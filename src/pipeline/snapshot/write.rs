@@ -1,23 +1,37 @@
 //! The writing steps of a snapshot's transaction (the seed's steps 4 to 9),
-//! each one call of `snapshot::snapshot_transaction`: the flights part by
-//! part, the set-difference delete, the list, the version, the outbox and
-//! the outcome.
+//! each one call of `snapshot_transaction`: the flights part by part, the
+//! set-difference delete and its guard, the list, the version, the outbox
+//! and the outcome.
+//!
+//! **Day moves** (`station.day_moves`, seed ACM2-31#9): under
+//! `forward_only`, a snapshot of an older day leaves the flights that now
+//! belong to a later day where they are, state and day, and says so — each
+//! gets a notice with the reason, and the snapshot's outcome counts them.
+//! The day's list still records every flight the message carried, and the
+//! set-difference delete never reaches them (it is guarded by the day).
+//!
+//! **The mass-delete guard** (`[snapshot]`) is decided after the
+//! set-difference delete ran inside the transaction, when the count of what
+//! it deletes is known for both read paths (a streamed message writes its
+//! parts before it knows its list). A snapshot that deletes too much fails
+//! the transaction with [`PipelineError::Held`]: everything it wrote rolls
+//! back, and the message is recorded HELD for an operator.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use chrono::{NaiveDate, NaiveDateTime};
 
-use super::PipelineError;
-use super::day_moves::{Kept, keep_later_days};
-use super::message_ref::{MessageRef, json};
-use super::report::SnapshotReport;
-use super::snapshot_check::Built;
+use super::check::Built;
+use crate::pipeline::PipelineError;
+use crate::pipeline::attempt::MessageRef;
+use crate::pipeline::outcome::{SnapshotReport, json};
 use crate::state::{
-    DayMoves, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
+    DayMoves, DeleteGuard, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
 };
 use crate::store::{
-    ChangeNotice, EventKind, FlightRows, SnapshotLedger, StateEvent, StateTx, first_version,
+    ChangeNotice, EventKind, FlightDigest, FlightRows, SnapshotLedger, StateEvent, StateTx,
+    first_version,
 };
 
 /// What the writes of a snapshot's flights did so far, for the events and
@@ -26,7 +40,7 @@ use crate::store::{
 pub(super) struct Written {
     events: Vec<StateEvent>,
     notices: Vec<ChangeNotice>,
-    /// Flights left on a later day (`pipeline::day_moves`), in input order.
+    /// Flights left on a later day (see the module), in input order.
     pub(super) kept_on_later_day: Vec<i64>,
     /// Their notices, registered after the other flights' (whatever the
     /// parts, the same snapshot registers the same notices in the same
@@ -262,4 +276,70 @@ fn flight_notice(
             }
         }
     })
+}
+
+/// The `KAFKA_MSG.CHANGE_KIND` of a flight a snapshot left on its later
+/// day.
+const KEPT_ON_LATER_DAY: &str = "KEPT_ON_LATER_DAY";
+
+/// The flights a snapshot leaves on their later day, with their notices.
+#[derive(Default)]
+struct Kept {
+    /// Their FLIDs, in input order.
+    flids: Vec<i64>,
+    /// One notice each.
+    notices: Vec<ChangeNotice>,
+}
+
+/// The flights among `flids` (stored as `stored` says) that a snapshot of
+/// `day` must not write under `rule`.
+fn keep_later_days(
+    rule: DayMoves,
+    day: NaiveDate,
+    message_id: i64,
+    flids: &[i64],
+    stored: &HashMap<i64, FlightDigest>,
+) -> Result<Kept, PipelineError> {
+    let mut kept = Kept::default();
+    for &flid in flids {
+        let Some(later) = stored.get(&flid).and_then(|s| s.operation_day) else {
+            continue;
+        };
+        if rule.allows(day, Some(later)) {
+            continue;
+        }
+        kept.flids.push(flid);
+        kept.notices.push(ChangeNotice {
+            message_id,
+            flid: Some(flid),
+            change_kind: KEPT_ON_LATER_DAY,
+            payload: json(&serde_json::json!({
+                "operation_day": later,
+                "snapshot_day": day,
+                "reason": format!(
+                    "the flight belongs to the later operation day {later}; a snapshot of {day} neither moves it back nor overwrites it (station.day_moves = {})",
+                    rule.code()
+                ),
+            }))?,
+        });
+    }
+    Ok(kept)
+}
+
+/// Refuses the snapshot of `day` when deleting `deleting` flights is more
+/// than `guard` allows of the day's list as it stood (the list is replaced
+/// after this step). A snapshot an operator `released` is applied as it is.
+pub(super) fn guard_mass_delete<T: StateTx>(
+    tx: &mut T,
+    guard: DeleteGuard,
+    released: bool,
+    day: NaiveDate,
+    deleting: usize,
+) -> Result<(), PipelineError> {
+    if released || deleting == 0 {
+        return Ok(());
+    }
+    let listed = tx.snapshot_list(day)?.len();
+    guard.check(deleting, listed)?;
+    Ok(())
 }

@@ -6,10 +6,10 @@ mod cli;
 use std::process::ExitCode;
 
 /// mimalloc rather than glibc's malloc: reading a day's snapshot allocates
-/// and frees millions of small strings, on several threads at once, where
-/// glibc's allocator costs a quarter of the process's CPU; with mimalloc an
-/// unchanged day re-applies about a third faster (`docs/snapshot-ledger.md`,
-/// "Throughput"). The benches declare the same allocator.
+/// and frees a great many small strings, on several threads at once, and
+/// glibc's allocator took a large share of the process's CPU doing it; the
+/// measurements are in `docs/benchmarks.md` ("`snapshot_apply`", "What each
+/// step bought", mimalloc). The benches declare the same allocator.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -23,7 +23,7 @@ pub struct RequestsConfig {
     pub answer_sender: String,
     /// How long a request waits for its answer before it is TIMED_OUT.
     pub answer_timeout_secs: u64,
-    /// Requests `flightstate requests` lists besides the live ones.
+    /// Requests `flightstate requests` lists at most, the live ones first.
     pub list: u32,
 }
 

@@ -1,7 +1,7 @@
 //! The durable effect-call journal (DESIGN §6): every call that leaves the
-//! state database after commit — the mailbox write-back today, requests to
-//! `COUTMSGS` next — is recorded in `EFFECT_CALL` so that no "was it sent?"
-//! fact is ever lost.
+//! state database after commit — the mailbox write-back, and the request
+//! messages written to `COUTMSGS` — is recorded in `EFFECT_CALL` so that no
+//! "was it sent?" fact is ever lost.
 //!
 //! The life of a call:
 //!
@@ -22,8 +22,8 @@
 //!    with the same key and digest.
 //!
 //! This module owns the protocol, not the calls: each target implements
-//! [`Effect`] (the mailbox write-back lives in [`crate::mailbox`]). It never
-//! decides business outcomes.
+//! [`Effect`] (the mailbox write-back and the request write both live in
+//! [`crate::mailbox`]). It never decides business outcomes.
 
 use chrono::NaiveDateTime;
 

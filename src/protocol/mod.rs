@@ -66,7 +66,10 @@ impl Default for ParseOptions {
     }
 }
 
-/// Parses one message held in memory (a mailbox CLOB, a file's bytes), on this thread.
+/// Parses one message held in memory (a mailbox CLOB, a file's bytes) on the calling
+/// thread; a message of [`ParseOptions::second_reader_from_bytes`] or more has the FLTRs of
+/// the last third of its body read on a second, scoped thread, joined before this returns
+/// (`docs/protocol.md`, "Reading on two cores").
 ///
 /// # Errors
 ///

@@ -28,7 +28,7 @@ macro_rules! group_entry {
         #[serde(rename_all = "UPPERCASE")]
         pub struct $name {
             $(
-                #[doc = concat!("`@", $seq_attr, "`: the upstream sequence number; stored, never a key.")]
+                #[doc = concat!("`@", $seq_attr, "`: the upstream sequence number; stored, never a table key.")]
                 #[serde(skip_serializing_if = "Field::is_absent")]
                 pub $seq: Field<u32>,
             )?

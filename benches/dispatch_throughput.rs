@@ -37,7 +37,7 @@ use flightstate::kafka::KafkaClient;
 use flightstate::protocol::Body;
 use flightstate::state::{StoredFlight, state_document, state_from_record};
 use flightstate::store::pg::{PgStore, run_pending_migrations};
-use flightstate::store::{EventKind, FlightRows, StateEvent, StateTx, Store};
+use flightstate::store::{EventKind, FlightRows, FlightWrite, StateEvent, StateTx, Store};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 
@@ -234,8 +234,11 @@ impl Drop for OwnBroker {
 fn fill_outbox(store: &PgStore, flights: &[StoredFlight]) -> BenchResult<()> {
     for chunk in flights.chunks(5_000) {
         store.transaction(|tx| {
-            let digests: Vec<String> = chunk.iter().map(|f| f.state.digest()).collect();
-            tx.write_flights(chunk, &digests, FlightRows::MayExist)?;
+            let writes: Vec<FlightWrite> = chunk
+                .iter()
+                .map(|f| FlightWrite::whole(f.clone(), f.state.digest()))
+                .collect();
+            tx.write_flights(&writes, FlightRows::MayExist)?;
             let events: Vec<StateEvent> = chunk
                 .iter()
                 .map(|f| StateEvent {

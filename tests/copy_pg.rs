@@ -15,7 +15,7 @@ use flightstate::FailureKind;
 use flightstate::protocol::Body;
 use flightstate::state::{StoredFlight, state_from_record};
 use flightstate::store::pg::{NewFlights, PgStore, PgTx};
-use flightstate::store::{FlightRows, StateTx, Store, StoreError};
+use flightstate::store::{FlightRows, FlightWrite, StateTx, Store, StoreError};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
 
 /// Weights at every place value and boundary a `NUMERIC(11, 2)` weight has.
@@ -67,7 +67,7 @@ fn flights() -> Vec<StoredFlight> {
 }
 
 /// One way of writing flights in a transaction.
-type Write = fn(&mut PgTx<'_>, &[StoredFlight], &[String]) -> Result<(), StoreError>;
+type Write = fn(&mut PgTx<'_>, &[FlightWrite]) -> Result<(), StoreError>;
 
 fn write(db: &PgDb, flights: &[StoredFlight], how: Write) -> Result<(), StoreError> {
     write_new(db, NewFlights::default(), flights, how)
@@ -81,8 +81,11 @@ fn write_new(
     how: Write,
 ) -> Result<(), StoreError> {
     let store: PgStore = db.store().with_new_flights(new);
-    let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
-    store.transaction(|tx| how(tx, flights, &digests))
+    let writes: Vec<FlightWrite> = flights
+        .iter()
+        .map(|f| FlightWrite::whole(f.clone(), f.state.digest()))
+        .collect();
+    store.transaction(|tx| how(tx, &writes))
 }
 
 const BOTH_WAYS: [(NewFlights, &str); 2] = [
@@ -94,14 +97,14 @@ const BOTH_WAYS: [(NewFlights, &str); 2] = [
 fn new_flights_inserted_read_back_as_upserted() {
     let flights = flights();
     let upserted = PgDb::migrated();
-    write(&upserted, &flights, |tx, f, d| {
-        tx.write_flights(f, d, FlightRows::MayExist)
+    write(&upserted, &flights, |tx, f| {
+        tx.write_flights(f, FlightRows::MayExist)
     })
     .expect("upsert");
     for (new, op) in BOTH_WAYS {
         let inserted = PgDb::migrated();
-        write_new(&inserted, new, &flights, |tx, f, d| {
-            tx.write_flights(f, d, FlightRows::New)
+        write_new(&inserted, new, &flights, |tx, f| {
+            tx.write_flights(f, FlightRows::New)
         })
         .expect(op);
         assert_eq!(
@@ -132,8 +135,8 @@ fn a_new_flight_that_has_a_row_is_an_error_never_overwritten() {
     let flights = flights();
     for (new, op) in BOTH_WAYS {
         let db = PgDb::migrated();
-        write_new(&db, new, &flights[..3], |tx, f, d| {
-            tx.write_flights(f, d, FlightRows::New)
+        write_new(&db, new, &flights[..3], |tx, f| {
+            tx.write_flights(f, FlightRows::New)
         })
         .expect(op);
         let before = db.dump();
@@ -142,8 +145,8 @@ fn a_new_flight_that_has_a_row_is_an_error_never_overwritten() {
         let mut again = flights[2..6].to_vec();
         again[0].state_version += 10;
         again[0].state.fields.remc = Some("written over".to_owned());
-        let err = write_new(&db, new, &again, |tx, f, d| {
-            tx.write_flights(f, d, FlightRows::New)
+        let err = write_new(&db, new, &again, |tx, f| {
+            tx.write_flights(f, FlightRows::New)
         })
         .expect_err("FLID of flights[2] is taken");
         assert_eq!(err.kind(), FailureKind::Duplicate, "{op}: {err}");
@@ -151,8 +154,8 @@ fn a_new_flight_that_has_a_row_is_an_error_never_overwritten() {
         assert_eq!(db.dump(), before, "{op}");
         // The same flights may be written over when the caller says they
         // may exist.
-        write_new(&db, new, &again, |tx, f, d| {
-            tx.write_flights(f, d, FlightRows::MayExist)
+        write_new(&db, new, &again, |tx, f| {
+            tx.write_flights(f, FlightRows::MayExist)
         })
         .expect("upsert");
         assert_ne!(db.dump(), before, "{op}");

@@ -23,7 +23,7 @@ use flightstate::protocol::to_xml;
 use flightstate::state::{FlightState, Gate, StateDocument, StoredFlight};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{
-    FlightRows, Selection, StateTx, Store, StoreError, read_flights, read_states,
+    FlightRows, FlightWrite, Selection, StateTx, Store, StoreError, read_flights, read_states,
 };
 use flightstate::synth::{DayOptions, airport_day};
 
@@ -263,8 +263,11 @@ fn write_all(store: &PgStore, flids: &[i64], version: i64) {
     let flights: Vec<StoredFlight> = flids.iter().map(|f| versioned(*f, version)).collect();
     store
         .transaction(|tx| {
-            let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
-            tx.write_flights(&flights, &digests, FlightRows::MayExist)
+            let writes: Vec<FlightWrite> = flights
+                .iter()
+                .map(|f| FlightWrite::whole(f.clone(), f.state.digest()))
+                .collect();
+            tx.write_flights(&writes, FlightRows::MayExist)
         })
         .expect("write flights");
 }

@@ -198,10 +198,39 @@ impl<S: Store + Clone> Pump<S> {
     ///
     /// Only an injected failure (tests).
     pub fn step_unless(&mut self, stop: &AtomicBool) -> Result<Step, PumpError> {
+        if let Some(step) = self.hold_lease() {
+            return Ok(step);
+        }
+        let heads = match self.read_head() {
+            Ok(heads) => heads,
+            Err(step) => return Ok(step),
+        };
+        self.prune_awaiting(&heads);
+        let mut batch = Batch::of(&heads, &self.awaiting);
+        while batch.outcome.is_none() && !stop.load(Ordering::SeqCst) {
+            let Some(&message) = batch.todo.get(batch.next) else {
+                break;
+            };
+            self.apply_next(&mut batch, message)?;
+            if batch.outcome.is_none() {
+                batch.outcome = self.renew_between_messages();
+            }
+        }
+        let effects_idle = if self.settings.inline_effects && self.lease.is_some() {
+            self.run_effects()?
+        } else {
+            true
+        };
+        Ok(self.step_of(&heads, batch, effects_idle))
+    }
+
+    /// Takes or renews the lease: `None` when this pump holds it, else the
+    /// step that says why it cannot go on.
+    fn hold_lease(&mut self) -> Option<Step> {
         match self.ensure_lease() {
-            Ok(Tenure::Held) => {}
-            Ok(Tenure::Lost) => return Ok(Step::LeaseLost),
-            Ok(Tenure::Standby) => return Ok(Step::Standby),
+            Ok(Tenure::Held) => None,
+            Ok(Tenure::Lost) => Some(Step::LeaseLost),
+            Ok(Tenure::Standby) => Some(Step::Standby),
             Err(e) => {
                 tracing::warn!(error = %Causes(&e), "cannot take or renew the pump lease");
                 // The state database is unreachable: a pump that holds the
@@ -210,13 +239,19 @@ impl<S: Store + Clone> Pump<S> {
                     self.head_alert
                         .failed(None, self.settings.head_blocked_alert);
                 }
-                return Ok(Step::Blocked {
+                Some(Step::Blocked {
                     message_id: None,
                     until: Instant::now() + self.settings.idle_poll,
-                });
+                })
             }
         }
-        let heads = match self.mailbox.read_head(self.settings.head_batch) {
+    }
+
+    /// Reads the pending rows at the head, or says for how long a mailbox
+    /// that failed to answer is left alone: the looks that fail in a row
+    /// wait longer and longer, whatever happens to the lease meanwhile.
+    fn read_head(&mut self) -> Result<Vec<InboundMessage>, Step> {
+        match self.mailbox.read_head(self.settings.head_batch) {
             Ok(heads) => {
                 if self.mailbox_failures > 0 {
                     tracing::info!(
@@ -225,14 +260,13 @@ impl<S: Store + Clone> Pump<S> {
                     );
                     self.mailbox_failures = 0;
                 }
-                heads
+                Ok(heads)
             }
             Err(e) => {
-                // Said once per outage; the looks that follow wait longer
-                // and longer, whatever happens to the lease meanwhile.
                 self.mailbox_failures += 1;
                 self.head_alert
                     .failed(None, self.settings.head_blocked_alert);
+                // Said once per outage.
                 if self.mailbox_failures == 1 {
                     tracing::warn!(error = %Causes(&e), kind = ?e.kind(), "cannot read the mailbox; retrying with back-off");
                 } else {
@@ -244,108 +278,116 @@ impl<S: Store + Clone> Pump<S> {
                         self.settings.backoff_max,
                         self.mailbox_failures,
                     );
-                return Ok(Step::Blocked {
+                Err(Step::Blocked {
                     message_id: None,
                     until,
-                });
-            }
-        };
-        self.prune_awaiting(&heads);
-        let mut done = 0;
-        let mut outcome = None;
-        let todo: Vec<&InboundMessage> = heads
-            .iter()
-            .filter(|m| !self.awaiting.contains(&m.id))
-            .collect();
-        let mut next = 0;
-        // After a group failed, its messages go one by one, so the failure
-        // is pinned to one message.
-        let mut alone_until = 0;
-        while let Some(&message) = todo.get(next) {
-            if stop.load(Ordering::SeqCst) {
-                break;
-            }
-            if let Some(b) = &self.blocked
-                && b.message_id == message.id
-                && Instant::now() < b.until
-            {
-                self.head_alert.check(self.settings.head_blocked_alert);
-                outcome = Some(Step::Blocked {
-                    message_id: Some(message.id),
-                    until: b.until,
-                });
-                break;
-            }
-            let group = if next < alone_until {
-                Vec::new()
-            } else {
-                self.gather(&todo[next..])
-            };
-            let processed = match group.len() {
-                0 => self.process(message)?,
-                n => match self.process_group(&group)? {
-                    GroupOutcome::Done(processed) => processed,
-                    GroupOutcome::OneByOne => {
-                        alone_until = next + n;
-                        self.process(message)?
-                    }
-                },
-            };
-            match processed {
-                Processed::Final(n) => {
-                    self.doorbell.ring();
-                    self.head_alert.clear();
-                    for message in &todo[next..next + n] {
-                        done += 1;
-                        self.awaiting.insert(message.id);
-                        if self
-                            .blocked
-                            .as_ref()
-                            .is_some_and(|b| b.message_id == message.id)
-                        {
-                            self.blocked = None;
-                        }
-                        // Held again later (a rejected snapshot requeued),
-                        // it is alerted again.
-                        if self.held_alerted == Some(message.id) {
-                            self.held_alerted = None;
-                        }
-                    }
-                    next += n;
-                }
-                Processed::Stop(step) => {
-                    outcome = Some(step);
-                    break;
-                }
-            }
-            // Renew between messages when due, so a long batch keeps the
-            // lease; a loss stops the batch.
-            match self.ensure_lease() {
-                Ok(Tenure::Held) => {}
-                // Fencing still guards every commit; the next message will
-                // meet the same fault and block the head if it lasts.
-                Err(e) => tracing::warn!(error = %Causes(&e), "cannot renew the pump lease"),
-                Ok(Tenure::Lost | Tenure::Standby) => {
-                    outcome = Some(Step::LeaseLost);
-                    break;
-                }
+                })
             }
         }
-        let effects_idle = if self.settings.inline_effects && self.lease.is_some() {
-            self.run_effects()?
+    }
+
+    /// Applies the next message of `batch` (with the flight-level messages
+    /// behind it that can join it in one group), unless it is the blocked
+    /// head still waiting for its retry.
+    fn apply_next(
+        &mut self,
+        batch: &mut Batch<'_>,
+        message: &InboundMessage,
+    ) -> Result<(), PumpError> {
+        if let Some(b) = &self.blocked
+            && b.message_id == message.id
+            && Instant::now() < b.until
+        {
+            self.head_alert.check(self.settings.head_blocked_alert);
+            batch.outcome = Some(Step::Blocked {
+                message_id: Some(message.id),
+                until: b.until,
+            });
+            return Ok(());
+        }
+        let group = if batch.next < batch.alone_until {
+            Vec::new()
         } else {
-            true
+            self.gather(&batch.todo[batch.next..])
         };
-        if let Some(step) = outcome {
-            return Ok(if done > 0 && matches!(step, Step::Blocked { .. }) {
+        let processed = match group.len() {
+            0 => self.process(message)?,
+            n => match self.process_group(&group)? {
+                GroupOutcome::Done(processed) => processed,
+                GroupOutcome::OneByOne => {
+                    // Its messages go one by one, so the failure is pinned
+                    // to one message.
+                    batch.alone_until = batch.next + n;
+                    self.process(message)?
+                }
+            },
+        };
+        match processed {
+            Processed::Final(n) => {
+                self.doorbell.ring();
+                self.head_alert.clear();
+                let settled = &batch.todo[batch.next..batch.next + n];
+                self.settled(settled);
+                batch.done += n;
+                batch.next += n;
+            }
+            Processed::Stop(step) => batch.outcome = Some(step),
+        }
+        Ok(())
+    }
+
+    /// Bookkeeping for `messages`, which reached a final status: their rows
+    /// await the write-back, and a block or an alert of theirs is over.
+    fn settled(&mut self, messages: &[&InboundMessage]) {
+        for message in messages {
+            self.awaiting.insert(message.id);
+            if self
+                .blocked
+                .as_ref()
+                .is_some_and(|b| b.message_id == message.id)
+            {
+                self.blocked = None;
+            }
+            // Held again later (a rejected snapshot requeued), it is alerted
+            // again.
+            if self.held_alerted == Some(message.id) {
+                self.held_alerted = None;
+            }
+        }
+    }
+
+    /// Renews the lease between messages when due, so that a long batch
+    /// keeps it: `Some` ends the batch when the lease is lost.
+    fn renew_between_messages(&mut self) -> Option<Step> {
+        match self.ensure_lease() {
+            Ok(Tenure::Held) => None,
+            // Fencing still guards every commit; the next message will meet
+            // the same fault and block the head if it lasts.
+            Err(e) => {
+                tracing::warn!(error = %Causes(&e), "cannot renew the pump lease");
+                None
+            }
+            Ok(Tenure::Lost | Tenure::Standby) => Some(Step::LeaseLost),
+        }
+    }
+
+    /// What the step did, once `batch` ended and the write-backs were made
+    /// (`effects_idle`: none is left open).
+    fn step_of(&mut self, heads: &[InboundMessage], batch: Batch<'_>, effects_idle: bool) -> Step {
+        if let Some(step) = batch.outcome {
+            return if batch.done > 0 && matches!(step, Step::Blocked { .. }) {
                 // Progress was made; the caller sleeps on the next step.
-                Step::Progress { messages: done }
+                Step::Progress {
+                    messages: batch.done,
+                }
             } else {
                 step
-            });
+            };
         }
-        if done > 0 {
-            return Ok(Step::Progress { messages: done });
+        if batch.done > 0 {
+            return Step::Progress {
+                messages: batch.done,
+            };
         }
         let unprocessed = heads.iter().any(|m| !self.awaiting.contains(&m.id));
         // A full read says nothing of the rows behind it: rows awaiting their
@@ -354,14 +396,14 @@ impl<S: Store + Clone> Pump<S> {
         if !unprocessed && !more_behind {
             self.head_alert.clear();
         }
-        Ok(if !unprocessed && !more_behind && effects_idle {
+        if !unprocessed && !more_behind && effects_idle {
             Step::Idle
         } else {
             Step::Blocked {
                 message_id: None,
                 until: Instant::now() + self.settings.idle_poll.min(Duration::from_millis(50)),
             }
-        })
+        }
     }
 
     /// Sleeps `idle_poll` between two reads of the head, looking every
@@ -442,6 +484,33 @@ impl<S: Store + Clone> Pump<S> {
 pub struct RunSummary {
     /// Messages that reached a final status.
     pub messages: usize,
+}
+
+/// One step's batch: the rows read at the head that do not await their
+/// write-back, in id order, and how far the step got through them.
+struct Batch<'h> {
+    todo: Vec<&'h InboundMessage>,
+    /// The next row to apply.
+    next: usize,
+    /// After a group failed, the rows before this one are applied one by
+    /// one.
+    alone_until: usize,
+    /// Rows that reached a final status.
+    done: usize,
+    /// Why the batch ended early, if it did.
+    outcome: Option<Step>,
+}
+
+impl<'h> Batch<'h> {
+    fn of(heads: &'h [InboundMessage], awaiting: &BTreeSet<i64>) -> Batch<'h> {
+        Batch {
+            todo: heads.iter().filter(|m| !awaiting.contains(&m.id)).collect(),
+            next: 0,
+            alone_until: 0,
+            done: 0,
+            outcome: None,
+        }
+    }
 }
 
 enum Processed {

@@ -8,9 +8,8 @@
 use std::collections::HashMap;
 
 use super::StoreError;
-use super::records::{DetailTable, FlightChange, FlightDigest};
+use super::records::{DetailTable, DetailTables, FlightDigest, FlightWrite};
 use super::repository::FlightRows;
-use crate::FailureKind;
 use crate::state::{StateDocument, StoredFlight};
 
 /// How many FLIDs one read binds: large enough that a full day is a handful
@@ -131,14 +130,12 @@ pub(crate) fn main_rows_statement(rows: FlightRows) -> &'static str {
 
 /// The steps of a flight write, as one dialect runs them.
 pub(crate) trait TableWriter {
-    /// Writes the main rows of `flights` (`digests[i]` is the
-    /// `STATE_DIGEST` of `flights[i]`, one for each): inserted
+    /// Writes the main rows of `flights`, each with its digest: inserted
     /// ([`FlightRows::New`], an existing row failing the statement) or
     /// upserted.
     fn write_main_rows(
         &mut self,
-        flights: &[&StoredFlight],
-        digests: &[String],
+        flights: &[&FlightWrite],
         rows: FlightRows,
     ) -> Result<(), StoreError>;
 
@@ -159,56 +156,31 @@ pub(crate) trait TableWriter {
 /// Like [`StateTx::write_flights`](super::StateTx::write_flights).
 pub(crate) fn write_flights(
     tx: &mut impl TableWriter,
-    flights: &[StoredFlight],
-    digests: &[String],
+    writes: &[FlightWrite],
     rows: FlightRows,
 ) -> Result<(), StoreError> {
-    if flights.is_empty() {
+    if writes.is_empty() {
         return Ok(());
     }
-    if digests.len() != flights.len() {
-        return Err(StoreError::new(
-            FailureKind::Other,
-            "write_flights",
-            format!("{} digests for {} flights", digests.len(), flights.len()),
-        ));
-    }
-    let flights: Vec<&StoredFlight> = flights.iter().collect();
-    tx.write_main_rows(&flights, digests, rows)?;
-    let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
+    let all: Vec<&FlightWrite> = writes.iter().collect();
+    tx.write_main_rows(&all, rows)?;
+    let bulk = writes.iter().all(|w| w.tables == DetailTables::All);
     for table in DetailTable::ALL {
         // New flights have no detail rows: a flight's rows are only ever
         // written and deleted with its main row.
-        if rows == FlightRows::MayExist {
-            tx.delete_table_rows(table, &flids)?;
-        }
-        tx.insert_table_rows(table, &flights, true)?;
-    }
-    Ok(())
-}
-
-/// Like [`StateTx::write_flight_changes`](super::StateTx::write_flight_changes).
-pub(crate) fn write_flight_changes(
-    tx: &mut impl TableWriter,
-    changes: &[FlightChange],
-) -> Result<(), StoreError> {
-    if changes.is_empty() {
-        return Ok(());
-    }
-    let flights: Vec<&StoredFlight> = changes.iter().map(|c| &c.flight).collect();
-    let digests: Vec<String> = flights.iter().map(|f| f.state.digest()).collect();
-    tx.write_main_rows(&flights, &digests, FlightRows::MayExist)?;
-    for table in DetailTable::ALL {
-        let changed: Vec<&StoredFlight> = changes
+        let flights: Vec<&StoredFlight> = writes
             .iter()
-            .filter(|c| c.tables.contains(&table))
-            .map(|c| &c.flight)
+            .filter(|w| rows == FlightRows::New || w.tables.contains(table))
+            .map(|w| &w.flight)
             .collect();
-        if !changed.is_empty() {
-            let flids: Vec<i64> = changed.iter().map(|f| f.state.flid).collect();
-            tx.delete_table_rows(table, &flids)?;
-            tx.insert_table_rows(table, &changed, false)?;
+        if flights.is_empty() {
+            continue;
         }
+        if rows == FlightRows::MayExist {
+            let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
+            tx.delete_table_rows(table, &flids)?;
+        }
+        tx.insert_table_rows(table, &flights, bulk)?;
     }
     Ok(())
 }

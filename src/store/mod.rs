@@ -50,8 +50,8 @@ pub use outbox::{
 pub use preflight::{DatabaseFacts, SchemaLevel, SchemaMismatch};
 pub use read::{OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay};
 pub use records::{
-    ChangeNotice, DetailTable, EventKind, FlightChange, FlightDigest, Outcome, PipelineLease,
-    ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
+    ChangeNotice, DetailTable, DetailTables, EventKind, FlightDigest, FlightWrite, Outcome,
+    PipelineLease, ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
 pub use replay::{ReplayOps, ReplayRecord};
 pub use repository::{FlightRows, StateTx, Store};

@@ -46,14 +46,51 @@ impl DetailTable {
     ];
 }
 
-/// One flight to write with the detail tables to replace.
+/// One flight to write: its state with its digest, and the detail tables to
+/// replace. The digest travels with the state it was made from, so that a
+/// write can never pair a flight with another's.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FlightChange {
+pub struct FlightWrite {
     /// The flight's new state and bookkeeping (the main row is always
     /// written: it carries the version).
     pub flight: StoredFlight,
-    /// The detail tables to replace; the others keep their rows.
-    pub tables: Vec<DetailTable>,
+    /// `STATE_DIGEST`: the [`digest`](crate::state::FlightState::digest) of
+    /// `flight.state`.
+    pub digest: String,
+    /// The detail tables to replace; the others keep their rows. A flight
+    /// with no row yet gets every table's rows.
+    pub tables: DetailTables,
+}
+
+impl FlightWrite {
+    /// The write of `flight`'s whole state (every detail table), with its
+    /// `digest`.
+    pub fn whole(flight: StoredFlight, digest: String) -> FlightWrite {
+        FlightWrite {
+            flight,
+            digest,
+            tables: DetailTables::All,
+        }
+    }
+}
+
+/// Which detail tables a write replaces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DetailTables {
+    /// Every one (a snapshot writes whole flights).
+    All,
+    /// Only these (a flight event replaces what it changed).
+    Only(Vec<DetailTable>),
+}
+
+impl DetailTables {
+    /// Whether `table` is replaced.
+    pub fn contains(&self, table: DetailTable) -> bool {
+        match self {
+            DetailTables::All => true,
+            DetailTables::Only(tables) => tables.contains(&table),
+        }
+    }
 }
 
 /// What a snapshot needs to know of a stored flight to tell whether it

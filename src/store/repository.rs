@@ -16,7 +16,7 @@ use super::lease::LeaseOps;
 use super::outbox::OutboxOps;
 use super::read::ReadOps;
 use super::records::{
-    ChangeNotice, FlightChange, FlightDigest, Outcome, PipelineLease, ProcRecord, SnapshotLedger,
+    ChangeNotice, FlightDigest, FlightWrite, Outcome, PipelineLease, ProcRecord, SnapshotLedger,
     StateEvent,
 };
 use super::replay::ReplayOps;
@@ -112,22 +112,21 @@ pub trait StateTx: EvidenceOps {
         flids: &[i64],
     ) -> Result<HashMap<i64, StateDocument>, StoreError>;
 
-    /// Writes the full state of each flight: main row (with `digests[i]`,
-    /// the [`digest`](crate::state::FlightState::digest) of `flights[i]`,
-    /// as `STATE_DIGEST`, and its state document) and every collection,
-    /// set-based over all of them. `rows` says whether the flights may
-    /// already have rows.
+    /// Writes flights, set-based over all of them: the main row of each
+    /// (with its digest as `STATE_DIGEST`, and its state document), and of
+    /// each the detail tables its write names (group delete-insert, one
+    /// statement pair per table over every flight that names it; tables a
+    /// write does not name keep their rows). `rows` says whether the flights
+    /// may already have rows: new flights get every table's rows and need no
+    /// delete.
     ///
     /// # Errors
     ///
     /// With [`FlightRows::New`], a [`StoreError`] of kind `Duplicate` when
-    /// one of the flights does have a row: it is never overwritten. A
-    /// number of digests other than the number of flights is an error of
-    /// kind `Other`.
+    /// one of the flights does have a row: it is never overwritten.
     fn write_flights(
         &mut self,
-        flights: &[StoredFlight],
-        digests: &[String],
+        flights: &[FlightWrite],
         rows: FlightRows,
     ) -> Result<(), StoreError>;
 
@@ -172,12 +171,6 @@ pub trait StateTx: EvidenceOps {
     fn record_outcome(&mut self, outcome: &Outcome<'_>) -> Result<(), StoreError> {
         self.record_outcomes(std::slice::from_ref(outcome))
     }
-
-    /// Writes flights that a flight event or an ad-hoc flight changed: the
-    /// main row of each, and of each only the detail tables its change
-    /// names (group delete-insert, one statement pair per table over every
-    /// flight that names it). Tables a change does not name are not touched.
-    fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError>;
 
     /// Deletes the flights `flids` (FLOP FDEL, SCHD DEL) with every detail
     /// row, whatever their operation day. Returns each deleted FLID with its

@@ -18,7 +18,8 @@ use crate::pipeline::attempt::MessageRef;
 use crate::pipeline::outcome::{EventReport, json};
 use crate::state::{FlightState, StoredFlight, changed_parts};
 use crate::store::{
-    ChangeNotice, DetailTable, EventKind, FlightChange, StateEvent, StateTx, first_version,
+    ChangeNotice, DetailTable, DetailTables, EventKind, FlightRows, FlightWrite, StateEvent,
+    StateTx, first_version,
 };
 
 /// A flight's state while a message is being applied: `None` once deleted.
@@ -246,9 +247,10 @@ impl Working {
                         Some(old) => DetailTable::changed(&old.state, &new.state),
                         None => DetailTable::changed(&FlightState::new(flid), &new.state),
                     };
-                    changes.push(FlightChange {
+                    changes.push(FlightWrite {
+                        digest: new.state.digest(),
                         flight: new,
-                        tables,
+                        tables: DetailTables::Only(tables),
                     });
                 }
             }
@@ -256,7 +258,7 @@ impl Working {
         // A stable order: statements bind the same arrays for the same run.
         changes.sort_by_key(|c| c.flight.state.flid);
         deletes.sort_unstable();
-        tx.write_flight_changes(&changes)?;
+        tx.write_flights(&changes, FlightRows::MayExist)?;
         if !deletes.is_empty() {
             tx.delete_flights(&deletes)?;
         }

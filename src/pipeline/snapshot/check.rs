@@ -19,56 +19,53 @@ use crate::state::{
 /// The most flights one snapshot may carry (RECS is at most 4 digits).
 pub const MAX_SNAPSHOT_FLIGHTS: u32 = 9_999;
 
-/// The new states of a day's flights (or of a part of them, as read), each
-/// with its `STATE_DIGEST`.
-#[derive(Clone, Default)]
-pub(in crate::pipeline) struct Built {
-    pub(super) states: Vec<FlightState>,
-    pub(super) digests: Vec<String>,
+/// A flight's new state with its `STATE_DIGEST`, made together so that
+/// they travel together.
+#[derive(Clone)]
+pub(in crate::pipeline) struct NewState {
+    pub(super) state: FlightState,
+    pub(super) digest: String,
 }
 
-impl Built {
+impl NewState {
     /// The state and digest of one record.
-    pub(super) fn one(record: &FlightRecord) -> Result<(FlightState, String), RecordError> {
-        state_from_record(record).map(|state| {
-            let digest = state.digest();
-            (state, digest)
+    pub(super) fn of(record: &FlightRecord) -> Result<NewState, RecordError> {
+        state_from_record(record).map(|state| NewState {
+            digest: state.digest(),
+            state,
         })
     }
+}
 
-    /// The states and digests of `(state, digest)` pairs, in order.
-    pub(super) fn from_pairs(pairs: Vec<(FlightState, String)>) -> Built {
-        let (states, digests) = pairs.into_iter().unzip();
-        Built { states, digests }
-    }
+/// The new states of a day's flights (or of a part of them, as read), in
+/// input order.
+#[derive(Clone, Default)]
+pub(in crate::pipeline) struct NewStates(pub(super) Vec<NewState>);
 
-    /// The `(state, digest)` pairs whose `keep` is true, in order: moved
-    /// out of a part the caller owns, copied from one it borrows.
-    pub(super) fn take(part: Cow<'_, Built>, keep: &[bool]) -> Vec<(FlightState, String)> {
+impl NewStates {
+    /// The states whose `keep` is true, in order: moved out of a part the
+    /// caller owns, copied from one it borrows.
+    pub(super) fn take(part: Cow<'_, NewStates>, keep: &[bool]) -> Vec<NewState> {
         match part {
-            Cow::Owned(built) => built
-                .states
+            Cow::Owned(NewStates(states)) => states
                 .into_iter()
-                .zip(built.digests)
                 .zip(keep)
-                .filter_map(|(pair, &k)| k.then_some(pair))
+                .filter_map(|(state, &k)| k.then_some(state))
                 .collect(),
-            Cow::Borrowed(built) => built
-                .states
+            Cow::Borrowed(NewStates(states)) => states
                 .iter()
-                .zip(&built.digests)
                 .zip(keep)
                 .filter(|&(_, &k)| k)
-                .map(|((state, digest), _)| (state.clone(), digest.clone()))
+                .map(|(state, _)| state.clone())
                 .collect(),
         }
     }
 
     /// The day of the first flight that has a scheduled time.
     pub(super) fn first_day(&self, rules: &Rules) -> Option<NaiveDate> {
-        self.states
+        self.0
             .iter()
-            .find_map(|s| s.fields.sodt)
+            .find_map(|s| s.state.fields.sodt)
             .map(|sodt| state::day_of(sodt, rules.day_boundary))
     }
 }
@@ -161,7 +158,7 @@ pub(in crate::pipeline) struct Whole {
     pub(in crate::pipeline) day: NaiveDate,
     pub(in crate::pipeline) day_source: state::DaySource,
     pub(in crate::pipeline) list: Vec<i64>,
-    pub(super) flights: Built,
+    pub(super) flights: NewStates,
 }
 
 impl Whole {
@@ -177,14 +174,14 @@ impl Whole {
         rules: &Rules,
         request_day: Option<NaiveDate>,
     ) -> Result<Whole, PipelineError> {
-        let built = crate::cores::map_in_parallel(&schedule.flights, Built::one);
+        let built = crate::cores::map_in_parallel(&schedule.flights, NewState::of);
         let mut tally = Tally::default();
         for (record, built) in schedule.flights.iter().zip(&built) {
             tally.add(record.flid, record.sodt.value().copied(), built);
         }
         let (day, day_source, list) =
             tally.check(&schedule.recs, (schedule.operation_day, request_day), rules)?;
-        let pairs = built
+        let states = built
             .into_iter()
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| PipelineError::BadInput(e.to_string()))?;
@@ -192,7 +189,7 @@ impl Whole {
             day,
             day_source,
             list,
-            flights: Built::from_pairs(pairs),
+            flights: NewStates(states),
         })
     }
 }

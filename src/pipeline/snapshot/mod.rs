@@ -46,7 +46,7 @@ use crate::state::{DayMoves, DaySource};
 use crate::store::{
     DeadOps, JournalOps, ProcStatus, RequestOps, SnapshotLedger, StateTx, Store, StoreError,
 };
-use check::{Built, Checked};
+use check::{Checked, NewStates};
 use write::{
     Written, bump_version, delete_absent, guard_mass_delete, register, replace_list, write_part,
 };
@@ -62,7 +62,7 @@ pub(super) trait Parts {
     /// The next part of the flights, in input order; `None` once all were
     /// handed out, or once reading stopped at a flight that cannot be
     /// applied (the end says why).
-    fn next_part(&mut self) -> Option<Cow<'_, Built>>;
+    fn next_part(&mut self) -> Option<Cow<'_, NewStates>>;
 
     /// Reads the rest of the message (the parts not taken are dropped) and
     /// checks it whole.
@@ -408,7 +408,7 @@ struct WholeParts<'s, 'a> {
 }
 
 impl Parts for WholeParts<'_, '_> {
-    fn next_part(&mut self) -> Option<Cow<'_, Built>> {
+    fn next_part(&mut self) -> Option<Cow<'_, NewStates>> {
         if std::mem::replace(&mut self.handed_out, true) {
             return None;
         }

@@ -20,7 +20,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use chrono::NaiveDate;
 
-use super::check::{Built, Checked, Tally};
+use super::check::{Checked, NewState, NewStates, Tally};
 use super::{Parts, Received, SnapshotReport, Source, apply_snapshot};
 use crate::pipeline::attempt::Attempt;
 use crate::pipeline::{PipelineError, Rules};
@@ -140,7 +140,7 @@ struct StreamParts<'s, 'a> {
     /// How many parts were handed to the transaction.
     handed: usize,
     /// The first part, taken to learn the day before the transaction.
-    first: Option<Built>,
+    first: Option<NewStates>,
     /// What the checks said of the whole message, once it was read.
     verdict: Option<Result<Checked, String>>,
     /// Whether [`Parts::end`] was asked before.
@@ -151,7 +151,7 @@ impl StreamParts<'_, '_> {
     /// The next part, built; at the end, the verdict on the whole message.
     /// After a record whose state cannot be built, no part is handed out
     /// (the verdict says why), but every record is still tallied.
-    fn receive(&mut self) -> Option<Built> {
+    fn receive(&mut self) -> Option<NewStates> {
         while self.verdict.is_none() {
             match self.from_reader.recv() {
                 Ok(Read::Part(records)) => {
@@ -170,21 +170,21 @@ impl StreamParts<'_, '_> {
 
     /// The states and digests of `records`, tallied; `None` once a record
     /// of the message had no state.
-    fn build(&mut self, records: &[FlightRecord]) -> Option<Built> {
-        let mut pairs = Vec::with_capacity(records.len());
+    fn build(&mut self, records: &[FlightRecord]) -> Option<NewStates> {
+        let mut states = Vec::with_capacity(records.len());
         for record in records {
-            let built = Built::one(record);
+            let built = NewState::of(record);
             self.tally
                 .add(record.flid, record.sodt.value().copied(), &built);
-            if let Ok(pair) = built {
-                pairs.push(pair);
+            if let Ok(state) = built {
+                states.push(state);
             }
         }
         if !self.tally.all_built() {
             return None;
         }
         self.handed += 1;
-        Some(Built::from_pairs(pairs))
+        Some(NewStates(states))
     }
 
     /// The same checks as for a message read whole, on the tally.
@@ -229,7 +229,7 @@ impl StreamParts<'_, '_> {
 }
 
 impl Parts for StreamParts<'_, '_> {
-    fn next_part(&mut self) -> Option<Cow<'_, Built>> {
+    fn next_part(&mut self) -> Option<Cow<'_, NewStates>> {
         self.first.take().or_else(|| self.receive()).map(Cow::Owned)
     }
 

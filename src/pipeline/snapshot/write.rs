@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 
 use chrono::{NaiveDate, NaiveDateTime};
 
-use super::check::Built;
+use super::check::{NewState, NewStates};
 use crate::pipeline::PipelineError;
 use crate::pipeline::attempt::MessageRef;
 use crate::pipeline::outcome::{SnapshotReport, json};
@@ -30,8 +30,8 @@ use crate::state::{
     DayMoves, DeleteGuard, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
 };
 use crate::store::{
-    ChangeNotice, EventKind, FlightDigest, FlightRows, SnapshotLedger, StateEvent, StateTx,
-    first_version,
+    ChangeNotice, EventKind, FlightDigest, FlightRows, FlightWrite, SnapshotLedger, StateEvent,
+    StateTx, first_version,
 };
 
 /// What the writes of a snapshot's flights did so far, for the events and
@@ -59,10 +59,10 @@ pub(super) fn write_part<T: StateTx>(
     tx: &mut T,
     (day, day_moves): (NaiveDate, DayMoves),
     (message_id, now): (i64, NaiveDateTime),
-    flights: Cow<'_, Built>,
+    flights: Cow<'_, NewStates>,
     written: &mut Written,
 ) -> Result<(), PipelineError> {
-    let flids: Vec<i64> = flights.states.iter().map(|s| s.flid).collect();
+    let flids: Vec<i64> = flights.0.iter().map(|s| s.state.flid).collect();
     // Unchanged flights are told from the stored digests (one narrow read);
     // only the others are read whole, for their versions and what changed.
     let stored = tx.flight_digests(&flids)?;
@@ -75,7 +75,7 @@ pub(super) fn write_part<T: StateTx>(
     let kept: HashSet<i64> = kept.into_iter().collect();
     // Which flights to plan: neither kept on a later day nor unchanged.
     let mut candidate = Vec::with_capacity(flids.len());
-    for (state, digest) in flights.states.iter().zip(&flights.digests) {
+    for NewState { state, digest } in &flights.0 {
         let same = stored.get(&state.flid).is_some_and(|s| {
             s.digest.as_deref() == Some(digest.as_str()) && s.operation_day == Some(day)
         });
@@ -86,9 +86,9 @@ pub(super) fn write_part<T: StateTx>(
         candidate.push(!same && !is_kept);
     }
     let (candidates, mut candidate_digests): (Vec<FlightState>, HashMap<i64, String>) =
-        Built::take(flights, &candidate)
+        NewStates::take(flights, &candidate)
             .into_iter()
-            .map(|(state, digest)| {
+            .map(|NewState { state, digest }| {
                 let flid = state.flid;
                 (state, (flid, digest))
             })
@@ -110,16 +110,16 @@ pub(super) fn write_part<T: StateTx>(
 
     // New flights (no row: neither digest nor state was found) are
     // inserted, the others upserted.
-    let (mut new, mut new_digests) = (Vec::new(), Vec::new());
-    let (mut changed, mut changed_digests) = (Vec::with_capacity(writes.len()), Vec::new());
+    let mut new = Vec::new();
+    let mut changed = Vec::with_capacity(writes.len());
     for write in writes {
         let flid = write.state.flid;
-        let (rows, digests) = if write.created {
+        let rows = if write.created {
             written.created += 1;
-            (&mut new, &mut new_digests)
+            &mut new
         } else {
             written.updated += 1;
-            (&mut changed, &mut changed_digests)
+            &mut changed
         };
         written.events.push(StateEvent {
             message_id,
@@ -134,21 +134,20 @@ pub(super) fn write_part<T: StateTx>(
             day,
             write.state_version,
         )?);
-        digests.push(
-            candidate_digests
-                .remove(&flid)
-                .unwrap_or_else(|| write.state.digest()),
-        );
-        rows.push(StoredFlight {
+        let digest = candidate_digests
+            .remove(&flid)
+            .unwrap_or_else(|| write.state.digest());
+        let flight = StoredFlight {
             state: write.state,
             operation_day: Some(day),
             state_version: write.state_version,
             last_message_id: message_id,
             updated_at: now,
-        });
+        };
+        rows.push(FlightWrite::whole(flight, digest));
     }
-    tx.write_flights(&new, &new_digests, FlightRows::New)?;
-    tx.write_flights(&changed, &changed_digests, FlightRows::MayExist)?;
+    tx.write_flights(&new, FlightRows::New)?;
+    tx.write_flights(&changed, FlightRows::MayExist)?;
     Ok(())
 }
 

@@ -15,8 +15,8 @@ use diesel::query_builder::{AstPass, QueryFragment};
 
 use super::errors;
 use crate::FailureKind;
-use crate::state::{ColumnValues, FlightFields, StoredFlight, TableRow, state_document};
-use crate::store::StoreError;
+use crate::state::{ColumnValues, FlightFields, TableRow, state_document};
+use crate::store::{FlightWrite, StoreError};
 
 /// How new flights' main rows are written (`FlightRows::New`); either way a
 /// FLID that has a row fails the write and is not overwritten.
@@ -243,11 +243,10 @@ pub(super) fn main_rows_statement() -> String {
 /// overwritten. Rows are encoded and sent a block at a time.
 pub(super) fn copy_main_rows(
     conn: &mut PgConnection,
-    flights: &[&StoredFlight],
-    digests: &[String],
+    flights: &[&FlightWrite],
 ) -> Result<(), StoreError> {
     const OP: &str = "copy_flights";
-    let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
+    let columns = FlightFields::columns(flights.iter().map(|w| &w.flight.state.fields));
     let encoded = std::cell::Cell::new(None);
     let copy = diesel::copy_from(flight_schd::table)
         .from_raw_data(MainRows, |out| {
@@ -257,8 +256,8 @@ pub(super) fn copy_main_rows(
             };
             let mut block = Vec::with_capacity(FLUSH_BYTES + 4096);
             block.extend_from_slice(COPY_BINARY_HEADER);
-            for (row, flight) in flights.iter().enumerate() {
-                main_row(&mut block, flight, &columns, row, digests.get(row)).map_err(failed)?;
+            for (row, write) in flights.iter().enumerate() {
+                main_row(&mut block, write, &columns, row).map_err(failed)?;
                 if block.len() >= FLUSH_BYTES {
                     out.write_all(&block).map_err(io_failed)?;
                     block.clear();
@@ -283,11 +282,11 @@ fn io_failed(e: std::io::Error) -> diesel::result::Error {
 /// One main row: the FLID, the state's fields, the bookkeeping.
 fn main_row(
     out: &mut Vec<u8>,
-    flight: &StoredFlight,
+    write: &FlightWrite,
     columns: &[ColumnValues],
     row: usize,
-    digest: Option<&String>,
 ) -> Result<(), &'static str> {
+    let flight = &write.flight;
     out.extend_from_slice(&MainRows::fields().to_be_bytes());
     copy_field(out, Some(&flight.state.flid.to_be_bytes()))?;
     copy_columns(out, columns, row)?;
@@ -301,7 +300,7 @@ fn main_row(
     copy_field(out, Some(&flight.state_version.to_be_bytes()))?;
     copy_field(out, Some(&flight.last_message_id.to_be_bytes()))?;
     copy_field(out, Some(&pg_timestamp(flight.updated_at).to_be_bytes()))?;
-    copy_field(out, digest.map(String::as_bytes))?;
+    copy_field(out, Some(write.digest.as_bytes()))?;
     copy_field(out, Some(state_document(flight).as_bytes()))
 }
 

@@ -14,7 +14,7 @@ use super::OracleTx;
 use crate::state::{FlightFields, StoredFlight, TableRow, state_document};
 use crate::store::detail::{self, Detail, KeyedRows, with_detail_table};
 use crate::store::flight_rows::{self, TableWriter};
-use crate::store::{DetailTable, FlightRows, StoreError};
+use crate::store::{DetailTable, FlightRows, FlightWrite, StoreError};
 
 /// The group delete of one table for `flids`: one batch entry per flight.
 fn delete_by_flid(
@@ -125,14 +125,14 @@ impl TableWriter for OracleTx<'_> {
     /// `update_state_documents` right after, in the same transaction.
     fn write_main_rows(
         &mut self,
-        flights: &[&StoredFlight],
-        digests: &[String],
+        writes: &[&FlightWrite],
         rows: FlightRows,
     ) -> Result<(), StoreError> {
+        let flights: Vec<&StoredFlight> = writes.iter().map(|w| &w.flight).collect();
         let op = flight_rows::main_rows_statement(rows);
         let text = detail::statement(sql::ALL, op)?;
         let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
-        let documents = crate::cores::map_in_parallel(flights, |f| state_document(f));
+        let documents = crate::cores::map_in_parallel(&flights, |f| state_document(f));
         let with_document = rows == FlightRows::New;
         let mut types = vec![("flid", OracleType::Int64)];
         types.extend(
@@ -169,7 +169,7 @@ impl TableWriter for OracleTx<'_> {
             batch.set("state_version", &flight.state_version)?;
             batch.set("last_message_id", &flight.last_message_id)?;
             batch.set("updated_at", &AsDate(Some(flight.updated_at)))?;
-            batch.set("state_digest", &Text(Some(digests[row].as_str())))?;
+            batch.set("state_digest", &Text(Some(writes[row].digest.as_str())))?;
             if with_document {
                 batch.set("state_document", &Clob(&documents[row]))?;
             }

@@ -18,7 +18,7 @@ use crate::FailureKind;
 use crate::state::{StateDocument, StoredFlight};
 use crate::store::flight_rows;
 use crate::store::{
-    ChangeNotice, FlightChange, FlightDigest, FlightRows, Outcome, PipelineLease, ProcRecord,
+    ChangeNotice, FlightDigest, FlightRows, FlightWrite, Outcome, PipelineLease, ProcRecord,
     ProcStatus, SnapshotLedger, StateEvent, StateTx, StoreError,
 };
 
@@ -140,15 +140,10 @@ impl StateTx for PgTx<'_> {
 
     fn write_flights(
         &mut self,
-        flights: &[StoredFlight],
-        digests: &[String],
+        flights: &[FlightWrite],
         rows: FlightRows,
     ) -> Result<(), StoreError> {
-        flight_rows::write_flights(self, flights, digests, rows)
-    }
-
-    fn write_flight_changes(&mut self, changes: &[FlightChange]) -> Result<(), StoreError> {
-        flight_rows::write_flight_changes(self, changes)
+        flight_rows::write_flights(self, flights, rows)
     }
 
     fn delete_flights_of_day(

@@ -18,7 +18,7 @@ use super::{Boxed, PgTx, statement};
 use crate::state::{ColumnValues, FlightFields, StoredFlight, TableRow, state_document};
 use crate::store::detail::{self, Detail, KeyedRows, with_detail_table};
 use crate::store::flight_rows::{self, TableWriter};
-use crate::store::{DetailTable, FlightRows, StoreError};
+use crate::store::{DetailTable, FlightRows, FlightWrite, StoreError};
 
 /// Binds one column of many rows as the array the statement unnests.
 fn bind_column(query: Boxed, values: ColumnValues) -> Boxed {
@@ -78,13 +78,13 @@ impl InsertRows<'_, '_> {
 impl TableWriter for PgTx<'_> {
     fn write_main_rows(
         &mut self,
-        flights: &[&StoredFlight],
-        digests: &[String],
+        writes: &[&FlightWrite],
         rows: FlightRows,
     ) -> Result<(), StoreError> {
         if rows == FlightRows::New && self.new_flights == NewFlights::Copy {
-            return copy_main_rows(self.conn, flights, digests);
+            return copy_main_rows(self.conn, writes);
         }
+        let flights: Vec<&StoredFlight> = writes.iter().map(|w| &w.flight).collect();
         let op = flight_rows::main_rows_statement(rows);
         let mut query = statement(detail::statement(sql::ALL, op)?)
             .bind::<Array<BigInt>, _>(flights.iter().map(|f| f.state.flid).collect::<Vec<_>>());
@@ -103,8 +103,8 @@ impl TableWriter for PgTx<'_> {
                     .collect::<Vec<_>>(),
             )
             .bind::<Array<Timestamp>, _>(flights.iter().map(|f| f.updated_at).collect::<Vec<_>>())
-            .bind::<Array<Text>, _>(digests.to_vec())
-            .bind::<Array<Text>, _>(crate::cores::map_in_parallel(flights, |f| {
+            .bind::<Array<Text>, _>(writes.iter().map(|w| w.digest.clone()).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(crate::cores::map_in_parallel(&flights, |f| {
                 state_document(f)
             }));
         self.execute(query, op).map(drop)

@@ -10,9 +10,9 @@ use super::attempt::Attempt;
 use super::attempt::MessageRef;
 use super::flights::{apply_adft, apply_delete, apply_event};
 use super::identity::identity_key;
-use super::outcome::{Applied, Recorder, Seen};
+use super::outcome::{Applied, RecordedBefore, Recorder};
 use super::rules::Rules;
-use super::snapshot::Whole;
+use super::snapshot::WholeSnapshot;
 use super::snapshot::{Received, Streamed, WholeSource, apply_snapshot, apply_streamed};
 use crate::protocol::{self, Body, ScheduleSubtype};
 use crate::request;
@@ -63,13 +63,13 @@ pub fn apply_attempt<S: Store>(
     let identity = identity_key(message_id, body);
     let mut record = Recorder::new(message_id, &identity, now);
     match look_before(store, attempt, &identity)? {
-        Seen::ChangedBody(reason) => return record.dead(store, attempt, reason),
-        Seen::ChangedAfterFinal(reason) => return Ok(Applied::ChangedBody { reason }),
-        Seen::Final(status) => return Ok(Applied::AlreadyProcessed { status }),
-        Seen::Held(reason) => return Ok(Applied::Held { reason }),
-        Seen::Rejected(reason) => return record.rejected(store, attempt, &reason),
-        Seen::Released => record.released = true,
-        Seen::ToApply => {}
+        RecordedBefore::ChangedBody(reason) => return record.dead(store, attempt, reason),
+        RecordedBefore::ChangedAfterFinal(reason) => return Ok(Applied::ChangedBody { reason }),
+        RecordedBefore::Final(status) => return Ok(Applied::AlreadyProcessed { status }),
+        RecordedBefore::Held(reason) => return Ok(Applied::Held { reason }),
+        RecordedBefore::Rejected(reason) => return record.rejected(store, attempt, &reason),
+        RecordedBefore::Released => record.released = true,
+        RecordedBefore::ToApply => {}
     }
     crate::failpoint!("apply.before_parse");
     let received = Received {
@@ -113,16 +113,16 @@ fn look_before<S: Store>(
     store: &S,
     attempt: &Attempt<'_>,
     identity: &str,
-) -> Result<Seen, StoreError> {
+) -> Result<RecordedBefore, StoreError> {
     store.transaction(|tx| {
-        let seen = Seen::of(
+        let seen = RecordedBefore::of(
             attempt.message_id,
             identity,
             tx.proc_state(attempt.message_id)?,
         );
         let redelivered = match &seen {
-            Seen::Final(status) => Some(*status),
-            Seen::ChangedAfterFinal(_) => Some(ProcStatus::Dead),
+            RecordedBefore::Final(status) => Some(*status),
+            RecordedBefore::ChangedAfterFinal(_) => Some(ProcStatus::Dead),
             _ => None,
         };
         if let Some(status) = redelivered {
@@ -171,7 +171,11 @@ fn apply_parsed<S: Store>(
     match &message.body {
         Body::Schedule(schedule) if schedule.subtype.is_snapshot() => {
             let source = WholeSource {
-                whole: Whole::of(schedule, rules, request_day(store, message_ref, schedule)?)?,
+                whole: WholeSnapshot::of(
+                    schedule,
+                    rules,
+                    request_day(store, message_ref, schedule)?,
+                )?,
                 msg_type: message_ref.msg_type,
                 subtype: message_ref.subtype,
                 sender: message_ref.sender,

@@ -1,6 +1,6 @@
 //! What an attempt leaves of a message: its outcome ([`Applied`]) with the
 //! rule's report, as its `PROC_STATE` record tells it before the attempt
-//! ([`Seen`]) and as the attempt records it ([`Recorder`]).
+//! ([`RecordedBefore`]) and as the attempt records it ([`Recorder`]).
 
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
@@ -148,7 +148,7 @@ impl Applied {
 }
 
 /// What a message's `PROC_STATE` says about applying it now.
-pub(super) enum Seen {
+pub(super) enum RecordedBefore {
     /// Not seen, or seen and FAILED: apply it.
     ToApply,
     /// Already final under this identity: not applied again.
@@ -168,34 +168,38 @@ pub(super) enum Seen {
     Rejected(String),
 }
 
-impl Seen {
+impl RecordedBefore {
     /// Tells from message `message_id`'s record, if any.
-    pub(super) fn of(message_id: i64, identity: &str, record: Option<ProcRecord>) -> Seen {
+    pub(super) fn of(
+        message_id: i64,
+        identity: &str,
+        record: Option<ProcRecord>,
+    ) -> RecordedBefore {
         match record {
             Some(seen)
                 if seen.identity_key != identity
                     && !matches!(seen.status, ProcStatus::Failed | ProcStatus::Held) =>
             {
-                Seen::ChangedAfterFinal(format!(
+                RecordedBefore::ChangedAfterFinal(format!(
                     "message {message_id} came again with another body after it was {}; the new body is not applied and the recorded outcome stands",
                     seen.status.code()
                 ))
             }
-            Some(seen) if seen.identity_key != identity => Seen::ChangedBody(format!(
+            Some(seen) if seen.identity_key != identity => RecordedBefore::ChangedBody(format!(
                 "message {message_id} was already seen with another body; the mailbox row changed under the same id"
             )),
             Some(seen) if seen.status == ProcStatus::Held => {
                 let reason = seen.error_text.unwrap_or_default();
                 match seen.error_kind.as_deref() {
-                    Some(RELEASED) => Seen::Released,
-                    Some(REJECTED) => Seen::Rejected(format!(
+                    Some(RELEASED) => RecordedBefore::Released,
+                    Some(REJECTED) => RecordedBefore::Rejected(format!(
                         "rejected by an operator (flightstate reject) after it was held: {reason}"
                     )),
-                    _ => Seen::Held(reason),
+                    _ => RecordedBefore::Held(reason),
                 }
             }
-            Some(seen) if seen.status != ProcStatus::Failed => Seen::Final(seen.status),
-            _ => Seen::ToApply,
+            Some(seen) if seen.status != ProcStatus::Failed => RecordedBefore::Final(seen.status),
+            _ => RecordedBefore::ToApply,
         }
     }
 }
@@ -419,22 +423,22 @@ mod tests {
     #[test]
     fn a_held_message_waits_until_an_operator_answers() {
         assert!(matches!(
-            Seen::of(7, "k", held(MASS_DELETE, "k")),
-            Seen::Held(reason) if reason.contains("180 of the 200")
+            RecordedBefore::of(7, "k", held(MASS_DELETE, "k")),
+            RecordedBefore::Held(reason) if reason.contains("180 of the 200")
         ));
         assert!(matches!(
-            Seen::of(7, "k", held(RELEASED, "k")),
-            Seen::Released
+            RecordedBefore::of(7, "k", held(RELEASED, "k")),
+            RecordedBefore::Released
         ));
         assert!(matches!(
-            Seen::of(7, "k", held(REJECTED, "k")),
-            Seen::Rejected(reason)
+            RecordedBefore::of(7, "k", held(REJECTED, "k")),
+            RecordedBefore::Rejected(reason)
                 if reason.starts_with("rejected by an operator") && reason.contains("180 of the 200")
         ));
         // Another body under the held id is dead, as for a FAILED one.
         assert!(matches!(
-            Seen::of(7, "other", held(MASS_DELETE, "k")),
-            Seen::ChangedBody(_)
+            RecordedBefore::of(7, "other", held(MASS_DELETE, "k")),
+            RecordedBefore::ChangedBody(_)
         ));
     }
 

@@ -15,7 +15,7 @@ mod reader;
 mod tail;
 mod values;
 mod write;
-mod xml_out;
+mod xml_text;
 
 use std::io::Read;
 

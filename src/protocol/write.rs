@@ -8,7 +8,7 @@
 
 use super::ParseOptions;
 use super::message::{Body, Message, write_flight_operation, write_meta, write_schedule};
-use super::xml_out::XmlOut;
+use super::xml_text::XmlOut;
 
 /// Writes `message` as an SIS document. The SCHD operation day is not written, as its
 /// element name is site configuration; use [`to_xml_with`] for that.

@@ -26,7 +26,7 @@ use crate::mailbox::FinalRow;
 use crate::pipeline::attempt::Leased;
 use crate::pipeline::attempt::MessageRef;
 use crate::pipeline::identity::identity_key;
-use crate::pipeline::outcome::{Applied, Recorder, Seen};
+use crate::pipeline::outcome::{Applied, RecordedBefore, Recorder};
 use crate::pipeline::{PipelineError, Rules};
 use crate::protocol::{self, Body, Message, ScheduleSubtype};
 use crate::state::FlightEvent;
@@ -118,12 +118,12 @@ pub fn apply_group<T: StateTx + JournalOps + DeadOps>(
     let ids: Vec<i64> = group.iter().map(|g| g.id).collect();
     let mut records = tx.proc_states(&ids)?;
     for grouped in group {
-        let seen = Seen::of(grouped.id, &grouped.identity, records.remove(&grouped.id));
+        let seen = RecordedBefore::of(grouped.id, &grouped.identity, records.remove(&grouped.id));
         let meta = &grouped.message.meta;
         outcomes.push(match seen {
-            Seen::Final(status) => Some(Applied::AlreadyProcessed { status }),
-            Seen::ChangedAfterFinal(reason) => Some(Applied::ChangedBody { reason }),
-            Seen::ChangedBody(reason) => {
+            RecordedBefore::Final(status) => Some(Applied::AlreadyProcessed { status }),
+            RecordedBefore::ChangedAfterFinal(reason) => Some(Applied::ChangedBody { reason }),
+            RecordedBefore::ChangedBody(reason) => {
                 let recorder = Recorder {
                     message_id: grouped.id,
                     identity: &grouped.identity,
@@ -138,13 +138,13 @@ pub fn apply_group<T: StateTx + JournalOps + DeadOps>(
             }
             // Only a snapshot is ever held, and a snapshot never joins a
             // group; a message that is, is left to the single-message path.
-            Seen::Held(_) | Seen::Released | Seen::Rejected(_) => {
+            RecordedBefore::Held(_) | RecordedBefore::Released | RecordedBefore::Rejected(_) => {
                 return Err(PipelineError::BadInput(format!(
                     "message {} is a held snapshot, not a flight-level message",
                     grouped.id
                 )));
             }
-            Seen::ToApply => {
+            RecordedBefore::ToApply => {
                 let work = grouped.work().ok_or_else(|| {
                     PipelineError::BadInput(format!(
                         "message {} is not a flight-level message",

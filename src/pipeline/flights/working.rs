@@ -26,7 +26,7 @@ use crate::store::{
 type Draft = Option<(FlightState, Option<NaiveDate>)>;
 
 /// What one message changed, settled in memory: its outbox rows and report.
-pub(super) struct Settled {
+pub(super) struct SettledMessage {
     pub(super) report: EventReport,
     pub(super) events: Vec<StateEvent>,
     pub(super) notices: Vec<ChangeNotice>,
@@ -135,8 +135,11 @@ impl Working {
     /// # Errors
     ///
     /// A notice that cannot be written as JSON (`outcome::json`).
-    pub(super) fn settle(&mut self, message: &MessageRef<'_>) -> Result<Settled, PipelineError> {
-        let mut settled = Settled {
+    pub(super) fn settle(
+        &mut self,
+        message: &MessageRef<'_>,
+    ) -> Result<SettledMessage, PipelineError> {
+        let mut settled = SettledMessage {
             report: EventReport {
                 event: format!("{}/{}", message.msg_type, message.subtype),
                 ..EventReport::default()

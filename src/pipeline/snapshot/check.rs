@@ -1,7 +1,7 @@
 //! What makes a snapshot whole and valid (DESIGN §4, the seed's step 3 and
 //! the operation day): RECS, the day, every flight's state, no FLID twice.
 //!
-//! The checks read a [`Tally`] of the flights rather than the flights
+//! The checks read a [`SnapshotTally`] of the flights rather than the flights
 //! themselves, so that a message read whole and one streamed by parts (whose
 //! flights are gone once written) are judged by the same code, in the same
 //! order, with the same reasons.
@@ -74,13 +74,13 @@ impl NewStates {
 /// order as the flights are read: the count, the scheduled times, the FLIDs
 /// and the first record whose state cannot be built.
 #[derive(Default)]
-pub(super) struct Tally {
+pub(super) struct SnapshotTally {
     sodts: Vec<NaiveDateTime>,
     flids: Vec<i64>,
     first_bad: Option<RecordError>,
 }
 
-impl Tally {
+impl SnapshotTally {
     /// Counts one record; `built` is what became of its state.
     pub(super) fn add<T>(
         &mut self,
@@ -131,7 +131,7 @@ impl Tally {
 
 /// What a whole snapshot says, once read and checked.
 #[derive(Clone)]
-pub(in crate::pipeline) struct Checked {
+pub(in crate::pipeline) struct CheckedSnapshot {
     /// Its operation day.
     pub(super) day: NaiveDate,
     /// Where the day came from.
@@ -154,28 +154,28 @@ pub(in crate::pipeline) struct Checked {
 }
 
 /// A snapshot read whole, checked and built: its flights as one part.
-pub(in crate::pipeline) struct Whole {
+pub(in crate::pipeline) struct WholeSnapshot {
     pub(in crate::pipeline) day: NaiveDate,
     pub(in crate::pipeline) day_source: state::DaySource,
     pub(in crate::pipeline) list: Vec<i64>,
     pub(super) flights: NewStates,
 }
 
-impl Whole {
+impl WholeSnapshot {
     /// Checks `schedule` and builds every flight's state, on the machine's
     /// cores for a large one; `request_day` is the day of the request a RESP
     /// naming no day answers.
     ///
     /// # Errors
     ///
-    /// [`PipelineError::BadInput`] as [`Tally::check`].
+    /// [`PipelineError::BadInput`] as [`SnapshotTally::check`].
     pub(in crate::pipeline) fn of(
         schedule: &Schedule,
         rules: &Rules,
         request_day: Option<NaiveDate>,
-    ) -> Result<Whole, PipelineError> {
+    ) -> Result<WholeSnapshot, PipelineError> {
         let built = crate::cores::map_in_parallel(&schedule.flights, NewState::of);
-        let mut tally = Tally::default();
+        let mut tally = SnapshotTally::default();
         for (record, built) in schedule.flights.iter().zip(&built) {
             tally.add(record.flid, record.sodt.value().copied(), built);
         }
@@ -185,7 +185,7 @@ impl Whole {
             .into_iter()
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| PipelineError::BadInput(e.to_string()))?;
-        Ok(Whole {
+        Ok(WholeSnapshot {
             day,
             day_source,
             list,

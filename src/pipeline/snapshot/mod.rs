@@ -25,7 +25,7 @@ mod streamed;
 mod write;
 
 pub use check::MAX_SNAPSHOT_FLIGHTS;
-pub(super) use check::Whole;
+pub(super) use check::WholeSnapshot;
 pub use replay::{ReplayError, ReplayPlan, replay_snapshot};
 pub(super) use streamed::{Streamed, apply_streamed};
 
@@ -46,9 +46,10 @@ use crate::state::{DayMoves, DaySource};
 use crate::store::{
     DeadOps, JournalOps, ProcStatus, RequestOps, SnapshotLedger, StateTx, Store, StoreError,
 };
-use check::{Checked, NewStates};
+use check::{CheckedSnapshot, NewStates};
 use write::{
-    Written, bump_version, delete_absent, guard_mass_delete, register, replace_list, write_part,
+    WriteOutcome, bump_version, delete_absent, guard_mass_delete, register, replace_list,
+    write_part,
 };
 
 /// How often a snapshot that lost the version race is run again at once:
@@ -70,7 +71,7 @@ pub(super) trait Parts {
     /// # Errors
     ///
     /// [`PipelineError::BadInput`]: why the message is no valid snapshot.
-    fn end(&mut self) -> Result<Checked, PipelineError>;
+    fn end(&mut self) -> Result<CheckedSnapshot, PipelineError>;
 }
 
 /// A snapshot's flights, to be read once per attempt at its transaction.
@@ -106,7 +107,7 @@ enum Stop {
     OtherDay(NaiveDate),
     Failed(PipelineError),
     /// An operator's replay was refused, or was a dry run: rolled back.
-    Replay(replay::Ended),
+    Replay(replay::ReplayEnd),
 }
 
 impl Stop {
@@ -246,7 +247,7 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
     // 4. Write every flight of N with the day, as its part is read.
     let day_moves = replay::day_moves(attempt, rules.day_moves);
     let written = if replay {
-        Ok(Written::default())
+        Ok(WriteOutcome::default())
     } else {
         write_parts(tx, (day, day_moves), received, parts)
     };
@@ -328,7 +329,10 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
 
 /// Step 3, for a RESP that names no day: the day of the live request it
 /// answers, when there is one, over the day its flights' times tell.
-fn answered_day<T: RequestOps>(tx: &mut T, mut checked: Checked) -> Result<Checked, StoreError> {
+fn answered_day<T: RequestOps>(
+    tx: &mut T,
+    mut checked: CheckedSnapshot,
+) -> Result<CheckedSnapshot, StoreError> {
     if checked.day_source == DaySource::Explicit
         || !request::takes_request_day(&checked.msg_type, &checked.subtype)
     {
@@ -353,8 +357,8 @@ fn write_parts<T: StateTx>(
     day: (NaiveDate, DayMoves),
     received: Received<'_>,
     parts: &mut dyn Parts,
-) -> Result<Written, PipelineError> {
-    let mut written = Written::default();
+) -> Result<WriteOutcome, PipelineError> {
+    let mut written = WriteOutcome::default();
     while let Some(part) = parts.next_part() {
         write_part(tx, day, received.ids(), part, &mut written)?;
         crate::failpoint!("snapshot.after_part");
@@ -364,7 +368,7 @@ fn write_parts<T: StateTx>(
 
 /// What a replay reports: the day's version as it stands, every flight
 /// unchanged.
-fn replay_report(checked: &Checked, ledger: &SnapshotLedger) -> SnapshotReport {
+fn replay_report(checked: &CheckedSnapshot, ledger: &SnapshotLedger) -> SnapshotReport {
     let flights = checked.list.len();
     SnapshotReport {
         operation_day: checked.day,
@@ -384,7 +388,7 @@ fn replay_report(checked: &Checked, ledger: &SnapshotLedger) -> SnapshotReport {
 /// A snapshot read whole: its flights are one part, checked before any
 /// transaction.
 pub(super) struct WholeSource<'a> {
-    pub(super) whole: Whole,
+    pub(super) whole: WholeSnapshot,
     pub(super) msg_type: &'a str,
     pub(super) subtype: &'a str,
     pub(super) sender: &'a str,
@@ -415,9 +419,9 @@ impl Parts for WholeParts<'_, '_> {
         Some(Cow::Borrowed(&self.source.whole.flights))
     }
 
-    fn end(&mut self) -> Result<Checked, PipelineError> {
+    fn end(&mut self) -> Result<CheckedSnapshot, PipelineError> {
         let whole = &self.source.whole;
-        Ok(Checked {
+        Ok(CheckedSnapshot {
             day: whole.day,
             day_source: whole.day_source,
             list: whole.list.clone(),

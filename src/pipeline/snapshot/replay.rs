@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
-use super::check::Whole;
+use super::check::WholeSnapshot;
 use super::{Received, Stop, WholeSource, run_snapshot, snapshot_transaction};
 use crate::FailureKind;
 use crate::pipeline::attempt::{Attempt, Origin, ReplayPolicy, VersionPolicy};
@@ -80,7 +80,7 @@ pub fn replay_snapshot<S: Store>(
     let request_day = (schedule.operation_day.is_none()
         && request::takes_request_day(msg_type, subtype))
     .then_some(policy.day);
-    let mut whole = Whole::of(schedule, rules, request_day)
+    let mut whole = WholeSnapshot::of(schedule, rules, request_day)
         .map_err(|e| refused(format!("is no valid snapshot: {e}")))?;
     if whole.day != policy.day && !policy.other_day {
         return Err(refused(format!(
@@ -126,8 +126,8 @@ pub fn replay_snapshot<S: Store>(
     });
     match replayed {
         Ok(plan) => Ok(plan),
-        Err(Stop::Replay(Ended::DryRun(plan))) => Ok(*plan),
-        Err(Stop::Replay(Ended::Refused(reason))) => Err(refused(reason)),
+        Err(Stop::Replay(ReplayEnd::DryRun(plan))) => Ok(*plan),
+        Err(Stop::Replay(ReplayEnd::Refused(reason))) => Err(refused(reason)),
         Err(stop) => Err(ReplayError::Failed(stop.into_error())),
     }
 }
@@ -144,18 +144,18 @@ pub(super) fn day_moves(attempt: &Attempt<'_>, site: DayMoves) -> DayMoves {
 }
 
 /// How a replay's transaction ended without committing.
-pub(super) enum Ended {
+pub(super) enum ReplayEnd {
     /// The policy (or the message's record) refused the replay.
     Refused(String),
     /// A dry run: what the replay would do.
     DryRun(Box<ReplayPlan>),
 }
 
-impl std::fmt::Display for Ended {
+impl std::fmt::Display for ReplayEnd {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Ended::Refused(reason) => f.write_str(reason),
-            Ended::DryRun(_) => f.write_str("a dry run: rolled back"),
+            ReplayEnd::Refused(reason) => f.write_str(reason),
+            ReplayEnd::DryRun(_) => f.write_str("a dry run: rolled back"),
         }
     }
 }
@@ -171,7 +171,7 @@ struct Replaying {
 }
 
 /// The day's state before the snapshot is applied again.
-struct Before {
+struct DayBeforeReplay {
     ledger: Option<SnapshotLedger>,
     flids: Vec<i64>,
     digests: HashMap<i64, FlightDigest>,
@@ -179,7 +179,7 @@ struct Before {
 
 /// Refuses the replay: the stop that rolls its transaction back.
 fn refuse(reason: String) -> Stop {
-    Stop::Replay(Ended::Refused(reason))
+    Stop::Replay(ReplayEnd::Refused(reason))
 }
 
 /// Under `PIPELINE_LOCK`: the message's record and the version policy,
@@ -188,7 +188,7 @@ fn before<T: StateTx + ?Sized>(
     tx: &mut T,
     attempt: &Attempt<'_>,
     r: &Replaying,
-) -> Result<Before, Stop> {
+) -> Result<DayBeforeReplay, Stop> {
     let day = r.policy.day;
     attempt.lock(tx)?;
     match tx.proc_state(r.message_id)? {
@@ -228,7 +228,7 @@ fn before<T: StateTx + ?Sized>(
     flids.sort_unstable();
     flids.dedup();
     let digests = tx.flight_digests(&flids)?;
-    Ok(Before {
+    Ok(DayBeforeReplay {
         ledger,
         flids,
         digests,
@@ -239,7 +239,7 @@ fn before<T: StateTx + ?Sized>(
 fn after<T: StateTx + ReplayOps + ?Sized>(
     tx: &mut T,
     r: &Replaying,
-    before: Before,
+    before: DayBeforeReplay,
 ) -> Result<ReplayPlan, Stop> {
     let after = tx.flight_digests(&before.flids)?;
     let ledger = tx.snapshot_ledger(r.policy.day)?;
@@ -286,7 +286,7 @@ fn after<T: StateTx + ReplayOps + ?Sized>(
         )));
     }
     if plan.dry_run {
-        return Err(Stop::Replay(Ended::DryRun(Box::new(plan))));
+        return Err(Stop::Replay(ReplayEnd::DryRun(Box::new(plan))));
     }
     Ok(plan)
 }

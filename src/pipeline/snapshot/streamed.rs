@@ -8,7 +8,7 @@
 //!
 //! Only a few parts are held at a time: the reader keeps no record it
 //! handed on, the transaction drops each part once written, and what the
-//! checks need of the whole message is a tally (`check::Tally`:
+//! checks need of the whole message is a tally (`check::SnapshotTally`:
 //! the FLIDs and scheduled times). So a day's memory is its XML and a few
 //! parts, not the day. Each attempt at the transaction reads the message
 //! again (a lost version race is rare; keeping the day to spare it would
@@ -20,7 +20,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use chrono::NaiveDate;
 
-use super::check::{Checked, NewState, NewStates, Tally};
+use super::check::{CheckedSnapshot, NewState, NewStates, SnapshotTally};
 use super::{Parts, Received, SnapshotReport, Source, apply_snapshot};
 use crate::pipeline::attempt::Attempt;
 use crate::pipeline::{PipelineError, Rules};
@@ -105,7 +105,7 @@ impl Source for StreamSource<'_> {
             let mut parts = StreamParts {
                 source: self,
                 from_reader,
-                tally: Tally::default(),
+                tally: SnapshotTally::default(),
                 handed: 0,
                 first: None,
                 verdict: None,
@@ -136,13 +136,13 @@ struct StreamParts<'s, 'a> {
     from_reader: Receiver<Read>,
     /// The FLIDs and scheduled times of every record received, and the
     /// first whose state could not be built.
-    tally: Tally,
+    tally: SnapshotTally,
     /// How many parts were handed to the transaction.
     handed: usize,
     /// The first part, taken to learn the day before the transaction.
     first: Option<NewStates>,
     /// What the checks said of the whole message, once it was read.
-    verdict: Option<Result<Checked, String>>,
+    verdict: Option<Result<CheckedSnapshot, String>>,
     /// Whether [`Parts::end`] was asked before.
     ended: bool,
 }
@@ -188,7 +188,7 @@ impl StreamParts<'_, '_> {
     }
 
     /// The same checks as for a message read whole, on the tally.
-    fn judge(&mut self, parsed: Result<Message, ProtocolError>) -> Result<Checked, String> {
+    fn judge(&mut self, parsed: Result<Message, ProtocolError>) -> Result<CheckedSnapshot, String> {
         let tally = std::mem::take(&mut self.tally);
         let message = match parsed {
             Ok(message) if tally.count() > 0 => message,
@@ -214,7 +214,7 @@ impl StreamParts<'_, '_> {
                 self.source.rules,
             )
             .map_err(|e| e.to_string())?;
-        Ok(Checked {
+        Ok(CheckedSnapshot {
             day,
             day_source,
             list,
@@ -233,7 +233,7 @@ impl Parts for StreamParts<'_, '_> {
         self.first.take().or_else(|| self.receive()).map(Cow::Owned)
     }
 
-    fn end(&mut self) -> Result<Checked, PipelineError> {
+    fn end(&mut self) -> Result<CheckedSnapshot, PipelineError> {
         let first = !std::mem::replace(&mut self.ended, true);
         self.first = None;
         while self.receive().is_some() {}

@@ -37,7 +37,7 @@ use crate::store::{
 /// What the writes of a snapshot's flights did so far, for the events and
 /// the report.
 #[derive(Default)]
-pub(super) struct Written {
+pub(super) struct WriteOutcome {
     events: Vec<StateEvent>,
     notices: Vec<ChangeNotice>,
     /// Flights left on a later day (see the module), in input order.
@@ -60,13 +60,13 @@ pub(super) fn write_part<T: StateTx>(
     (day, day_moves): (NaiveDate, DayMoves),
     (message_id, now): (i64, NaiveDateTime),
     flights: Cow<'_, NewStates>,
-    written: &mut Written,
+    written: &mut WriteOutcome,
 ) -> Result<(), PipelineError> {
     let flids: Vec<i64> = flights.0.iter().map(|s| s.state.flid).collect();
     // Unchanged flights are told from the stored digests (one narrow read);
     // only the others are read whole, for their versions and what changed.
     let stored = tx.flight_digests(&flids)?;
-    let Kept {
+    let KeptOnLaterDay {
         flids: kept,
         notices,
     } = keep_later_days(day_moves, day, message_id, &flids, &stored)?;
@@ -159,7 +159,7 @@ pub(super) fn delete_absent<T: StateTx>(
     day: NaiveDate,
     list: &[i64],
     (message_id, now): (i64, NaiveDateTime),
-    written: &mut Written,
+    written: &mut WriteOutcome,
 ) -> Result<Vec<i64>, PipelineError> {
     let mut deleted = tx.delete_flights_of_day(day, list)?;
     // DELETE … RETURNING gives no order; the tombstones, the notices and the
@@ -221,10 +221,10 @@ pub(super) fn bump_version<T: StateTx>(
 pub(super) fn register<T: StateTx>(
     tx: &mut T,
     message: &MessageRef<'_>,
-    written: Written,
+    written: WriteOutcome,
     report: &SnapshotReport,
 ) -> Result<(), PipelineError> {
-    let Written {
+    let WriteOutcome {
         events,
         mut notices,
         kept_notices,
@@ -283,7 +283,7 @@ const KEPT_ON_LATER_DAY: &str = "KEPT_ON_LATER_DAY";
 
 /// The flights a snapshot leaves on their later day, with their notices.
 #[derive(Default)]
-struct Kept {
+struct KeptOnLaterDay {
     /// Their FLIDs, in input order.
     flids: Vec<i64>,
     /// One notice each.
@@ -298,8 +298,8 @@ fn keep_later_days(
     message_id: i64,
     flids: &[i64],
     stored: &HashMap<i64, FlightDigest>,
-) -> Result<Kept, PipelineError> {
-    let mut kept = Kept::default();
+) -> Result<KeptOnLaterDay, PipelineError> {
+    let mut kept = KeptOnLaterDay::default();
     for &flid in flids {
         let Some(later) = stored.get(&flid).and_then(|s| s.operation_day) else {
             continue;

@@ -7,7 +7,7 @@ use std::fmt;
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::{Element, Segment};
 use crate::protocol::values::{Field, Group, SisValue};
-use crate::protocol::xml_out::XmlOut;
+use crate::protocol::xml_text::XmlOut;
 
 /// Where an element sits, from the root: a chain of borrowed elements, written out only
 /// when an error names it. A snapshot has millions of elements and almost never an error,

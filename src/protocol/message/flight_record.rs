@@ -19,7 +19,7 @@ use super::resources::{
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{Field, FlightIndicator, Group, Movement, NoValue};
-use crate::protocol::xml_out::XmlOut;
+use crate::protocol::xml_text::XmlOut;
 
 /// Declares the scalar elements of the flight record once: the struct fields, the parser's
 /// dispatch and the writer's order all come from this table.

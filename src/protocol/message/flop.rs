@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::flight_record::{FlightRecord, write_flight_record};
-use crate::protocol::xml_out::XmlOut;
+use crate::protocol::xml_text::XmlOut;
 
 /// Declares the FLOP subtypes with their SIS codes.
 macro_rules! flop_subtypes {

@@ -10,7 +10,7 @@ use super::fields::{Notes, Path, leaf_text};
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{AbortKind, DiversionDirection, Field, ReturnKind, SisValue};
-use crate::protocol::xml_out::XmlOut;
+use crate::protocol::xml_text::XmlOut;
 
 /// FDIV: the flight is diverted to or from another airport.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -10,7 +10,7 @@ use super::fields::{Notes, Path, no_text, put};
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{Field, format_message_time, parse_message_time};
-use crate::protocol::xml_out::XmlOut;
+use crate::protocol::xml_text::XmlOut;
 
 /// The envelope of a message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

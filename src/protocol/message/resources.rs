@@ -12,7 +12,7 @@ use super::fields::{GroupItem, Notes, Path, attribute, leaf_text, no_text, put};
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{ChockState, Field, Minutes, PortAction};
-use crate::protocol::xml_out::{XmlOut, attribute_text};
+use crate::protocol::xml_text::{XmlOut, attribute_text};
 
 /// Declares a group entry made of an optional sequence attribute and child elements; the
 /// parser and the writer come from the same table so they cannot drift apart.

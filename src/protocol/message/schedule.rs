@@ -15,7 +15,7 @@ use crate::protocol::ParseOptions;
 use crate::protocol::errors::ProtocolError;
 use crate::protocol::reader::Element;
 use crate::protocol::values::{Field, format_date, parse_date};
-use crate::protocol::xml_out::XmlOut;
+use crate::protocol::xml_text::XmlOut;
 
 /// The SCHD subtypes flightstate applies; any other is unsupported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

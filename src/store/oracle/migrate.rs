@@ -14,8 +14,8 @@ use sha2::{Digest, Sha256};
 
 use super::binds::{AsTimestamp, Text, clip};
 use super::conn::{OracleManager, OracleUrl};
+use super::ddl_trace::already_done;
 use super::errors::{at, query};
-use super::leaves::already_done;
 use super::statements as sql;
 use crate::FailureKind;
 use crate::store::preflight::ORACLE_MIN_VERSION;
@@ -694,7 +694,7 @@ mod tests {
 
     #[test]
     fn every_ddl_statement_of_the_scripts_names_what_it_leaves() {
-        use super::super::leaves::leaves;
+        use super::super::ddl_trace::leaves;
         // Every DDL statement of the scripts that creates something is recognised; an index
         // rebuild leaves what was there and runs again harmlessly.
         for (_, _, text) in SCRIPTS {

@@ -1,7 +1,6 @@
 //! The indented XML text that [`to_xml`](super::to_xml) writes into, and the
-//! attribute text of a tri-state value. Every message type writes itself
-//! through these and the document writer drives the message types, so they
-//! live apart from both.
+//! attribute text of a tri-state value: the text layer under the document
+//! writer (`write`) and every message type's own writing.
 
 use quick_xml::escape::escape;
 

@@ -12,7 +12,7 @@ use crate::store::StoreError;
 /// What a DDL statement leaves in the data dictionary, so that a resumed run can tell
 /// whether it already ran (DDL commits on its own, before the runner records the step).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Leaves {
+pub(super) enum DdlTrace {
     /// An object of `USER_OBJECTS`: (name, `OBJECT_TYPE`).
     Object(String, &'static str),
     /// A column of `USER_TAB_COLUMNS`: (table, column).
@@ -33,13 +33,13 @@ fn identifier(word: &str) -> String {
 /// and `ALTER TABLE … DROP CONSTRAINT` (which leaves the constraint gone). `None` for anything else:
 /// `COMMENT ON`, `CREATE OR REPLACE` and `ALTER INDEX … REBUILD` run again harmlessly, and DML
 /// commits only with the step that records it.
-pub(super) fn leaves(statement: &str) -> Option<Leaves> {
+pub(super) fn leaves(statement: &str) -> Option<DdlTrace> {
     let upper = statement.to_ascii_uppercase();
     let words: Vec<&str> = upper
         .split(|c: char| c.is_whitespace() || c == '(' || c == ',')
         .filter(|w| !w.is_empty())
         .collect();
-    let object = |kind: &'static str, name: &str| Some(Leaves::Object(identifier(name), kind));
+    let object = |kind: &'static str, name: &str| Some(DdlTrace::Object(identifier(name), kind));
     match words.as_slice() {
         ["CREATE", "TABLE", name, ..] => object("TABLE", name),
         ["CREATE", "INDEX", name, ..]
@@ -53,13 +53,13 @@ pub(super) fn leaves(statement: &str) -> Option<Leaves> {
         ["CREATE", "PACKAGE", name, ..] => object("PACKAGE", name),
         ["CREATE", "TRIGGER", name, ..] => object("TRIGGER", name),
         ["ALTER", "TABLE", table, "ADD", "CONSTRAINT", name, ..] => {
-            Some(Leaves::Constraint(identifier(table), identifier(name)))
+            Some(DdlTrace::Constraint(identifier(table), identifier(name)))
         }
         ["ALTER", "TABLE", table, "DROP", "CONSTRAINT", name, ..] => {
-            Some(Leaves::NoConstraint(identifier(table), identifier(name)))
+            Some(DdlTrace::NoConstraint(identifier(table), identifier(name)))
         }
         ["ALTER", "TABLE", table, "ADD", column, ..] => {
-            Some(Leaves::Column(identifier(table), identifier(column)))
+            Some(DdlTrace::Column(identifier(table), identifier(column)))
         }
         _ => None,
     }
@@ -69,7 +69,7 @@ pub(super) fn leaves(statement: &str) -> Option<Leaves> {
 pub(super) fn already_done(conn: &Connection, statement: &str) -> Result<bool, StoreError> {
     let n: i64 = match leaves(statement) {
         None => return Ok(false),
-        Some(Leaves::Object(name, kind)) => conn
+        Some(DdlTrace::Object(name, kind)) => conn
             .query_row_as_named(
                 sql::SELECT_SCHEMA_OBJECT,
                 &[
@@ -78,7 +78,7 @@ pub(super) fn already_done(conn: &Connection, statement: &str) -> Result<bool, S
                 ],
             )
             .map_err(at("select_schema_object"))?,
-        Some(Leaves::Column(table, column)) => conn
+        Some(DdlTrace::Column(table, column)) => conn
             .query_row_as_named(
                 sql::SELECT_TABLE_COLUMN,
                 &[
@@ -87,8 +87,8 @@ pub(super) fn already_done(conn: &Connection, statement: &str) -> Result<bool, S
                 ],
             )
             .map_err(at("select_table_column"))?,
-        Some(Leaves::Constraint(table, name)) => constraints(conn, &table, &name)?,
-        Some(Leaves::NoConstraint(table, name)) => {
+        Some(DdlTrace::Constraint(table, name)) => constraints(conn, &table, &name)?,
+        Some(DdlTrace::NoConstraint(table, name)) => {
             return Ok(constraints(conn, &table, &name)? == 0);
         }
     };
@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn ddl_names_what_it_leaves_in_the_dictionary() {
-        let object = |name: &str, kind: &'static str| Some(Leaves::Object(name.to_owned(), kind));
+        let object = |name: &str, kind: &'static str| Some(DdlTrace::Object(name.to_owned(), kind));
         assert_eq!(
             leaves("CREATE TABLE T (\n    A NUMBER(5)\n)"),
             object("T", "TABLE")
@@ -141,15 +141,18 @@ mod tests {
         );
         assert_eq!(
             leaves("ALTER TABLE FLIGHT_SCHD ADD (\n    STATE_DIGEST VARCHAR2(64 CHAR)\n)"),
-            Some(Leaves::Column("FLIGHT_SCHD".into(), "STATE_DIGEST".into()))
+            Some(DdlTrace::Column(
+                "FLIGHT_SCHD".into(),
+                "STATE_DIGEST".into()
+            ))
         );
         assert_eq!(
             leaves("ALTER TABLE T ADD CONSTRAINT T_CK CHECK (A > 0)"),
-            Some(Leaves::Constraint("T".into(), "T_CK".into()))
+            Some(DdlTrace::Constraint("T".into(), "T_CK".into()))
         );
         assert_eq!(
             leaves("ALTER TABLE T DROP CONSTRAINT t_ck"),
-            Some(Leaves::NoConstraint("T".into(), "T_CK".into()))
+            Some(DdlTrace::NoConstraint("T".into(), "T_CK".into()))
         );
         assert_eq!(leaves("COMMENT ON TABLE T IS 'x'"), None);
         assert_eq!(

@@ -34,4 +34,4 @@ pub use merge::{
     MergeRule, MergeRules, Semantics, merge_adft, merge_event, merge_rule, prepare_event,
 };
 pub use operation_day::{DaySource, UndeterminedDay, day_of, snapshot_day};
-pub use snapshot::{DuplicateFlid, FlightWrite, SnapshotPlan, plan_snapshot};
+pub use snapshot::{DuplicateFlid, PlannedWrite, SnapshotPlan, plan_snapshot};

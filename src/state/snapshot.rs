@@ -15,7 +15,7 @@ use super::flight::{FlightState, StoredFlight};
 
 /// One flight to write, with the state version it will carry.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FlightWrite {
+pub struct PlannedWrite {
     /// The new full state.
     pub state: FlightState,
     /// The stored version plus one, or the first version of a new flight.
@@ -28,7 +28,7 @@ pub struct FlightWrite {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SnapshotPlan {
     /// New or changed flights (content or operation day), in input order.
-    pub writes: Vec<FlightWrite>,
+    pub writes: Vec<PlannedWrite>,
     /// Flights whose stored state and day already match.
     pub unchanged: usize,
 }
@@ -59,12 +59,12 @@ pub fn plan_snapshot(
             Some(stored) if stored.state == state && stored.operation_day == Some(day) => {
                 plan.unchanged += 1;
             }
-            Some(stored) => plan.writes.push(FlightWrite {
+            Some(stored) => plan.writes.push(PlannedWrite {
                 state,
                 state_version: stored.state_version + 1,
                 created: false,
             }),
-            None => plan.writes.push(FlightWrite {
+            None => plan.writes.push(PlannedWrite {
                 state_version: first_version(state.flid),
                 state,
                 created: true,

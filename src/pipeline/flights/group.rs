@@ -60,6 +60,67 @@ impl Grouped {
             _ => None,
         }
     }
+
+    /// The message as the group applies it.
+    fn to_apply(&self, now: NaiveDateTime) -> Result<FlightMessage<'_>, PipelineError> {
+        let work = self.work().ok_or_else(|| {
+            PipelineError::BadInput(format!("message {} is not a flight-level message", self.id))
+        })?;
+        let meta = &self.message.meta;
+        Ok(FlightMessage {
+            message: MessageRef {
+                id: self.id,
+                identity_key: &self.identity,
+                msg_type: &meta.msg_type,
+                subtype: &meta.styp,
+                sender: &meta.sndr,
+                seqn: &meta.seqn,
+                dttm: meta.dttm,
+                now,
+            },
+            work,
+        })
+    }
+
+    /// What becomes of the message when its record says it is not to be
+    /// applied: final already, or DEAD for a body that changed under its id.
+    fn not_applied<T: StateTx>(
+        &self,
+        tx: &mut T,
+        before: RecordedBefore,
+        now: NaiveDateTime,
+    ) -> Result<Applied, PipelineError> {
+        match before {
+            RecordedBefore::Final(status) => Ok(Applied::AlreadyProcessed { status }),
+            RecordedBefore::ChangedAfterFinal(reason) => Ok(Applied::ChangedBody { reason }),
+            RecordedBefore::ChangedBody(reason) => {
+                let meta = &self.message.meta;
+                let recorder = Recorder {
+                    message_id: self.id,
+                    identity: &self.identity,
+                    msg_type: Some(meta.msg_type.clone()),
+                    subtype: Some(meta.styp.clone()),
+                    sent: Some((meta.sndr.clone(), meta.seqn.clone())),
+                    now,
+                    released: false,
+                };
+                recorder.record(tx, ProcStatus::Dead, "BAD_INPUT", &reason)?;
+                Ok(Applied::Dead { reason })
+            }
+            // Only a snapshot is ever held, and a snapshot never joins a
+            // group; a message that is, is left to the single-message path.
+            RecordedBefore::Held(_) | RecordedBefore::Released | RecordedBefore::Rejected(_) => {
+                Err(PipelineError::BadInput(format!(
+                    "message {} is a held snapshot, not a flight-level message",
+                    self.id
+                )))
+            }
+            RecordedBefore::ToApply => Err(PipelineError::BadInput(format!(
+                "message {} is to be applied, not kept as recorded",
+                self.id
+            ))),
+        }
+    }
 }
 
 /// Parses and checks message `id`: `Some` when it is a flight-level
@@ -118,55 +179,15 @@ pub fn apply_group<T: StateTx + JournalOps + DeadOps>(
     let ids: Vec<i64> = group.iter().map(|g| g.id).collect();
     let mut records = tx.proc_states(&ids)?;
     for grouped in group {
-        let seen = RecordedBefore::of(grouped.id, &grouped.identity, records.remove(&grouped.id));
-        let meta = &grouped.message.meta;
-        outcomes.push(match seen {
-            RecordedBefore::Final(status) => Some(Applied::AlreadyProcessed { status }),
-            RecordedBefore::ChangedAfterFinal(reason) => Some(Applied::ChangedBody { reason }),
-            RecordedBefore::ChangedBody(reason) => {
-                let recorder = Recorder {
-                    message_id: grouped.id,
-                    identity: &grouped.identity,
-                    msg_type: Some(meta.msg_type.clone()),
-                    subtype: Some(meta.styp.clone()),
-                    sent: Some((meta.sndr.clone(), meta.seqn.clone())),
-                    now,
-                    released: false,
-                };
-                recorder.record(tx, ProcStatus::Dead, "BAD_INPUT", &reason)?;
-                Some(Applied::Dead { reason })
-            }
-            // Only a snapshot is ever held, and a snapshot never joins a
-            // group; a message that is, is left to the single-message path.
-            RecordedBefore::Held(_) | RecordedBefore::Released | RecordedBefore::Rejected(_) => {
-                return Err(PipelineError::BadInput(format!(
-                    "message {} is a held snapshot, not a flight-level message",
-                    grouped.id
-                )));
-            }
+        let before = RecordedBefore::of(grouped.id, &grouped.identity, records.remove(&grouped.id));
+        let outcome = match before {
             RecordedBefore::ToApply => {
-                let work = grouped.work().ok_or_else(|| {
-                    PipelineError::BadInput(format!(
-                        "message {} is not a flight-level message",
-                        grouped.id
-                    ))
-                })?;
-                to_apply.push(FlightMessage {
-                    message: MessageRef {
-                        id: grouped.id,
-                        identity_key: &grouped.identity,
-                        msg_type: &meta.msg_type,
-                        subtype: &meta.styp,
-                        sender: &meta.sndr,
-                        seqn: &meta.seqn,
-                        dttm: meta.dttm,
-                        now,
-                    },
-                    work,
-                });
+                to_apply.push(grouped.to_apply(now)?);
                 None
             }
-        });
+            before => Some(grouped.not_applied(tx, before, now)?),
+        };
+        outcomes.push(outcome);
     }
     let mut reports = apply_flight_messages(
         tx,

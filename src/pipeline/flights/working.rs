@@ -154,72 +154,97 @@ impl Working {
                 (None, None) => settled.report.unchanged.push(flid),
                 (Some(old), None) => {
                     let tombstone = old.state_version + 1;
-                    settled.report.deleted.push(flid);
-                    settled.events.push(StateEvent {
-                        message_id: message.id,
-                        flid,
-                        state_version: tombstone,
-                        kind: EventKind::Tombstone,
-                    });
-                    settled.notices.push(ChangeNotice {
-                        message_id: message.id,
-                        flid: Some(flid),
-                        change_kind: "DELETED",
-                        payload: json(&serde_json::json!({
-                            "event": settled.report.event,
-                            "state_version": tombstone,
-                        }))?,
-                    });
-                    self.floors.insert(flid, tombstone);
-                    self.tombstones.insert(flid, tombstone);
-                    self.latest.insert(flid, None);
+                    self.settle_deleted(&mut settled, message, flid, tombstone)?;
                 }
                 (Some(old), Some((state, day)))
                     if old.state == state && old.operation_day == day =>
                 {
                     settled.report.unchanged.push(flid);
                 }
-                (old, Some((state, day))) => {
-                    let version = old.map_or_else(
-                        || first_version(self.floors.get(&flid).copied()),
-                        |o| o.state_version + 1,
-                    );
-                    let empty = FlightState::new(flid);
-                    let before = old.map_or(&empty, |o| &o.state);
-                    settled.notices.push(ChangeNotice {
-                        message_id: message.id,
-                        flid: Some(flid),
-                        change_kind: if old.is_some() { "UPDATED" } else { "CREATED" },
-                        payload: json(&serde_json::json!({
-                            "event": settled.report.event,
-                            "operation_day": day,
-                            "state_version": version,
-                            "changed": changed_parts(before, &state),
-                        }))?,
-                    });
-                    settled.events.push(StateEvent {
-                        message_id: message.id,
-                        flid,
-                        state_version: version,
-                        kind: EventKind::State,
-                    });
-                    if old.is_some() {
-                        settled.report.updated.push(flid);
-                    } else {
-                        settled.report.created.push(flid);
-                    }
-                    let flight = StoredFlight {
-                        state,
-                        operation_day: day,
-                        state_version: version,
-                        last_message_id: message.id,
-                        updated_at: message.now,
-                    };
-                    self.latest.insert(flid, Some(flight));
-                }
+                (_, Some(draft)) => self.settle_written(&mut settled, message, flid, draft)?,
             }
         }
         Ok(settled)
+    }
+
+    /// A flight the message deleted: its tombstone at `tombstone`, which
+    /// later messages of the run continue above.
+    fn settle_deleted(
+        &mut self,
+        settled: &mut SettledMessage,
+        message: &MessageRef<'_>,
+        flid: i64,
+        tombstone: i64,
+    ) -> Result<(), PipelineError> {
+        settled.report.deleted.push(flid);
+        settled.events.push(StateEvent {
+            message_id: message.id,
+            flid,
+            state_version: tombstone,
+            kind: EventKind::Tombstone,
+        });
+        settled.notices.push(ChangeNotice {
+            message_id: message.id,
+            flid: Some(flid),
+            change_kind: "DELETED",
+            payload: json(&serde_json::json!({
+                "event": settled.report.event,
+                "state_version": tombstone,
+            }))?,
+        });
+        self.floors.insert(flid, tombstone);
+        self.tombstones.insert(flid, tombstone);
+        self.latest.insert(flid, None);
+        Ok(())
+    }
+
+    /// A flight the message created or changed to `(state, day)`: its next
+    /// version, above its tombstone if it had one.
+    fn settle_written(
+        &mut self,
+        settled: &mut SettledMessage,
+        message: &MessageRef<'_>,
+        flid: i64,
+        (state, day): (FlightState, Option<NaiveDate>),
+    ) -> Result<(), PipelineError> {
+        let old = self.latest.get(&flid).and_then(Option::as_ref);
+        let version = old.map_or_else(
+            || first_version(self.floors.get(&flid).copied()),
+            |o| o.state_version + 1,
+        );
+        let empty = FlightState::new(flid);
+        let before = old.map_or(&empty, |o| &o.state);
+        settled.notices.push(ChangeNotice {
+            message_id: message.id,
+            flid: Some(flid),
+            change_kind: if old.is_some() { "UPDATED" } else { "CREATED" },
+            payload: json(&serde_json::json!({
+                "event": settled.report.event,
+                "operation_day": day,
+                "state_version": version,
+                "changed": changed_parts(before, &state),
+            }))?,
+        });
+        settled.events.push(StateEvent {
+            message_id: message.id,
+            flid,
+            state_version: version,
+            kind: EventKind::State,
+        });
+        if old.is_some() {
+            settled.report.updated.push(flid);
+        } else {
+            settled.report.created.push(flid);
+        }
+        let flight = StoredFlight {
+            state,
+            operation_day: day,
+            state_version: version,
+            last_message_id: message.id,
+            updated_at: message.now,
+        };
+        self.latest.insert(flid, Some(flight));
+        Ok(())
     }
 
     /// Writes every flight the run changed, once, at its latest state:

@@ -221,7 +221,9 @@ fn lost_race(e: &PipelineError) -> bool {
     e.kind() == FailureKind::Conflict
 }
 
-/// The seed's nine steps for day `day`, in one transaction.
+/// The seed's nine steps for day `day`, in one transaction. It is long on
+/// purpose: the steps read here in their order, each one call, so that what
+/// the transaction commits is read in one place.
 ///
 /// Step 3's checks need the whole message: one read whole passed them
 /// before its transaction began; one streamed passes or fails them when its

@@ -85,14 +85,31 @@ pub(super) fn write_part<T: StateTx>(
         }
         candidate.push(!same && !is_kept);
     }
-    let (candidates, mut candidate_digests): (Vec<FlightState>, HashMap<i64, String>) =
-        NewStates::take(flights, &candidate)
-            .into_iter()
-            .map(|NewState { state, digest }| {
-                let flid = state.flid;
-                (state, (flid, digest))
-            })
-            .unzip();
+    let candidates = NewStates::take(flights, &candidate);
+    let (new, changed) = plan_writes(tx, day, (message_id, now), candidates, written)?;
+    tx.write_flights(&new, FlightRows::New)?;
+    tx.write_flights(&changed, FlightRows::MayExist)?;
+    Ok(())
+}
+
+/// The writes of the `candidates` of a part (neither unchanged nor kept on
+/// a later day): each one's version (above its tombstone if it had one),
+/// event and notice, and the flights to insert (no row yet) apart from
+/// those to upsert.
+fn plan_writes<T: StateTx>(
+    tx: &mut T,
+    day: NaiveDate,
+    (message_id, now): (i64, NaiveDateTime),
+    candidates: Vec<NewState>,
+    written: &mut WriteOutcome,
+) -> Result<(Vec<FlightWrite>, Vec<FlightWrite>), PipelineError> {
+    let (candidates, mut candidate_digests): (Vec<FlightState>, HashMap<i64, String>) = candidates
+        .into_iter()
+        .map(|NewState { state, digest }| {
+            let flid = state.flid;
+            (state, (flid, digest))
+        })
+        .unzip();
     let candidate_flids: Vec<i64> = candidates.iter().map(|s| s.flid).collect();
     let current = tx.load_flights(&candidate_flids)?;
     // A flight deleted before and created again continues above its
@@ -146,9 +163,7 @@ pub(super) fn write_part<T: StateTx>(
         };
         rows.push(FlightWrite::whole(flight, digest));
     }
-    tx.write_flights(&new, FlightRows::New)?;
-    tx.write_flights(&changed, FlightRows::MayExist)?;
-    Ok(())
+    Ok((new, changed))
 }
 
 /// Steps 5 and 6: deletes the old list's flights that the new list (`list`)

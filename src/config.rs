@@ -15,6 +15,7 @@ use crate::state::{AbsentFields, CollectionRules, DayMoves, MergeRules, Semantic
 
 mod api;
 mod cleanup;
+mod database;
 mod dialect;
 mod kafka;
 mod pipeline;
@@ -26,6 +27,7 @@ mod station;
 
 pub use api::ApiConfig;
 pub use cleanup::CleanupConfig;
+pub use database::DatabaseConfig;
 pub use dialect::{Dialect, database_dialect, redact_url};
 pub use kafka::{KafkaConfig, PropertyValue};
 pub use pump::PumpConfig;
@@ -66,69 +68,6 @@ pub struct Config {
     pub cleanup: CleanupConfig,
     /// Snapshot integrity: the mass-delete guard.
     pub snapshot: SnapshotConfig,
-}
-
-/// The state database.
-#[derive(Clone, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct DatabaseConfig {
-    /// `postgres://…` or `oracle://…`; env `FLIGHTSTATE_DATABASE_URL`.
-    pub url: Option<String>,
-    /// Connections in the pool shared by the pump, the dispatcher and the
-    /// read API.
-    pub pool_size: u32,
-    /// How long a thread waits for a pooled connection before it reports the
-    /// pool as exhausted.
-    pub connection_timeout_secs: u64,
-    /// How long opening one connection may take (TCP, TLS, authentication).
-    pub connect_timeout_secs: u64,
-    /// How long a connection may go without a sign of life from the server
-    /// (TCP keepalive, unacknowledged data) before it is given up: a link
-    /// that went silent is noticed within this time, however long the
-    /// statement in flight is allowed to run.
-    pub io_timeout_secs: u64,
-    /// How long one statement may run on the server; 0 leaves the server's
-    /// own setting.
-    pub statement_timeout_secs: u64,
-}
-
-impl Default for DatabaseConfig {
-    fn default() -> Self {
-        DatabaseConfig {
-            url: None,
-            pool_size: 8,
-            connection_timeout_secs: 10,
-            connect_timeout_secs: 5,
-            io_timeout_secs: 30,
-            statement_timeout_secs: 60,
-        }
-    }
-}
-
-impl std::fmt::Debug for DatabaseConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // A URL's password stays out of logs.
-        f.debug_struct("DatabaseConfig")
-            .field("url", &self.url.as_deref().map(redact_url))
-            .field("pool_size", &self.pool_size)
-            .field("connection_timeout_secs", &self.connection_timeout_secs)
-            .field("connect_timeout_secs", &self.connect_timeout_secs)
-            .field("io_timeout_secs", &self.io_timeout_secs)
-            .field("statement_timeout_secs", &self.statement_timeout_secs)
-            .finish()
-    }
-}
-
-impl DatabaseConfig {
-    /// The time limits of every state-database connection.
-    pub fn timeouts(&self) -> crate::store::Timeouts {
-        crate::store::Timeouts {
-            connect: std::time::Duration::from_secs(self.connect_timeout_secs),
-            io: std::time::Duration::from_secs(self.io_timeout_secs),
-            statement: (self.statement_timeout_secs > 0)
-                .then(|| std::time::Duration::from_secs(self.statement_timeout_secs)),
-        }
-    }
 }
 
 /// The shared AODB mailbox.

@@ -37,7 +37,7 @@ pub fn with_store_at(
     let wait = Duration::from_secs(config.database.connection_timeout_secs);
     let timeouts = config.database.timeouts();
     match database_dialect(url)? {
-        Dialect::Postgres => postgres(url, pool_size, wait, &timeouts, work),
+        Dialect::Postgres => postgres(url, pool_size, (wait, &timeouts), config, work),
         Dialect::Oracle => oracle(url, pool_size, wait, &timeouts, work),
     }
 }
@@ -46,21 +46,26 @@ pub fn with_store_at(
 fn postgres(
     url: &str,
     pool_size: u32,
-    wait: Duration,
-    timeouts: &Timeouts,
+    (wait, timeouts): (Duration, &Timeouts),
+    config: &Config,
     work: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
-    work.run(flightstate::store::pg::PgStore::connect_with(
-        url, pool_size, wait, timeouts,
-    )?)
+    use flightstate::store::pg::{NewFlights, PgStore};
+    let new_flights = if config.database.copy_new_flights {
+        NewFlights::Copy
+    } else {
+        NewFlights::Insert
+    };
+    let store = PgStore::connect_with(url, pool_size, wait, timeouts)?;
+    work.run(store.with_new_flights(new_flights))
 }
 
 #[cfg(not(feature = "postgres"))]
 fn postgres(
     _: &str,
     _: u32,
-    _: Duration,
-    _: &Timeouts,
+    _: (Duration, &Timeouts),
+    _: &Config,
     _: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
     anyhow::bail!("this build has no PostgreSQL support (feature `postgres`)")

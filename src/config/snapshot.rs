@@ -1,10 +1,12 @@
 //! The `[snapshot]` section: the mass-delete guard's limits
 //! (`docs/open-questions.md`, "Mass-delete guard"), and their defaults —
-//! the only ones: the pipeline's guard is built from this section.
+//! the only ones: the pipeline's guard is built from this section — and
+//! the size from which a message is read while it is written.
 
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+use crate::pipeline::STREAM_FROM_BYTES;
 use crate::state::DeleteGuard;
 
 /// How much of its day a snapshot may delete before it is held.
@@ -15,6 +17,12 @@ pub struct SnapshotConfig {
     pub max_delete_fraction: f64,
     /// Flights a snapshot may always delete, whatever the share.
     pub max_delete_min: u32,
+    /// From this size on (bytes), a message is read on a thread of its own
+    /// while a snapshot's flights are written a part at a time
+    /// (`docs/snapshot-ledger.md`, "A large snapshot is written while it is read"); a smaller one is read
+    /// whole first. A value above `protocol.max_bytes` reads every message
+    /// whole. Either way a message has the same outcome.
+    pub stream_from_bytes: u64,
 }
 
 impl Default for SnapshotConfig {
@@ -23,6 +31,7 @@ impl Default for SnapshotConfig {
         SnapshotConfig {
             max_delete_fraction: guard.max_fraction,
             max_delete_min: u32::try_from(guard.max_flights).unwrap_or(u32::MAX),
+            stream_from_bytes: STREAM_FROM_BYTES as u64,
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::state::{DayMoves, DeleteGuard, MergeRules};
 
 /// The size from which a message is streamed by default
 /// (`snapshot.stream_from_bytes`): about 400 flights of a snapshot, below
-/// which reading and writing in turn gains nothing worth a thread.
+/// which reading while writing gains nothing worth a thread.
 pub const STREAM_FROM_BYTES: usize = 1024 * 1024;
 
 /// Flights per part of a streamed snapshot, once the parts have grown to it

@@ -1,0 +1,76 @@
+//! The `[database]` section: the state database's link, pool and time
+//! limits, and how PostgreSQL loads new flights.
+
+use serde::{Deserialize, Serialize};
+
+use super::redact_url;
+
+/// The state database.
+#[derive(Clone, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DatabaseConfig {
+    /// `postgres://…` or `oracle://…`; env `FLIGHTSTATE_DATABASE_URL`.
+    pub url: Option<String>,
+    /// Connections in the pool shared by the pump, the dispatcher and the
+    /// read API.
+    pub pool_size: u32,
+    /// How long a thread waits for a pooled connection before it reports the
+    /// pool as exhausted.
+    pub connection_timeout_secs: u64,
+    /// How long opening one connection may take (TCP, TLS, authentication).
+    pub connect_timeout_secs: u64,
+    /// How long a connection may go without a sign of life from the server
+    /// (TCP keepalive, unacknowledged data) before it is given up: a link
+    /// that went silent is noticed within this time, however long the
+    /// statement in flight is allowed to run.
+    pub io_timeout_secs: u64,
+    /// How long one statement may run on the server; 0 leaves the server's
+    /// own setting.
+    pub statement_timeout_secs: u64,
+    /// PostgreSQL: new flights' main rows are loaded by `COPY` (hand-encoded
+    /// binary rows, the faster way for a day's first snapshot); `false`
+    /// writes them with the plain `insert_flights` statement. Either way a
+    /// flight that has a row is never overwritten by it.
+    pub copy_new_flights: bool,
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        DatabaseConfig {
+            url: None,
+            pool_size: 8,
+            connection_timeout_secs: 10,
+            connect_timeout_secs: 5,
+            io_timeout_secs: 30,
+            statement_timeout_secs: 60,
+            copy_new_flights: true,
+        }
+    }
+}
+
+impl std::fmt::Debug for DatabaseConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A URL's password stays out of logs.
+        f.debug_struct("DatabaseConfig")
+            .field("url", &self.url.as_deref().map(redact_url))
+            .field("pool_size", &self.pool_size)
+            .field("connection_timeout_secs", &self.connection_timeout_secs)
+            .field("connect_timeout_secs", &self.connect_timeout_secs)
+            .field("io_timeout_secs", &self.io_timeout_secs)
+            .field("statement_timeout_secs", &self.statement_timeout_secs)
+            .field("copy_new_flights", &self.copy_new_flights)
+            .finish()
+    }
+}
+
+impl DatabaseConfig {
+    /// The time limits of every state-database connection.
+    pub fn timeouts(&self) -> crate::store::Timeouts {
+        crate::store::Timeouts {
+            connect: std::time::Duration::from_secs(self.connect_timeout_secs),
+            io: std::time::Duration::from_secs(self.io_timeout_secs),
+            statement: (self.statement_timeout_secs > 0)
+                .then(|| std::time::Duration::from_secs(self.statement_timeout_secs)),
+        }
+    }
+}

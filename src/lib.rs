@@ -4,7 +4,6 @@
 pub mod api;
 pub mod cleanup;
 pub mod config;
-mod cores;
 pub mod digest;
 pub mod dispatch;
 pub mod doorbell;

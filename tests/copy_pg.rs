@@ -1,6 +1,7 @@
 //! New flights, written both ways `NewFlights` offers (main rows by the
-//! binary `COPY`, or by `insert_flights`; the detail tables by `COPY`), read
-//! back exactly as the upsert writes them: every column of `FLIGHT_SCHD`
+//! binary `COPY`, or by `insert_flights`) and both ways `DetailRows` offers
+//! (a snapshot's detail tables by `COPY`, or by their insert statements),
+//! read back exactly as the upsert writes them: every column of `FLIGHT_SCHD`
 //! (and of the detail tables), for a generated day's flights with every
 //! weight the state allows; and the repository's contract for new flights,
 //! through the trait, both ways: a FLID that already has a row is an error,
@@ -14,7 +15,7 @@ use common::dialects::{PgDb, ScenarioDb};
 use flightstate::FailureKind;
 use flightstate::protocol::Body;
 use flightstate::state::{StoredFlight, state_from_record};
-use flightstate::store::pg::{NewFlights, PgStore, PgTx};
+use flightstate::store::pg::{DetailRows, NewFlights, PgStore, PgTx};
 use flightstate::store::{FlightRows, FlightWrite, StateTx, Store, StoreError};
 use flightstate::synth::{DayOptions, Moment, snapshot_of};
 
@@ -160,4 +161,29 @@ fn a_new_flight_that_has_a_row_is_an_error_never_overwritten() {
         .expect("upsert");
         assert_ne!(db.dump(), before, "{op}");
     }
+}
+
+#[test]
+fn a_snapshots_detail_rows_read_back_the_same_loaded_or_inserted() {
+    let flights = flights();
+    let writes: Vec<FlightWrite> = flights
+        .iter()
+        .map(|f| FlightWrite::whole(f.clone(), f.state.digest()))
+        .collect();
+    let dumps: Vec<String> = [DetailRows::Copy, DetailRows::Insert]
+        .into_iter()
+        .map(|how| {
+            let db = PgDb::migrated();
+            let store: PgStore = db.store().with_detail_rows(how);
+            store
+                .transaction(|tx| tx.write_flights(&writes, FlightRows::New))
+                .unwrap_or_else(|e| panic!("{how:?}: {e}"));
+            assert!(
+                db.count("flight_stand", "TRUE") > 0 && db.count("flight_delay", "TRUE") > 0,
+                "{how:?}: the day's flights have detail rows"
+            );
+            db.dump()
+        })
+        .collect();
+    assert_eq!(dumps[0], dumps[1]);
 }

@@ -50,14 +50,23 @@ fn postgres(
     config: &Config,
     work: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
-    use flightstate::store::pg::{NewFlights, PgStore};
+    use flightstate::store::pg::{DetailRows, NewFlights, PgStore};
     let new_flights = if config.database.copy_new_flights {
         NewFlights::Copy
     } else {
         NewFlights::Insert
     };
+    let detail_rows = if config.database.copy_detail_rows {
+        DetailRows::Copy
+    } else {
+        DetailRows::Insert
+    };
     let store = PgStore::connect_with(url, pool_size, wait, timeouts)?;
-    work.run(store.with_new_flights(new_flights))
+    work.run(
+        store
+            .with_new_flights(new_flights)
+            .with_detail_rows(detail_rows),
+    )
 }
 
 #[cfg(not(feature = "postgres"))]

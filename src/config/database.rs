@@ -32,6 +32,10 @@ pub struct DatabaseConfig {
     /// writes them with the plain `insert_flights` statement. Either way a
     /// flight that has a row is never overwritten by it.
     pub copy_new_flights: bool,
+    /// PostgreSQL: a snapshot's detail rows are loaded by `COPY` (diesel's
+    /// binary `COPY`, one per table); `false` inserts them by statement, as
+    /// a flight event's few rows always are.
+    pub copy_detail_rows: bool,
 }
 
 impl Default for DatabaseConfig {
@@ -44,6 +48,7 @@ impl Default for DatabaseConfig {
             io_timeout_secs: 30,
             statement_timeout_secs: 60,
             copy_new_flights: true,
+            copy_detail_rows: true,
         }
     }
 }
@@ -59,6 +64,7 @@ impl std::fmt::Debug for DatabaseConfig {
             .field("io_timeout_secs", &self.io_timeout_secs)
             .field("statement_timeout_secs", &self.statement_timeout_secs)
             .field("copy_new_flights", &self.copy_new_flights)
+            .field("copy_detail_rows", &self.copy_detail_rows)
             .finish()
     }
 }

@@ -143,13 +143,13 @@ pub(crate) trait TableWriter {
     fn delete_table_rows(&mut self, table: DetailTable, flids: &[i64]) -> Result<(), StoreError>;
 
     /// Inserts detail table `table`'s rows of `flights`, which have none;
-    /// `bulk` says they are a snapshot's (a dialect may load them another
-    /// way than a few flights' rows).
+    /// `whole_flights` says they are whole flights' (a snapshot's), which a
+    /// dialect may load another way than an event's few rows.
     fn insert_table_rows(
         &mut self,
         table: DetailTable,
         flights: &[&StoredFlight],
-        bulk: bool,
+        whole_flights: bool,
     ) -> Result<(), StoreError>;
 }
 
@@ -164,7 +164,7 @@ pub(crate) fn write_flights(
     }
     let all: Vec<&FlightWrite> = writes.iter().collect();
     tx.write_main_rows(&all, rows)?;
-    let bulk = writes.iter().all(|w| w.tables == DetailTables::All);
+    let whole_flights = writes.iter().all(|w| w.tables == DetailTables::All);
     for table in DetailTable::ALL {
         // New flights have no detail rows: a flight's rows are only ever
         // written and deleted with its main row.
@@ -180,7 +180,7 @@ pub(crate) fn write_flights(
             let flids: Vec<i64> = flights.iter().map(|f| f.state.flid).collect();
             tx.delete_table_rows(table, &flids)?;
         }
-        tx.insert_table_rows(table, &flights, bulk)?;
+        tx.insert_table_rows(table, &flights, whole_flights)?;
     }
     Ok(())
 }

@@ -174,7 +174,7 @@ impl WholeSnapshot {
         rules: &Rules,
         request_day: Option<NaiveDate>,
     ) -> Result<WholeSnapshot, PipelineError> {
-        let built = crate::cores::map_in_parallel(&schedule.flights, NewState::of);
+        let built: Vec<_> = schedule.flights.iter().map(NewState::of).collect();
         let mut tally = SnapshotTally::default();
         for (record, built) in schedule.flights.iter().zip(&built) {
             tally.add(record.flid, record.sodt.value().copied(), built);

@@ -31,6 +31,20 @@ pub enum NewFlights {
     Insert,
 }
 
+/// How a snapshot's detail rows are written (a flight event's few rows are
+/// always inserted by statement).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DetailRows {
+    /// diesel's binary `COPY … FROM STDIN` (`from_insertable`), one per
+    /// table: the faster for a day's rows (`docs/benchmarks.md`, "What the
+    /// write paths buy").
+    #[default]
+    Copy,
+    /// Each table's insert statement, array binds built whole: the plain
+    /// path, as for a flight event.
+    Insert,
+}
+
 /// The binary COPY signature, then flags and header extension length (0).
 const COPY_BINARY_HEADER: &[u8] = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0";
 

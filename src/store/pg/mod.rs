@@ -27,7 +27,7 @@ pub(crate) mod statements;
 mod store;
 mod tx;
 
-pub use copy::NewFlights;
+pub use copy::{DetailRows, NewFlights};
 pub use migrate::{inspect, run_pending_migrations, run_pending_migrations_with, schema_level};
 pub use store::PgStore;
 pub use tx::PgTx;

@@ -11,7 +11,7 @@ use diesel::PgConnection;
 use diesel::connection::Connection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
 
-use super::copy::NewFlights;
+use super::copy::{DetailRows, NewFlights};
 use super::errors;
 use super::tx::PgTx;
 use crate::FailureKind;
@@ -23,6 +23,7 @@ use crate::store::{Store, StoreError, Timeouts};
 pub struct PgStore {
     pool: Pool<ConnectionManager<PgConnection>>,
     new_flights: NewFlights,
+    detail_rows: DetailRows,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -93,6 +94,7 @@ impl PgStore {
         PgStore {
             pool,
             new_flights: NewFlights::default(),
+            detail_rows: DetailRows::default(),
         }
     }
 
@@ -101,6 +103,15 @@ impl PgStore {
     pub fn with_new_flights(self, how: NewFlights) -> PgStore {
         PgStore {
             new_flights: how,
+            ..self
+        }
+    }
+
+    /// This store, writing a snapshot's detail rows as `how` says.
+    #[must_use]
+    pub fn with_detail_rows(self, how: DetailRows) -> PgStore {
+        PgStore {
+            detail_rows: how,
             ..self
         }
     }
@@ -141,7 +152,7 @@ impl Store for PgStore {
         let mut conn = self.checkout()?;
         let mut failed = None;
         let outcome = conn.transaction::<T, TxError, _>(|conn| {
-            work(&mut PgTx::new(conn, self.new_flights)).map_err(|e| {
+            work(&mut PgTx::new(conn, self.new_flights, self.detail_rows)).map_err(|e| {
                 failed = Some(e);
                 TxError::Work
             })

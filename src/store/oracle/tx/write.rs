@@ -132,7 +132,7 @@ impl TableWriter for OracleTx<'_> {
         let op = flight_rows::main_rows_statement(rows);
         let text = detail::statement(sql::ALL, op)?;
         let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
-        let documents = crate::cores::map_in_parallel(&flights, |f| state_document(f));
+        let documents: Vec<String> = flights.iter().map(|f| state_document(f)).collect();
         let with_document = rows == FlightRows::New;
         let mut types = vec![("flid", OracleType::Int64)];
         types.extend(
@@ -206,7 +206,7 @@ impl TableWriter for OracleTx<'_> {
         &mut self,
         table: DetailTable,
         flights: &[&StoredFlight],
-        _bulk: bool,
+        _whole_flights: bool,
     ) -> Result<(), StoreError> {
         let insert = InsertRows {
             conn: self.conn,

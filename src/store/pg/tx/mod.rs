@@ -13,7 +13,7 @@ use diesel::pg::Pg;
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::{PgConnection, RunQueryDsl, sql_query};
 
-use super::copy::NewFlights;
+use super::copy::{DetailRows, NewFlights};
 use super::errors;
 use super::prepared::Prepare;
 use crate::store::StoreError;
@@ -24,11 +24,20 @@ pub(super) use write::copy_statements;
 pub struct PgTx<'c> {
     conn: &'c mut PgConnection,
     new_flights: NewFlights,
+    detail_rows: DetailRows,
 }
 
 impl<'c> PgTx<'c> {
-    pub(super) fn new(conn: &'c mut PgConnection, new_flights: NewFlights) -> PgTx<'c> {
-        PgTx { conn, new_flights }
+    pub(super) fn new(
+        conn: &'c mut PgConnection,
+        new_flights: NewFlights,
+        detail_rows: DetailRows,
+    ) -> PgTx<'c> {
+        PgTx {
+            conn,
+            new_flights,
+            detail_rows,
+        }
     }
 
     /// The transaction's connection, for the operations implemented in

@@ -7,7 +7,7 @@
 use diesel::RunQueryDsl;
 use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text, Timestamp};
 
-use super::super::copy::NewFlights;
+use super::super::copy::{DetailRows, NewFlights};
 use super::super::copy::{copy_main_rows, main_rows_statement};
 use super::super::copy_rows::PgCopy;
 use super::super::errors;
@@ -50,7 +50,8 @@ impl DeleteRows<'_, '_> {
 struct InsertRows<'t, 'c> {
     tx: &'t mut PgTx<'c>,
     flights: &'t [&'t StoredFlight],
-    bulk: bool,
+    /// Loaded by `COPY` rather than inserted by statement.
+    copy: bool,
 }
 
 impl InsertRows<'_, '_> {
@@ -59,7 +60,7 @@ impl InsertRows<'_, '_> {
         if rows.is_empty() {
             return Ok(());
         }
-        if self.bulk {
+        if self.copy {
             return D::copy(self.tx.conn, &rows);
         }
         let mut query =
@@ -104,9 +105,12 @@ impl TableWriter for PgTx<'_> {
             )
             .bind::<Array<Timestamp>, _>(flights.iter().map(|f| f.updated_at).collect::<Vec<_>>())
             .bind::<Array<Text>, _>(writes.iter().map(|w| w.digest.clone()).collect::<Vec<_>>())
-            .bind::<Array<Text>, _>(crate::cores::map_in_parallel(&flights, |f| {
-                state_document(f)
-            }));
+            .bind::<Array<Text>, _>(
+                flights
+                    .iter()
+                    .map(|f| state_document(f))
+                    .collect::<Vec<_>>(),
+            );
         self.execute(query, op).map(drop)
     }
 
@@ -119,12 +123,13 @@ impl TableWriter for PgTx<'_> {
         &mut self,
         table: DetailTable,
         flights: &[&StoredFlight],
-        bulk: bool,
+        whole_flights: bool,
     ) -> Result<(), StoreError> {
+        let copy = whole_flights && self.detail_rows == DetailRows::Copy;
         let insert = InsertRows {
             tx: self,
             flights,
-            bulk,
+            copy,
         };
         with_detail_table!(table, insert)
     }

@@ -47,6 +47,7 @@ pub use outbox::{
     Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts,
 };
 pub use pool_log::PoolCount;
+pub(crate) use pool_log::PoolErrorLog;
 pub use preflight::{DatabaseFacts, SchemaLevel, SchemaMismatch};
 pub use read::{OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay};
 pub use records::{

@@ -1,12 +1,14 @@
 //! `GET /metrics`: the status in Prometheus' text exposition format
-//! (version 0.0.4). Every value is read from the databases at scrape time,
+//! (version 0.0.4). The status is read from the databases at scrape time,
 //! so a scrape of any process — `serve` or `run`, a replica or the primary
-//! — tells the same story; nothing is counted in process memory.
+//! — tells the same story. Two things belong to the process scraped: the
+//! connections of its pools, which r2d2 counts, and the apply latency of
+//! its pump.
 
 use std::fmt::Write as _;
 
 use super::status::{Status, age_secs};
-use crate::store::ProcStatus;
+use crate::store::{PoolCount, ProcStatus};
 
 /// The topics' names, for the outbox series' `topic` label.
 #[derive(Clone, Debug)]
@@ -66,8 +68,9 @@ fn seconds(value: Option<i64>) -> f64 {
     value.unwrap_or(0) as f64
 }
 
-/// The status as a Prometheus text exposition.
-pub fn render(status: &Status, topics: &Topics) -> String {
+/// The status as a Prometheus text exposition, with `pools`, each named by
+/// the part it connects to (`state_db`, `mailbox`).
+pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> String {
     let mut out = Exposition(String::new());
     out.family(
         "flightstate_up",
@@ -86,6 +89,7 @@ pub fn render(status: &Status, topics: &Topics) -> String {
             f64::from(u8::from(status.mailbox.is_some())),
         );
     }
+    pool_counts(&mut out, pools);
     if let Some(backlog) = &status.mailbox {
         out.gauge(
             "flightstate_mailbox_pending",
@@ -322,6 +326,37 @@ fn evidence(out: &mut Exposition, state: &super::StateFacts) {
             "flightstate_seqn_missing",
             &[("sender", &s.sender)],
             s.missing as f64,
+        );
+    }
+}
+
+/// The connections of this process's pools, whether or not their servers
+/// answered this scrape: every pool the same way, r2d2's count.
+fn pool_counts(out: &mut Exposition, pools: &[(&str, PoolCount)]) {
+    out.family(
+        "flightstate_pool_connections",
+        "gauge",
+        "Connections of this process's pool to the part, idle or in use",
+    );
+    for (part, count) in pools {
+        for (state, connections) in [("idle", count.idle), ("in_use", count.in_use())] {
+            out.sample(
+                "flightstate_pool_connections",
+                &[("part", part), ("state", state)],
+                f64::from(connections),
+            );
+        }
+    }
+    out.family(
+        "flightstate_pool_max_connections",
+        "gauge",
+        "The most connections this process's pool to the part opens (its pool_size)",
+    );
+    for (part, count) in pools {
+        out.sample(
+            "flightstate_pool_max_connections",
+            &[("part", part)],
+            f64::from(count.max),
         );
     }
 }

@@ -9,7 +9,7 @@ use super::history::History;
 use super::record_page::{self, View};
 use super::reply::Reply;
 use super::{Api, chrome, flight_page, flights, health, metrics, page, search, status};
-use crate::store::{Selection, Store};
+use crate::store::{PoolCount, Selection, Store};
 
 const JSON: &str = "application/json";
 
@@ -122,7 +122,8 @@ pub fn get<S: Store + Clone>(api: &Api<S>, history: &History, url: &str) -> Repl
             Reply::Full {
                 status: 200,
                 content_type: "text/plain; version=0.0.4; charset=utf-8",
-                body: metrics::render(&status, &api.settings.topics).into_bytes(),
+                body: metrics::render(&status, &api.pool_counts(), &api.settings.topics)
+                    .into_bytes(),
             }
         }
         "/healthz" => {
@@ -159,6 +160,13 @@ impl<S: Store + Clone> Api<S> {
     /// The status now.
     pub fn status(&self) -> status::Status {
         status::collect(&self.store, self.mailbox.as_deref(), self.settings.limits)
+    }
+
+    /// The connections of the pools it reads through, by part.
+    fn pool_counts(&self) -> Vec<(&'static str, PoolCount)> {
+        let state_db = self.store.pool_count().map(|count| ("state_db", count));
+        let mailbox = self.mailbox.as_ref().map(|m| ("mailbox", m.pool_count()));
+        state_db.into_iter().chain(mailbox).collect()
     }
 }
 

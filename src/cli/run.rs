@@ -48,8 +48,8 @@ fn run_everything<S: Store + Clone>(
     stop: Arc<AtomicBool>,
     store: S,
 ) -> anyhow::Result<ExitCode> {
-    let api_thread = super::serve::spawn(config, &store, &stop)?;
     let parts = Parts::open(config, store, false)?;
+    let api_thread = super::serve::spawn(config, &parts.store, &parts.mailbox, &stop)?;
     let worker_store = parts.store.clone();
     // The pump rings it when it commits: the dispatcher sends, and the
     // effect worker writes back, at once instead of at their next look.

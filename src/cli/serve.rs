@@ -29,7 +29,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         anyhow::bail!("`api.bind` is empty: nothing to listen on; set it or pass --bind");
     }
     super::state_db::check_before_start(database_url(config)?, config)?;
-    serve_blocking(config, bind, stop)
+    serve_blocking(config, bind, None, stop)
 }
 
 /// The API's pool: a connection per thread and one for `/healthz`.
@@ -64,10 +64,20 @@ pub(super) fn limits(config: &Config) -> StatusLimits {
     }
 }
 
-fn api_for<S: Store + Clone>(config: &Config, store: S) -> anyhow::Result<Api<S>> {
+/// The API on `store` and `mailbox`; without one, on a mailbox pool of its
+/// own when `mailbox.url` is set.
+fn api_for<S: Store + Clone>(
+    config: &Config,
+    store: S,
+    mailbox: Option<Arc<Mailbox>>,
+) -> anyhow::Result<Api<S>> {
+    let mailbox = match mailbox {
+        Some(mailbox) => Some(mailbox),
+        None => optional_mailbox(config)?,
+    };
     Ok(Api {
         store,
-        mailbox: optional_mailbox(config)?,
+        mailbox,
         settings: ApiSettings {
             token: config.api.token.clone(),
             page_size: config.api.page_size as usize,
@@ -89,14 +99,15 @@ fn api_for<S: Store + Clone>(config: &Config, store: S) -> anyhow::Result<Api<S>
     })
 }
 
-/// Serves on `store` until `stop` is set.
+/// Serves on `store` (and `mailbox`, see [`api_for`]) until `stop` is set.
 fn serve_on<S: Store + Clone>(
     config: &Config,
     store: S,
+    mailbox: Option<Arc<Mailbox>>,
     bind: &str,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<ExitCode> {
-    let api = api_for(config, store)?;
+    let api = api_for(config, store, mailbox)?;
     let running = api::start(api, bind, config.api.threads as usize, stop)
         .with_context(|| format!("cannot start the read API on {bind}"))?;
     running.join();
@@ -106,36 +117,46 @@ fn serve_on<S: Store + Clone>(
 struct Serve<'a> {
     config: &'a Config,
     bind: String,
+    mailbox: Option<Arc<Mailbox>>,
     stop: Arc<AtomicBool>,
 }
 
 impl super::state_db::StoreWork for Serve<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
-        serve_on(self.config, store, &self.bind, self.stop)
+        serve_on(self.config, store, self.mailbox, &self.bind, self.stop)
     }
 }
 
-/// Opens the API's own pool and serves until `stop` is set.
+/// Opens the API's own state-database pool and serves until `stop` is set.
 fn serve_blocking(
     config: &Config,
     bind: String,
+    mailbox: Option<Arc<Mailbox>>,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<ExitCode> {
     super::state_db::with_store_at(
         database_url(config)?,
         config,
         pool_size(config),
-        Serve { config, bind, stop },
+        Serve {
+            config,
+            bind,
+            mailbox,
+            stop,
+        },
     )
 }
 
 /// The API thread of `flightstate run`: none when `api.bind` is empty. It
 /// shares `store` (the pipeline's pool) unless `api.database_url` names a
-/// database of its own. A failure to serve (the port is taken) is logged
-/// and leaves the pipeline running: the pump matters more than its window.
+/// database of its own, and `mailbox` (the pipeline's mailbox pool), so
+/// that `/metrics` counts the connections the process holds. A failure to
+/// serve (the port is taken) is logged and leaves the pipeline running:
+/// the pump matters more than its window.
 pub(super) fn spawn<S: Store + Clone>(
     config: &Config,
     store: &S,
+    mailbox: &Arc<Mailbox>,
     stop: &Arc<AtomicBool>,
 ) -> anyhow::Result<Option<JoinHandle<()>>> {
     if config.api.bind.is_empty() {
@@ -143,15 +164,16 @@ pub(super) fn spawn<S: Store + Clone>(
     }
     let config = config.clone();
     let store = store.clone();
+    let mailbox = Some(Arc::clone(mailbox));
     let stop = Arc::clone(stop);
     let thread = std::thread::Builder::new()
         .name("api".to_owned())
         .spawn(move || {
             let bind = config.api.bind.clone();
             let outcome = if config.api.database_url.is_some() {
-                serve_blocking(&config, bind, Arc::clone(&stop))
+                serve_blocking(&config, bind, mailbox, Arc::clone(&stop))
             } else {
-                serve_on(&config, store, &bind, Arc::clone(&stop))
+                serve_on(&config, store, mailbox, &bind, Arc::clone(&stop))
             };
             if let Err(e) = outcome {
                 // The pipeline matters more than its window: it goes on.

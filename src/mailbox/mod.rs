@@ -1,7 +1,8 @@
-//! The shared AODB mailbox (MySQL / MariaDB, the `mysql` crate, a pool of
-//! its own): reads the head of `CMINMSGS` and writes each message's outcome
-//! back, as a journaled effect ([`WriteBack`]); writes request messages
-//! into `COUTMSGS`, as another ([`Outbound`]).
+//! The shared AODB mailbox (MySQL / MariaDB, the `mysql` crate, behind an
+//! r2d2 pool like the state database's): reads the head of `CMINMSGS` and
+//! writes each message's outcome back, as a journaled effect
+//! ([`WriteBack`]); writes request messages into `COUTMSGS`, as another
+//! ([`Outbound`]).
 //!
 //! Owns every statement run against the mailbox (`sql/mailbox/`, values
 //! always bound) and the one mapping from MySQL failures to
@@ -9,6 +10,7 @@
 //! an outcome: the pump does.
 
 mod outbound;
+mod pool;
 mod preflight;
 mod requeue;
 mod statements;
@@ -26,13 +28,16 @@ pub use write_back::{
 use std::error::Error as StdError;
 use std::fmt;
 use std::os::fd::{AsRawFd, RawFd};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
-use mysql::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts, TxOpts};
+use mysql::{Opts, OptsBuilder, TxOpts};
 
+use self::pool::{Attempt, Failures, Manager, discard};
 use crate::FailureKind;
 use crate::journal::CallResult;
+use crate::store::{PoolCount, PoolErrorLog};
 
 /// Every mailbox statement as `(file name, text)`, for DBA review and the
 /// snapshot tests.
@@ -53,7 +58,8 @@ pub struct MailboxSettings {
     pub dead_status: String,
     /// Connections in the mailbox pool.
     pub pool_size: usize,
-    /// How long to wait for a connection (and for a TCP connect).
+    /// How long to wait for a connection: for a pooled one (r2d2's
+    /// `connection_timeout`) and for a TCP connect.
     pub connect_timeout: Duration,
     /// How long one read or write on a connection may block, so that a
     /// server that vanished mid-call is noticed; also how long a connection
@@ -86,7 +92,22 @@ struct Silent {
     limit: Duration,
     setting: &'static str,
     #[source]
-    source: mysql::Error,
+    source: Arc<mysql::Error>,
+}
+
+/// No connection came free or was opened in time, and none failed
+/// meanwhile: every connection was in use, or a connect is still waiting
+/// for its answer.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "no connection within {limit:?} (`mailbox.connect_timeout_secs`), {in_use} of {size} in use"
+)]
+struct NoConnection {
+    limit: Duration,
+    in_use: u32,
+    size: u32,
+    #[source]
+    source: r2d2::Error,
 }
 
 impl MailboxError {
@@ -101,8 +122,13 @@ impl MailboxError {
     /// `source` of an operation on a connection opened with `settings`: a
     /// connect, read or write that ran out of its time says which limit,
     /// and a link refused at its TLS handshake says that it was TLS.
-    fn on_link(op: &'static str, source: mysql::Error, settings: &MailboxSettings) -> MailboxError {
-        let (limit, setting) = match &source {
+    fn on_link(
+        op: &'static str,
+        source: impl Into<Arc<mysql::Error>>,
+        settings: &MailboxSettings,
+    ) -> MailboxError {
+        let source = source.into();
+        let (limit, setting) = match &*source {
             mysql::Error::DriverError(mysql::DriverError::ConnectTimeout) => {
                 (settings.connect_timeout, "mailbox.connect_timeout_secs")
             }
@@ -128,7 +154,11 @@ impl MailboxError {
                 op: "connect to the mailbox over TLS",
                 source: Box::new(refused),
             },
-            Err(source) => MailboxError::new(op, source),
+            Err(source) => MailboxError {
+                kind,
+                op,
+                source: Box::new(source),
+            },
         }
     }
 
@@ -194,19 +224,6 @@ fn leaves_connection_usable(err: &mysql::Error) -> bool {
     matches!(err, mysql::Error::MySqlError(_))
 }
 
-/// Makes sure a connection that failed on the wire never serves again: its
-/// socket is shut down, so that the pool's reset on return, and a
-/// transaction's rollback on drop, fail at once instead of waiting out the
-/// read timeout again on a silent link, and the pool drops it.
-fn discard(fd: RawFd) {
-    // SAFETY: `shutdown` only changes the state of the socket behind `fd`,
-    // which the connection that owns it keeps open until it is dropped; it
-    // touches no memory of ours.
-    unsafe {
-        libc::shutdown(fd, libc::SHUT_RDWR);
-    }
-}
-
 /// The MySQL server and client error codes behind each mapping, from
 /// <https://mariadb.com/kb/en/mariadb-error-codes/>.
 mod error_codes {
@@ -270,9 +287,14 @@ pub struct Backlog {
     pub oldest_age_secs: Option<i64>,
 }
 
-/// The mailbox behind its own pool.
+/// A mailbox connection from the pool.
+type Link = r2d2::PooledConnection<Manager>;
+
+/// The mailbox behind its pool.
 pub struct Mailbox {
-    pool: Pool,
+    pool: r2d2::Pool<Manager>,
+    /// What the pool's connects and pings last met, shared with its manager.
+    failures: Arc<Failures>,
     settings: MailboxSettings,
 }
 
@@ -287,6 +309,14 @@ impl Mailbox {
     /// A pool on the mailbox. No connection is made until one is needed, so
     /// a mailbox that is down at start-up is a retry, not a failure.
     ///
+    /// The pool is r2d2's, as the state database's: each connection is
+    /// pinged at checkout (`test_on_check_out`) and one that fails is
+    /// dropped and another taken or opened; a thread waits at most
+    /// `connect_timeout` for one; a connection that failed on the wire, or
+    /// comes back with anything unread, is dropped on its return. Failures
+    /// to open or revive a connection are logged as they happen, with
+    /// backoff.
+    ///
     /// # Errors
     ///
     /// A [`MailboxError`] when the URL cannot be used, or names a TLS file
@@ -299,8 +329,6 @@ impl Mailbox {
             op: "read `mailbox.url`",
             source: Box::new(e),
         })?;
-        let constraints =
-            PoolConstraints::new(0, settings.pool_size.max(1)).unwrap_or(PoolConstraints::DEFAULT);
         // Keepalive and user timeout find a dead link under an idle pooled
         // connection (or unacknowledged writes) within about `io_timeout`;
         // the read and write timeouts bound every wait for an answer. A
@@ -329,18 +357,26 @@ impl Mailbox {
             .tcp_keepalive_time_ms(keepalive_time)
             .tcp_keepalive_probe_interval_secs(probe_interval)
             .tcp_keepalive_probe_count(probe_count)
-            .tcp_user_timeout_ms(user_timeout)
-            // The pool's own check on checkout pings every idle connection
-            // in turn and hides each failure, so a silent link would cost a
-            // full `io_timeout` per pooled connection before anyone heard of
-            // it: `conn` checks instead, and reports.
-            .pool_opts(
-                PoolOpts::default()
-                    .with_constraints(constraints)
-                    .with_check_health(false),
-            );
-        let pool = Pool::new(opts).map_err(|e| MailboxError::new("open the mailbox pool", e))?;
-        Ok(Mailbox { pool, settings })
+            .tcp_user_timeout_ms(user_timeout);
+        let failures = Arc::new(Failures::default());
+        let pool = r2d2::Pool::builder()
+            .max_size(u32::try_from(settings.pool_size.max(1)).unwrap_or(u32::MAX))
+            .min_idle(Some(0))
+            // r2d2 refuses a zero wait; the configuration refuses it too.
+            .connection_timeout(settings.connect_timeout.max(Duration::from_millis(1)))
+            .test_on_check_out(true)
+            .error_handler(Box::new(PoolErrorLog::new("mailbox")))
+            .build(Manager::new(opts.into(), Arc::clone(&failures)))
+            .map_err(|e| MailboxError {
+                kind: FailureKind::ConnectionLost,
+                op: "open the mailbox pool",
+                source: Box::new(e),
+            })?;
+        Ok(Mailbox {
+            pool,
+            failures,
+            settings,
+        })
     }
 
     /// The settings it was opened with.
@@ -348,39 +384,45 @@ impl Mailbox {
         &self.settings
     }
 
+    /// How many connections the pool holds, for `/metrics`.
+    pub fn pool_count(&self) -> PoolCount {
+        PoolCount::of(&self.pool)
+    }
+
     /// A live connection: a pooled one that answers a ping, or a new one.
     ///
-    /// A pooled connection that fails its ping at once (the server closed
-    /// it while it was idle) is dropped and the next one tried; one whose
-    /// ping gets no answer within `io_timeout` means the link is silent:
-    /// that is reported now rather than tried again on every other pooled
-    /// connection.
-    fn conn(&self) -> Result<mysql::PooledConn, MailboxError> {
+    /// A pooled connection that fails its ping (the server closed it while
+    /// it was idle, or the link went silent) is dropped and the next one
+    /// tried, then a new one opened, within `connect_timeout`. When none
+    /// comes, the error is the last failure met meanwhile, classified as a
+    /// statement's (which limit ran out, TLS refused), not r2d2's text.
+    fn conn(&self) -> Result<Link, MailboxError> {
         const OP: &str = "get a mailbox connection (server down, or raise `mailbox.pool_size`)";
-        for _ in 0..=self.settings.pool_size {
-            let mut conn = self
-                .pool
-                .try_get_conn(self.settings.connect_timeout)
-                .map_err(|e| MailboxError::on_link(OP, e, &self.settings))?;
-            match conn.as_mut().ping() {
-                Ok(()) => return Ok(conn),
-                Err(e) => {
-                    discard(conn.as_raw_fd());
-                    if is_silence(&e) {
-                        return Err(MailboxError::on_link(
-                            "ping a pooled mailbox connection",
-                            e,
-                            &self.settings,
-                        ));
-                    }
-                    tracing::debug!(error = %e, "a pooled mailbox connection was closed; dropped");
+        let asked_at = Instant::now();
+        self.pool
+            .get()
+            .map_err(|timed_out| match self.failures.since(asked_at) {
+                Some(failure) => {
+                    let op = match failure.attempt {
+                        Attempt::Connect => OP,
+                        Attempt::Ping => "ping a pooled mailbox connection",
+                    };
+                    MailboxError::on_link(op, failure.error, &self.settings)
                 }
-            }
-        }
-        Err(MailboxError::new(
-            OP,
-            mysql::Error::DriverError(mysql::DriverError::Timeout),
-        ))
+                None => {
+                    let count = self.pool_count();
+                    MailboxError {
+                        kind: FailureKind::Timeout,
+                        op: OP,
+                        source: Box::new(NoConnection {
+                            limit: self.settings.connect_timeout,
+                            in_use: count.in_use(),
+                            size: count.max,
+                            source: timed_out,
+                        }),
+                    }
+                }
+            })
     }
 
     /// `err` of `op` on `conn`: a connection that failed on the wire is

@@ -8,6 +8,7 @@
 //! stays the driver error's.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use mysql::Opts;
 
@@ -23,7 +24,7 @@ use mysql::Opts;
 pub(super) struct Refused {
     what: &'static str,
     #[source]
-    source: mysql::Error,
+    source: Arc<mysql::Error>,
 }
 
 /// A file that `mailbox.url` names for TLS and that cannot be read.
@@ -40,8 +41,8 @@ pub(super) struct Unreadable {
 }
 
 /// `err` as a TLS refusal, when it is one; otherwise `err` back.
-pub(super) fn refusal(err: mysql::Error) -> Result<Refused, mysql::Error> {
-    let what = match &err {
+pub(super) fn refusal(err: Arc<mysql::Error>) -> Result<Refused, Arc<mysql::Error>> {
+    let what = match &*err {
         mysql::Error::TlsError(_) => {
             "the TLS handshake with the mailbox failed: its certificate is not signed by \
              `root_cert_path`'s CA or names another host, or the client certificate \
@@ -94,7 +95,7 @@ mod tests {
     #[test]
     fn tls_failures_are_told_as_such_and_others_pass_through() {
         let no_tls = mysql::Error::DriverError(mysql::DriverError::TlsNotSupported);
-        let refused = refusal(no_tls).expect("a TLS refusal");
+        let refused = refusal(no_tls.into()).expect("a TLS refusal");
         assert!(
             refused
                 .to_string()
@@ -102,7 +103,7 @@ mod tests {
         );
         let reset =
             mysql::Error::IoError(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
-        assert!(refusal(reset).is_err());
+        assert!(refusal(reset.into()).is_err());
     }
 
     #[test]

@@ -24,7 +24,6 @@ pub mod oracle;
 mod outbox;
 #[cfg(feature = "postgres")]
 pub mod pg;
-#[cfg(any(feature = "postgres", feature = "oracle"))]
 mod pool_log;
 mod preflight;
 mod read;
@@ -47,6 +46,8 @@ pub use lease::LeaseOps;
 pub use outbox::{
     Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts,
 };
+pub use pool_log::PoolCount;
+pub(crate) use pool_log::PoolErrorLog;
 pub use preflight::{DatabaseFacts, SchemaLevel, SchemaMismatch};
 pub use read::{OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay};
 pub use records::{

@@ -1,8 +1,9 @@
-//! What a connection pool of the state database says when it cannot open or
-//! revive a connection: r2d2 reports those failures to an error handler on
-//! its own threads, not to the caller that waits for a connection, so
-//! without one a dead server or link would stay silent until the caller's
-//! own wait runs out.
+//! What the r2d2 pools — the state database's and the mailbox's — say about
+//! themselves: the failures to open or revive a connection, which r2d2
+//! reports to an error handler on its own threads, not to the caller that
+//! waits for a connection (without one a dead server or link would stay
+//! silent until the caller's own wait runs out); and how many connections
+//! a pool holds, for `/metrics`.
 
 use std::error::Error as StdError;
 use std::fmt::Write as _;
@@ -13,6 +14,34 @@ use std::time::{Duration, Instant};
 const FIRST_GAP: Duration = Duration::from_secs(1);
 /// The longest quiet time between two logged failures while they go on.
 const MAX_GAP: Duration = Duration::from_secs(60);
+
+/// How many connections a pool holds, as r2d2 counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PoolCount {
+    /// Connections open (idle or in use).
+    pub open: u32,
+    /// Open connections waiting in the pool.
+    pub idle: u32,
+    /// The most the pool opens (its `pool_size`).
+    pub max: u32,
+}
+
+impl PoolCount {
+    /// The count of `pool` now.
+    pub fn of<M: r2d2::ManageConnection>(pool: &r2d2::Pool<M>) -> PoolCount {
+        let state = pool.state();
+        PoolCount {
+            open: state.connections,
+            idle: state.idle_connections,
+            max: pool.max_size(),
+        }
+    }
+
+    /// Open connections checked out.
+    pub fn in_use(&self) -> u32 {
+        self.open.saturating_sub(self.idle)
+    }
+}
 
 /// An r2d2 error handler that logs each failure as a warning with its whole
 /// cause chain, backing off while failures go on (1 s, 2 s, … up to 60 s

@@ -14,6 +14,7 @@ use super::evidence::EvidenceOps;
 use super::journal::JournalOps;
 use super::lease::LeaseOps;
 use super::outbox::OutboxOps;
+use super::pool_log::PoolCount;
 use super::read::ReadOps;
 use super::records::{
     ChangeNotice, FlightDigest, FlightWrite, Outcome, PipelineLease, ProcRecord, SnapshotLedger,
@@ -50,6 +51,12 @@ pub trait Store: Send + Sync + 'static {
     where
         E: From<StoreError>,
         F: FnOnce(&mut Self::Tx<'_>) -> Result<T, E>;
+
+    /// How many connections its pool holds, for `/metrics`; `None` for a
+    /// store that has no pool of its own (a wrapper around another).
+    fn pool_count(&self) -> Option<PoolCount> {
+        None
+    }
 }
 
 /// The operations of a state transaction. Method names are the names of the

@@ -8,6 +8,7 @@ use r2d2::{Pool, PooledConnection};
 use super::conn::{OracleManager, OracleUrl};
 use super::tx::OracleTx;
 use crate::FailureKind;
+use crate::store::PoolCount;
 use crate::store::pool_log::PoolErrorLog;
 use crate::store::{Store, StoreError, Timeouts};
 
@@ -147,5 +148,9 @@ impl Store for OracleStore {
         };
         guard.commit()?;
         Ok(value)
+    }
+
+    fn pool_count(&self) -> Option<PoolCount> {
+        Some(PoolCount::of(&self.pool))
     }
 }

@@ -15,6 +15,7 @@ use super::copy::{DetailRows, NewFlights};
 use super::errors;
 use super::tx::PgTx;
 use crate::FailureKind;
+use crate::store::PoolCount;
 use crate::store::pool_log::PoolErrorLog;
 use crate::store::{Store, StoreError, Timeouts};
 
@@ -177,6 +178,10 @@ impl Store for PgStore {
             )
             .into()),
         }
+    }
+
+    fn pool_count(&self) -> Option<PoolCount> {
+        Some(PoolCount::of(&self.pool))
     }
 }
 

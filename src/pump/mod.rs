@@ -4,24 +4,28 @@
 //! failure policy, holds the lease in `PIPELINE_LOCK`, and hands
 //! each final outcome to the effect journal as a mailbox write-back.
 //!
-//! It never parses or applies anything itself and never talks SQL. One
-//! file per job:
+//! It never parses or applies anything itself and never talks SQL. Its
+//! parts:
 //!
-//! - `lease.rs`: **the lease**, acquired and renewed in short
-//!   transactions; acquiring bumps the fencing epoch. A pump that loses the
-//!   lease stops and waits to take it again.
-//! - `policy.rs`: **the failure policy**: DEAD releases the head at once,
+//! - the step (this file): the lease, a read of the head, each message or
+//!   group in turn, the bookkeeping of what reached a final status, and the
+//!   idle wait for the next arrival;
+//! - `lease`: **the lease**, acquired and renewed in short transactions;
+//!   acquiring bumps the fencing epoch. A pump that loses the lease stops
+//!   and waits to take it again;
+//! - `policy`: **the failure policy**: DEAD releases the head at once,
 //!   FAILED(UNSUPPORTED) is retried up to a threshold, FAILED(INFRA) blocks
-//!   the head with backoff, and a fenced pump stops at once, never retrying.
-//! - the fence and the write-back intent are the pipeline's first and last
-//!   steps of every transaction of an attempt (`pipeline::Attempt`): the
-//!   epoch is checked under the row lock and the intent recorded before
-//!   the commit, so "applied but never written back" cannot be forgotten
-//!   and a stale pump can never commit.
-//! - `effects.rs`: **the write-backs**, made inline or by the effect
-//!   worker; `group.rs`: group commit; `latency.rs`; `settings.rs`.
+//!   the head with backoff, and a fenced pump stops at once, never retrying;
+//!   `bypass` (the optional bypass rule), `head_alert` (the head-blocked
+//!   alert) and `held` (a held snapshot at the head) are its cases;
+//! - `group`: group commit; `effects`: **the write-backs**, made inline or
+//!   by the effect worker; `latency`: the apply latency in `/metrics`.
 //!
-//! This file holds the step loop.
+//! The fence and the write-back intent are the first and last steps of
+//! every transaction of an attempt (`pipeline::Attempt`): the epoch is
+//! checked under the row lock and the intent recorded before the commit,
+//! so "applied but never written back" cannot be forgotten and a stale pump
+//! can never commit.
 
 mod bypass;
 mod effects;

@@ -94,8 +94,8 @@ struct StreamSource<'a> {
 impl Source for StreamSource<'_> {
     fn read<R>(&self, run: impl FnOnce(Option<NaiveDate>, &mut dyn Parts) -> R) -> R {
         // One part queued: the reader keeps one part ahead of the writer
-        // while the writer writes another (a second queued part measured no
-        // faster and held more memory).
+        // while the writer writes another; a second would only hold more
+        // memory (`docs/benchmarks.md`).
         let (to_writer, from_reader) = sync_channel(1);
         let (body, rules) = (self.body, self.rules);
         std::thread::scope(|scope| {

@@ -25,6 +25,7 @@ mod secrets;
 mod snapshot;
 mod station;
 
+pub use crate::station::StationClock;
 pub use api::ApiConfig;
 pub use cleanup::CleanupConfig;
 pub use database::DatabaseConfig;
@@ -33,7 +34,6 @@ pub use kafka::{KafkaConfig, PropertyValue};
 pub use pump::PumpConfig;
 pub use requests::RequestsConfig;
 pub use snapshot::SnapshotConfig;
-pub use station::StationClock;
 
 /// Everything a `flightstate` process can be configured with.
 ///

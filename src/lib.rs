@@ -19,6 +19,7 @@ pub mod protocol;
 pub mod pump;
 pub mod request;
 pub mod state;
+pub mod station;
 pub mod store;
 pub mod synth;
 

@@ -29,8 +29,8 @@ use std::time::Duration;
 
 use chrono::NaiveTime;
 
-use crate::config::StationClock;
 use crate::kafka::KafkaClient;
+use crate::station::StationClock;
 
 pub use dashboard::REFRESH_SECS;
 pub use evidence::HeadBlocked;

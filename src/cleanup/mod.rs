@@ -6,12 +6,18 @@
 //!    flights' retention, that no snapshot list names and no live request
 //!    may still answer for, each with a tombstone through the outbox, as a
 //!    deletion by a message has;
-//! 2. snapshot ledgers (`SCHD_GEN`, `SCHD_GEN_FLID`) of days older than the
-//!    ledgers' retention that no stored flight belongs to any more — the
-//!    only ledgers whose removal can never change what a later snapshot of
-//!    the day deletes (`docs/snapshot-ledger.md`);
-//! 3. settled journaled calls (`EFFECT_CALL`) older than their retention;
-//! 4. processing records (`PROC_STATE`) of SUCCEEDED messages older than
+//! 2. with `cleanup.history_days`, the flights of operation days older than
+//!    the station's today minus that many days, each with a tombstone: a
+//!    flight belongs to one day, and a later snapshot deletes only flights
+//!    of its own day, so this never changes what a snapshot of a kept day
+//!    deletes (`docs/open-questions.md`, "Past operation days");
+//! 3. snapshot ledgers (`SCHD_GEN`, `SCHD_GEN_FLID`) of days older than the
+//!    ledgers' retention (or retired by the history rule) that no stored
+//!    flight belongs to any more — the only ledgers whose removal can never
+//!    change what a later snapshot of the day deletes
+//!    (`docs/snapshot-ledger.md`);
+//! 4. settled journaled calls (`EFFECT_CALL`) older than their retention;
+//! 5. processing records (`PROC_STATE`) of SUCCEEDED messages older than
 //!    their retention whose calls are gone: a message delivered again after
 //!    that is applied again.
 //!
@@ -40,6 +46,9 @@ pub use settings::CleanupSettings;
 pub enum Part {
     /// Flights without an operation day (each with a tombstone).
     Flights,
+    /// Flights of operation days the history rule retires (each with a
+    /// tombstone).
+    History,
     /// Snapshot ledgers and lists of old days without flights.
     Days,
     /// Settled journaled calls.
@@ -53,8 +62,13 @@ pub enum Part {
 pub struct CleanupReport {
     /// Nothing was changed: the report says what a clean-up would remove.
     pub dry_run: bool,
-    /// The flights removed, ascending.
+    /// The flights without an operation day removed, ascending.
     pub flights: Vec<i64>,
+    /// The operation days the history rule retires (`cleanup.history_days`),
+    /// ascending: their flights, ledgers and lists are removed.
+    pub retired_days: Vec<NaiveDate>,
+    /// The flights of those days removed, ascending.
+    pub retired_flights: Vec<i64>,
     /// The operation days whose ledger and list were removed, ascending.
     pub days: Vec<NaiveDate>,
     /// How many settled calls were purged.
@@ -66,7 +80,11 @@ pub struct CleanupReport {
 impl CleanupReport {
     /// How many rows of every part together.
     pub fn total(&self) -> usize {
-        self.flights.len() + self.days.len() + self.effect_calls + self.proc_states
+        self.flights.len()
+            + self.retired_flights.len()
+            + self.days.len()
+            + self.effect_calls
+            + self.proc_states
     }
 }
 
@@ -82,9 +100,13 @@ struct Cutoffs {
 impl Cutoffs {
     fn at(settings: &CleanupSettings, now: NaiveDateTime) -> Cutoffs {
         let before = |days: u32| now - chrono::TimeDelta::days(i64::from(days));
+        // A retired day's ledger goes with its flights, whatever the
+        // ledgers' own retention.
+        let ledgers = before(settings.ledger_days).date();
+        let retired = settings.history.map(|h| h.first_kept_day(now));
         Cutoffs {
             flights: before(settings.flight_days),
-            days: before(settings.ledger_days).date(),
+            days: retired.map_or(ledgers, |first_kept| first_kept.max(ledgers)),
             effect_calls: before(settings.effect_call_days),
             proc_states: before(settings.proc_state_days),
         }
@@ -109,94 +131,54 @@ pub fn clean_up<S: Store>(
     progress: &mut dyn FnMut(Part, usize) -> bool,
 ) -> Result<CleanupReport, StoreError> {
     let cutoffs = Cutoffs::at(settings, now);
-    let batch = i64::from(settings.batch.max(1));
-    let boundary =
-        i32::try_from(settings.day_boundary.num_seconds_from_midnight() / 60).unwrap_or_default();
     let mut report = CleanupReport {
         dry_run,
         ..CleanupReport::default()
     };
-
-    let mut after = i64::MIN;
-    loop {
-        let (last, removed) = store.transaction(|tx| {
-            let stale = begin(tx, dry_run)?.select_stale_flights(
-                cutoffs.flights,
-                boundary,
-                after,
-                batch,
-            )?;
-            let last = stale.last().map(|s| s.flid);
-            let removed = if dry_run {
-                stale.iter().map(|s| s.flid).collect()
-            } else {
-                flights::remove(tx, &stale, now)?
-            };
-            Ok::<_, StoreError>((last, removed))
-        })?;
-        let Some(last) = last else { break };
-        after = last;
+    let mut walk = Walk {
+        dry_run,
+        batch: i64::from(settings.batch.max(1)),
+        progress,
+    };
+    let boundary =
+        i32::try_from(settings.day_boundary.num_seconds_from_midnight() / 60).unwrap_or_default();
+    let go_on = walk.run(store, Part::Flights, i64::MIN, |tx, after, batch| {
+        let stale = tx.select_stale_flights(cutoffs.flights, boundary, after, batch)?;
+        let last = stale.last().map(|s| s.flid);
+        let removed = if dry_run {
+            stale.iter().map(|s| s.flid).collect()
+        } else {
+            flights::remove_stale(tx, &stale, now)?
+        };
         let rows = removed.len();
         report.flights.extend(removed);
-        if !progress(Part::Flights, rows) {
-            return Ok(report);
-        }
-    }
-
-    let mut after_day = None;
-    loop {
-        let (last, removed) = store.transaction(|tx| {
-            let days =
-                begin(tx, dry_run)?.select_stale_snapshot_days(cutoffs.days, after_day, batch)?;
+        Ok((last, rows))
+    })? && retire_history(store, settings, now, &mut walk, &mut report)?
+        && walk.run(store, Part::Days, None, |tx, after, batch| {
+            let days = tx.select_stale_snapshot_days(cutoffs.days, after, batch)?;
             let last = days.last().copied();
-            if dry_run {
-                return Ok((last, days));
-            }
-            let mut removed = Vec::with_capacity(days.len());
-            for day in days {
-                if tx.delete_snapshot_ledger(day, cutoffs.days)? {
-                    tx.replace_snapshot_list(day, &[])?;
-                    removed.push(day);
-                }
-            }
-            Ok::<_, StoreError>((last, removed))
-        })?;
-        let Some(last) = last else { break };
-        after_day = Some(last);
-        let rows = removed.len();
-        report.days.extend(removed);
-        if !progress(Part::Days, rows) {
-            return Ok(report);
-        }
-    }
-
-    let mut after = i64::MIN;
-    loop {
-        let (last, purged) = store.transaction(|tx| {
-            let calls = begin(tx, dry_run)?.select_settled_effect_calls(
-                cutoffs.effect_calls,
-                after,
-                batch,
-            )?;
+            let removed = if dry_run {
+                days
+            } else {
+                remove_ledgers(tx, days, cutoffs.days)?
+            };
+            let rows = removed.len();
+            report.days.extend(removed);
+            Ok((last.map(Some), rows))
+        })?
+        && walk.run(store, Part::EffectCalls, i64::MIN, |tx, after, batch| {
+            let calls = tx.select_settled_effect_calls(cutoffs.effect_calls, after, batch)?;
             let purged = if dry_run {
                 calls.len()
             } else {
                 tx.delete_effect_calls(&calls)?
             };
-            Ok::<_, StoreError>((calls.last().copied(), purged))
+            report.effect_calls += purged;
+            Ok((calls.last().copied(), purged))
         })?;
-        let Some(last) = last else { break };
-        after = last;
-        report.effect_calls += purged;
-        if !progress(Part::EffectCalls, purged) {
-            return Ok(report);
-        }
-    }
-
-    let mut after = i64::MIN;
-    loop {
-        let (last, purged) = store.transaction(|tx| {
-            let records = begin(tx, dry_run)?.select_stale_proc_states(
+    if go_on {
+        walk.run(store, Part::ProcStates, i64::MIN, |tx, after, batch| {
+            let records = tx.select_stale_proc_states(
                 cutoffs.proc_states,
                 (WRITE_BACK_TARGET_PREFIX, cutoffs.effect_calls),
                 after,
@@ -207,16 +189,95 @@ pub fn clean_up<S: Store>(
             } else {
                 tx.delete_proc_states(&records)?
             };
-            Ok::<_, StoreError>((records.last().copied(), purged))
+            report.proc_states += purged;
+            Ok((records.last().copied(), purged))
         })?;
-        let Some(last) = last else { break };
-        after = last;
-        report.proc_states += purged;
-        if !progress(Part::ProcStates, purged) {
-            return Ok(report);
-        }
     }
     Ok(report)
+}
+
+/// The history part (`cleanup.history_days`): the days it retires, then
+/// their flights, each with a tombstone. Their ledgers and lists go with
+/// the old ledgers' part, whose cutoff the history rule moves up to its
+/// first day kept. Returns whether the clean-up goes on.
+fn retire_history<S: Store>(
+    store: &S,
+    settings: &CleanupSettings,
+    now: NaiveDateTime,
+    walk: &mut Walk<'_>,
+    report: &mut CleanupReport,
+) -> Result<bool, StoreError> {
+    let Some(history) = settings.history else {
+        return Ok(true);
+    };
+    let first_kept = history.first_kept_day(now);
+    report.retired_days = store.transaction(|tx| tx.select_retired_days(first_kept))?;
+    let dry_run = walk.dry_run;
+    walk.run(store, Part::History, i64::MIN, |tx, after, batch| {
+        let past = tx.select_retired_flights(first_kept, after, batch)?;
+        let last = past.last().map(|f| f.flid);
+        let removed = if dry_run {
+            past.iter().map(|f| f.flid).collect()
+        } else {
+            flights::retire(tx, &past, history, now)?
+        };
+        let rows = removed.len();
+        report.retired_flights.extend(removed);
+        Ok((last, rows))
+    })
+}
+
+/// Removes the ledgers of `days` that still have no flight, and their
+/// lists; returns the days removed.
+fn remove_ledgers<T: StateTx + CleanupOps>(
+    tx: &mut T,
+    days: Vec<NaiveDate>,
+    cutoff: NaiveDate,
+) -> Result<Vec<NaiveDate>, StoreError> {
+    let mut removed = Vec::with_capacity(days.len());
+    for day in days {
+        if tx.delete_snapshot_ledger(day, cutoff)? {
+            tx.replace_snapshot_list(day, &[])?;
+            removed.push(day);
+        }
+    }
+    Ok(removed)
+}
+
+/// How a clean-up walks a part: batch after batch, each one short state
+/// transaction, until a batch finds nothing or `progress` says stop.
+struct Walk<'p> {
+    dry_run: bool,
+    batch: i64,
+    progress: &'p mut dyn FnMut(Part, usize) -> bool,
+}
+
+impl Walk<'_> {
+    /// Runs `batch` from cursor `start`: each call gets the cursor and the
+    /// batch size, and returns the next cursor (`None`: nothing was found)
+    /// and the rows it counted. Returns whether the clean-up goes on.
+    fn run<S: Store, C: Copy>(
+        &mut self,
+        store: &S,
+        part: Part,
+        start: C,
+        mut batch: impl FnMut(&mut S::Tx<'_>, C, i64) -> Result<(Option<C>, usize), StoreError>,
+    ) -> Result<bool, StoreError> {
+        let mut cursor = start;
+        loop {
+            let (next, rows) = store.transaction(|tx| {
+                begin(tx, self.dry_run)?;
+                batch(tx, cursor, self.batch)
+            })?;
+            let Some(next) = next else {
+                return Ok(true);
+            };
+            cursor = next;
+            if !(self.progress)(part, rows) {
+                return Ok(false);
+            }
+        }
+    }
 }
 
 /// Starts a batch: a clean-up that changes something takes `PIPELINE_LOCK`

@@ -3,6 +3,8 @@
 
 use chrono::NaiveTime;
 
+use crate::station::HistoryRule;
+
 /// The retentions of a clean-up and the size of its batches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CleanupSettings {
@@ -22,6 +24,9 @@ pub struct CleanupSettings {
     /// The station's day boundary: which day a flight's SODT falls in, to
     /// tell whether a live request of that day may still answer for it.
     pub day_boundary: NaiveTime,
+    /// Which past operation days are retired (`cleanup.history_days`);
+    /// `None` keeps every day.
+    pub history: Option<HistoryRule>,
 }
 
 impl Default for CleanupSettings {
@@ -33,6 +38,7 @@ impl Default for CleanupSettings {
             proc_state_days: 30,
             batch: 500,
             day_boundary: NaiveTime::MIN,
+            history: None,
         }
     }
 }

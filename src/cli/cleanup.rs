@@ -33,7 +33,7 @@ struct Clean<'a> {
 
 impl super::state_db::StoreWork for Clean<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
-        let settings = self.config.cleanup.settings(self.config.day_boundary());
+        let settings = self.config.cleanup_settings();
         let now = flightstate::pump::utc_now();
         let report = if self.opts.dry_run {
             clean_up(&store, &settings, now, true, &mut |_, _| true)?
@@ -57,6 +57,8 @@ impl super::state_db::StoreWork for Clean<'_> {
         tracing::info!(
             dry_run = report.dry_run,
             flights = report.flights.len(),
+            retired_days = report.retired_days.len(),
+            retired_flights = report.retired_flights.len(),
             days = report.days.len(),
             effect_calls = report.effect_calls,
             proc_states = report.proc_states,
@@ -80,13 +82,28 @@ fn text(report: &CleanupReport) -> String {
             format!(": {}", items.join(", "))
         }
     };
+    let retire = if report.dry_run {
+        "would retire"
+    } else {
+        "retired"
+    };
     format!(
         "{verb} {} flights without operation day{}\n\
+         {retire} {} operation days{} ({} flights)\n\
          {verb} the snapshot ledgers of {} days{}\n\
          {verb} {} settled journaled calls\n\
          {verb} {} processing records\n",
         report.flights.len(),
         list(report.flights.iter().map(ToString::to_string).collect()),
+        report.retired_days.len(),
+        list(
+            report
+                .retired_days
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        ),
+        report.retired_flights.len(),
         report.days.len(),
         list(report.days.iter().map(ToString::to_string).collect()),
         report.effect_calls,
@@ -103,6 +120,8 @@ mod tests {
         let report = CleanupReport {
             dry_run: true,
             flights: vec![7, 9],
+            retired_days: vec![chrono::NaiveDate::from_ymd_opt(2026, 9, 1).expect("day")],
+            retired_flights: vec![11, 12, 13],
             days: Vec::new(),
             effect_calls: 3,
             proc_states: 0,
@@ -110,6 +129,7 @@ mod tests {
         assert_eq!(
             text(&report),
             "would remove 2 flights without operation day: 7, 9\n\
+             would retire 1 operation days: 2026-09-01 (3 flights)\n\
              would remove the snapshot ledgers of 0 days\n\
              would remove 3 settled journaled calls\n\
              would remove 0 processing records\n"

@@ -158,7 +158,7 @@ fn spawn_cleanup<S: Store + Clone>(
     let Some(every) = config.cleanup.every() else {
         return Ok(None);
     };
-    let settings = config.cleanup.settings(config.day_boundary());
+    let settings = config.cleanup_settings();
     let store = store.clone();
     let stop = Arc::clone(stop);
     let lease = LeaseHeld(pump.shared_lease());

@@ -4,7 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+use chrono::NaiveTime;
+
+use super::Config;
 use crate::cleanup::CleanupSettings;
+use crate::station::{HistoryRule, StationClock};
 
 /// The most rows per clean-up transaction: an Oracle id list holds 1000,
 /// and a longer batch holds `PIPELINE_LOCK` longer.
@@ -28,6 +32,12 @@ pub struct CleanupConfig {
     pub proc_state_days: u32,
     /// Rows per transaction (1 to 1000).
     pub batch: u32,
+    /// Past operation days kept besides today (station time); older days
+    /// are retired — their flights removed with tombstones, their ledgers
+    /// and lists removed, a snapshot of them refused. 0 (the default) keeps
+    /// every day: retiring is for the consumers of the state topic to
+    /// confirm (`docs/open-questions.md`, "Past operation days").
+    pub history_days: u32,
 }
 
 impl Default for CleanupConfig {
@@ -40,6 +50,7 @@ impl Default for CleanupConfig {
             effect_call_days: settings.effect_call_days,
             proc_state_days: settings.proc_state_days,
             batch: settings.batch,
+            history_days: 0,
         }
     }
 }
@@ -75,21 +86,35 @@ impl CleanupConfig {
         Ok(())
     }
 
-    /// The clean-up's settings, with the station's day boundary.
-    pub fn settings(&self, day_boundary: chrono::NaiveTime) -> CleanupSettings {
-        CleanupSettings {
-            flight_days: self.flight_days,
-            ledger_days: self.ledger_days,
-            effect_call_days: self.effect_call_days,
-            proc_state_days: self.proc_state_days,
-            batch: self.batch,
+    /// The rule of `history_days` at a station, if it is on.
+    pub fn history(&self, clock: StationClock, day_boundary: NaiveTime) -> Option<HistoryRule> {
+        (self.history_days > 0).then_some(HistoryRule {
+            days: self.history_days,
+            clock,
             day_boundary,
-        }
+        })
     }
 
     /// The period of the job in `run`, if it is on.
     pub fn every(&self) -> Option<std::time::Duration> {
         (self.every_secs > 0).then(|| std::time::Duration::from_secs(self.every_secs))
+    }
+}
+
+impl Config {
+    /// The clean-up's settings: the `[cleanup]` section at this station
+    /// (its day boundary and clock).
+    pub fn cleanup_settings(&self) -> CleanupSettings {
+        let c = &self.cleanup;
+        CleanupSettings {
+            flight_days: c.flight_days,
+            ledger_days: c.ledger_days,
+            effect_call_days: c.effect_call_days,
+            proc_state_days: c.proc_state_days,
+            batch: c.batch,
+            day_boundary: self.day_boundary(),
+            history: c.history(self.station_clock(), self.day_boundary()),
+        }
     }
 }
 

@@ -17,6 +17,9 @@ impl Config {
             stream_from_bytes: usize::try_from(self.snapshot.stream_from_bytes)
                 .unwrap_or(usize::MAX),
             stream_part_flights: STREAM_PART_FLIGHTS,
+            history: self
+                .cleanup
+                .history(self.station_clock(), self.day_boundary()),
         }
     }
 }

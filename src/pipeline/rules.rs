@@ -7,6 +7,7 @@ use chrono::NaiveTime;
 
 use crate::protocol::ParseOptions;
 use crate::state::{DayMoves, DeleteGuard, MergeRules};
+use crate::station::HistoryRule;
 
 /// The size from which a message is streamed by default
 /// (`snapshot.stream_from_bytes`): about 400 flights of a snapshot, below
@@ -43,4 +44,8 @@ pub struct Rules {
     pub stream_from_bytes: usize,
     /// Flights per part of a streamed snapshot (at least 1).
     pub stream_part_flights: usize,
+    /// Which past operation days are retired (`cleanup.history_days`): a
+    /// snapshot of one is DEAD rather than bringing back a day consumers
+    /// were told is gone. `None` keeps every day.
+    pub history: Option<HistoryRule>,
 }

@@ -22,6 +22,17 @@ pub struct StaleFlight {
     pub last_message_id: i64,
 }
 
+/// A flight of an operation day the history clean-up retires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetiredFlight {
+    /// The flight.
+    pub flid: i64,
+    /// Its operation day.
+    pub operation_day: NaiveDate,
+    /// The last message that changed it: its tombstone's message.
+    pub last_message_id: i64,
+}
+
 /// Lifecycle clean-up operations. Method names are the names of the SQL
 /// files that run them.
 pub trait CleanupOps {
@@ -37,6 +48,19 @@ pub trait CleanupOps {
         after: i64,
         limit: i64,
     ) -> Result<Vec<StaleFlight>, StoreError>;
+
+    /// Flights of an operation day before `first_kept`; FLIDs above
+    /// `after`, ascending, at most `limit`.
+    fn select_retired_flights(
+        &mut self,
+        first_kept: NaiveDate,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<RetiredFlight>, StoreError>;
+
+    /// The operation days before `first_kept` that hold a flight or a
+    /// snapshot ledger, ascending.
+    fn select_retired_days(&mut self, first_kept: NaiveDate) -> Result<Vec<NaiveDate>, StoreError>;
 
     /// Days before `cutoff` with a snapshot ledger and no stored flight;
     /// days after `after`, ascending, at most `limit`.

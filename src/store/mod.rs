@@ -35,7 +35,7 @@ mod timeouts;
 mod version_floor;
 
 pub use browse::{BrowseOps, FlightMatch, ProcMinute};
-pub use cleanup::{CleanupOps, StaleFlight};
+pub use cleanup::{CleanupOps, RetiredFlight, StaleFlight};
 pub use dead::{
     BYPASSED, DeadFilter, DeadOps, MASS_DELETE, MessageRecord, REJECTED, RELEASED, REQUEUED,
 };

@@ -238,6 +238,8 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
     day: NaiveDate,
     parts: &mut dyn Parts,
 ) -> Result<SnapshotReport, Stop> {
+    // 0. A day the history rule retired is not brought back.
+    refuse_retired_day(rules, day, received.now)?;
     // 1. Take PIPELINE_LOCK (checking the pump's epoch under it) and read
     //    the day's ledger.
     attempt.lock(tx)?;
@@ -327,6 +329,22 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
     crate::failpoint!("snapshot.before_commit");
     attempt.seal(tx, ProcStatus::Succeeded, false)?;
     Ok(report)
+}
+
+/// Refuses a snapshot of a day that `cleanup.history_days` retires at
+/// `now`: its flights are (or are about to be) gone with tombstones on the
+/// state topic, and applying it would bring them back as new flights.
+fn refuse_retired_day(rules: &Rules, day: NaiveDate, now: NaiveDateTime) -> Result<(), Stop> {
+    match rules.history {
+        Some(history) if history.retires(day, now) => {
+            Err(Stop::Failed(PipelineError::BadInput(format!(
+                "operation day {day} is retired: cleanup.history_days = {} keeps {} on; a snapshot of it would bring back flights the state topic was told are gone",
+                history.days,
+                history.first_kept_day(now)
+            ))))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Step 3, for a RESP that names no day: the day of the live request it

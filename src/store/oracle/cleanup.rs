@@ -10,7 +10,9 @@ use super::binds::{AsDate, AsTimestamp, Text, required_time};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
-use crate::store::{CallStatus, CleanupOps, ProcStatus, RequestStatus, StaleFlight, StoreError};
+use crate::store::{
+    CallStatus, CleanupOps, ProcStatus, RequestStatus, RetiredFlight, StaleFlight, StoreError,
+};
 
 /// Ids per `FLIGHTSTATE_ID_LIST` bind: a clean-up batch is at most this.
 const PURGE_BATCH: usize = 1_000;
@@ -73,6 +75,47 @@ impl CleanupOps for OracleTx<'_> {
             })
         })
         .collect()
+    }
+
+    fn select_retired_flights(
+        &mut self,
+        first_kept: NaiveDate,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<RetiredFlight>, StoreError> {
+        let op = "select_retired_flights";
+        let rows = self
+            .conn()
+            .query_named(
+                sql::SELECT_RETIRED_FLIGHTS,
+                &[
+                    ("first_kept", &AsDate::day(first_kept)),
+                    ("after_flid", &after),
+                    ("max_rows", &limit),
+                ],
+            )
+            .map_err(at(op))?;
+        rows.map(|row| {
+            let row = row.map_err(at(op))?;
+            Ok(RetiredFlight {
+                flid: row.get("flid").map_err(at(op))?,
+                operation_day: day(&row, op)?,
+                last_message_id: row.get("last_message_id").map_err(at(op))?,
+            })
+        })
+        .collect()
+    }
+
+    fn select_retired_days(&mut self, first_kept: NaiveDate) -> Result<Vec<NaiveDate>, StoreError> {
+        let op = "select_retired_days";
+        let rows = self
+            .conn()
+            .query_named(
+                sql::SELECT_RETIRED_DAYS,
+                &[("first_kept", &AsDate::day(first_kept))],
+            )
+            .map_err(at(op))?;
+        rows.map(|row| day(&row.map_err(at(op))?, op)).collect()
     }
 
     fn select_stale_snapshot_days(

@@ -9,12 +9,24 @@ use super::errors::query;
 use super::prepared::Prepare;
 use super::statements as sql;
 use super::tx::PgTx;
-use crate::store::{CallStatus, CleanupOps, ProcStatus, RequestStatus, StaleFlight, StoreError};
+use crate::store::{
+    CallStatus, CleanupOps, ProcStatus, RequestStatus, RetiredFlight, StaleFlight, StoreError,
+};
 
 #[derive(QueryableByName)]
 struct FlightRow {
     #[diesel(sql_type = BigInt)]
     flid: i64,
+    #[diesel(sql_type = BigInt)]
+    last_message_id: i64,
+}
+
+#[derive(QueryableByName)]
+struct RetiredRow {
+    #[diesel(sql_type = BigInt)]
+    flid: i64,
+    #[diesel(sql_type = Date)]
+    operation_day: NaiveDate,
     #[diesel(sql_type = BigInt)]
     last_message_id: i64,
 }
@@ -61,6 +73,38 @@ impl CleanupOps for PgTx<'_> {
                 last_message_id: r.last_message_id,
             })
             .collect())
+    }
+
+    fn select_retired_flights(
+        &mut self,
+        first_kept: NaiveDate,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<RetiredFlight>, StoreError> {
+        let rows: Vec<RetiredRow> = sql_query(sql::SELECT_RETIRED_FLIGHTS)
+            .bind::<Date, _>(first_kept)
+            .bind::<BigInt, _>(after)
+            .bind::<BigInt, _>(limit)
+            .prepared()
+            .load(self.conn())
+            .map_err(|e| query("select_retired_flights", e))?;
+        Ok(rows
+            .into_iter()
+            .map(|r| RetiredFlight {
+                flid: r.flid,
+                operation_day: r.operation_day,
+                last_message_id: r.last_message_id,
+            })
+            .collect())
+    }
+
+    fn select_retired_days(&mut self, first_kept: NaiveDate) -> Result<Vec<NaiveDate>, StoreError> {
+        let rows: Vec<DayRow> = sql_query(sql::SELECT_RETIRED_DAYS)
+            .bind::<Date, _>(first_kept)
+            .prepared()
+            .load(self.conn())
+            .map_err(|e| query("select_retired_days", e))?;
+        Ok(rows.into_iter().map(|r| r.operation_day).collect())
     }
 
     fn select_stale_snapshot_days(

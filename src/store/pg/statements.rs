@@ -111,6 +111,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
     ("select_stale_flights", SELECT_STALE_FLIGHTS),
     ("select_stale_proc_states", SELECT_STALE_PROC_STATES),
+    ("select_retired_days", SELECT_RETIRED_DAYS),
+    ("select_retired_flights", SELECT_RETIRED_FLIGHTS),
     ("select_stale_snapshot_days", SELECT_STALE_SNAPSHOT_DAYS),
     ("select_stands", SELECT_STANDS),
     ("select_state_documents", SELECT_STATE_DOCUMENTS),
@@ -216,6 +218,8 @@ pub(crate) const REQUEUE_DEAD_LETTERS: &str = sql!("requeue_dead_letters");
 pub(crate) const SELECT_DEAD_LETTERS: &str = sql!("select_dead_letters");
 pub(crate) const SELECT_MESSAGE_RECORD: &str = sql!("select_message_record");
 pub(crate) const SELECT_STALE_FLIGHTS: &str = sql!("select_stale_flights");
+pub(crate) const SELECT_RETIRED_DAYS: &str = sql!("select_retired_days");
+pub(crate) const SELECT_RETIRED_FLIGHTS: &str = sql!("select_retired_flights");
 pub(crate) const SELECT_STALE_SNAPSHOT_DAYS: &str = sql!("select_stale_snapshot_days");
 pub(crate) const DELETE_SNAPSHOT_LEDGER: &str = sql!("delete_snapshot_ledger");
 pub(crate) const SELECT_STALE_PROC_STATES: &str = sql!("select_stale_proc_states");

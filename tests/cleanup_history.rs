@@ -14,6 +14,9 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+mod dispatching;
+mod pumping;
+mod reading;
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use common::dialects::{PgDb, ScenarioDb};
@@ -371,4 +374,55 @@ fn tombstones_after(conn: &mut PgConnection, mark: i64) -> Vec<i64> {
     .into_iter()
     .map(|r| r.id)
     .collect()
+}
+
+/// The current state reads as current: `GET /all/flights` says which
+/// operation days it holds (header `Operation-Days`), and so does the
+/// status; a retired flight is gone from the API (its tombstone is in the
+/// outbox, above).
+#[test]
+fn the_api_says_which_days_it_holds_and_retired_flights_are_gone() {
+    let db = PgDb::migrated();
+    let store = db.store();
+    a_month(&store);
+    let api = reading::TestApi::start(store.clone(), None, reading::settings(None, None));
+
+    let before = reading::get(api.addr, "/all/flights");
+    assert_eq!(before.status, 200, "{}", before.text());
+    assert_eq!(
+        before.header("Operation-Days"),
+        Some("2026-09-01..2026-10-10")
+    );
+    let flids = |answer: &reading::Answer| -> Vec<i64> {
+        answer
+            .json()
+            .as_array()
+            .expect("an array")
+            .iter()
+            .map(|d| d["FLID"].as_i64().expect("FLID"))
+            .collect()
+    };
+    assert_eq!(
+        flids(&before),
+        vec![101, 102, 103, 201, 202, 203, 900, 1001, 1002, 2501, 2502]
+    );
+    let one_day = reading::get(api.addr, "/all/flights?operation_day=2026-09-25");
+    assert_eq!(one_day.header("Operation-Days"), Some("2026-09-25"));
+
+    cleanup(&store, false);
+
+    let after = reading::get(api.addr, "/all/flights");
+    assert_eq!(
+        after.header("Operation-Days"),
+        Some("2026-09-25..2026-10-10")
+    );
+    assert_eq!(flids(&after), vec![900, 1001, 1002, 2501, 2502]);
+    assert_eq!(reading::get(api.addr, "/flights/101").status, 404);
+    let page = reading::get(api.addr, "/").text();
+    assert!(
+        page.contains(
+            "The state holds the operation days 2026-09-25..2026-10-10 and 1 flights without an operation day."
+        ),
+        "{page}"
+    );
 }

@@ -144,8 +144,14 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
         age_secs(o.change_oldest, status.taken_at)
             .map_or_else(|| "–".to_owned(), |s| format!("{s} s")),
     );
+    let _ = write!(
+        out,
+        "<h2>Operation days</h2><p id=\"held-days\">The state holds the operation days \
+         {} and {} flights without an operation day.</p>",
+        state.held_days, state.held_days.without_day
+    );
     out.push_str(
-        "<h2>Operation days</h2><div class=\"wrap\"><table id=\"days\"><tr><th>Day</th>\
+        "<div class=\"wrap\"><table id=\"days\"><tr><th>Day</th>\
          <th>Snapshot version</th><th>Flights</th><th>Listed</th><th>Message</th></tr>",
     );
     for day in &state.days {

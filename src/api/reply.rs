@@ -14,5 +14,10 @@ pub enum Reply {
         body: Vec<u8>,
     },
     /// A JSON body streamed in pieces (chunked).
-    Stream(flights::Body),
+    Stream {
+        /// The body.
+        body: flights::Body,
+        /// The operation days it holds (header `Operation-Days`).
+        operation_days: String,
+    },
 }

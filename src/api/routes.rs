@@ -9,7 +9,7 @@ use super::history::History;
 use super::record_page::{self, View};
 use super::reply::Reply;
 use super::{Api, chrome, flight_page, flights, health, metrics, page, search, status};
-use crate::store::{PoolCount, Selection, Store};
+use crate::store::{PoolCount, ReadOps, Selection, Store};
 
 const JSON: &str = "application/json";
 
@@ -76,8 +76,20 @@ fn all_flights<S: Store + Clone>(api: &Api<S>, query: &str) -> Reply {
             other => return error(400, &format!("unknown parameter {other:?}")),
         }
     }
+    // Which days the answer holds: the one asked for, or those the state
+    // holds as the read begins.
+    let operation_days = match selection {
+        Selection::Day(day) => day.to_string(),
+        Selection::All => match api.store.transaction(|tx| tx.select_held_days()) {
+            Ok(held) => held.to_string(),
+            Err(why) => return error(503, &format!("state database unavailable: {why}")),
+        },
+    };
     match flights::stream(&api.store, selection, api.settings.page_size) {
-        Ok(body) => Reply::Stream(body),
+        Ok(body) => Reply::Stream {
+            body,
+            operation_days,
+        },
         Err(why) => error(503, &format!("state database unavailable: {why}")),
     }
 }

@@ -62,10 +62,14 @@ fn respond(request: Request, reply: Reply) {
             }
             request.respond(response)
         }
-        Reply::Stream(body) => {
+        Reply::Stream {
+            body,
+            operation_days,
+        } => {
             let headers = [
                 header("Content-Type", "application/json"),
                 header("Cache-Control", "no-store"),
+                header("Operation-Days", &operation_days),
             ]
             .into_iter()
             .flatten()

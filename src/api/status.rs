@@ -12,8 +12,8 @@ use serde::Serialize;
 use super::evidence::{self, HeadBlocked, SENDERS_LISTED};
 use crate::mailbox::{Backlog, Mailbox};
 use crate::store::{
-    DayOrder, EvidenceOps, OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps,
-    RequestEntry, RequestOps, SenderSeqn, SnapshotDay, Store, StoreError,
+    DayOrder, EvidenceOps, HeldDays, OutboxBacklog, PipelineLease, ProcCount, ProcEntry,
+    ProcStatus, ReadOps, RequestEntry, RequestOps, SenderSeqn, SnapshotDay, Store, StoreError,
 };
 
 /// Requests the status lists: the live ones first, then the latest.
@@ -65,6 +65,8 @@ pub struct StateFacts {
     pub outbox: OutboxBacklog,
     /// The latest operation days with a snapshot, newest first.
     pub days: Vec<SnapshotDay>,
+    /// Which operation days the state holds.
+    pub held_days: HeldDays,
     /// Outbound requests, live ones first, with their calls.
     pub requests: Vec<RequestEntry>,
     /// The head of the queue, when an infrastructure failure blocks it.
@@ -156,6 +158,7 @@ pub fn state_facts<S: Store>(
             held: tx.latest_by_status(ProcStatus::Held, i64::from(limits.dead_letters))?,
             outbox: tx.outbox_backlog()?,
             days: tx.snapshot_days(i64::from(limits.days))?,
+            held_days: tx.select_held_days()?,
             requests: tx.select_requests(REQUESTS_LISTED)?,
             blocked_head: tx
                 .select_blocked_head()?
@@ -277,6 +280,11 @@ impl Status {
             state.blocked_head.as_ref(),
             &state.order,
             &state.senders,
+        );
+        let _ = writeln!(
+            out,
+            "operation days held: {}  ({} flights without an operation day)",
+            state.held_days, state.held_days.without_day
         );
         let _ = writeln!(out, "days:");
         for day in &state.days {

@@ -49,7 +49,7 @@ pub use outbox::{
 pub use pool_log::PoolCount;
 pub(crate) use pool_log::PoolErrorLog;
 pub use preflight::{DatabaseFacts, SchemaLevel, SchemaMismatch};
-pub use read::{OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay};
+pub use read::{HeldDays, OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay};
 pub use records::{
     ChangeNotice, DetailTable, DetailTables, EventKind, FlightDigest, FlightWrite, Outcome,
     PipelineLease, ProcRecord, ProcStatus, SnapshotLedger, StateEvent,

@@ -48,6 +48,33 @@ pub trait ReadOps {
 
     /// The latest `limit` operation days with a snapshot, newest first.
     fn snapshot_days(&mut self, limit: i64) -> Result<Vec<SnapshotDay>, StoreError>;
+
+    /// Which operation days the current state holds.
+    fn select_held_days(&mut self) -> Result<HeldDays, StoreError>;
+}
+
+/// Which operation days the current state holds (`GET /all/flights`, the
+/// status): with `cleanup.history_days` a window that moves with the days,
+/// without it every day since the first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HeldDays {
+    /// The first operation day a flight has; `None` when none has one.
+    pub first_day: Option<NaiveDate>,
+    /// The last one.
+    pub last_day: Option<NaiveDate>,
+    /// Flights without an operation day yet (created by a flight event or
+    /// an ad-hoc flight).
+    pub without_day: i64,
+}
+
+impl std::fmt::Display for HeldDays {
+    /// `2026-11-05..2026-12-06`, or `none`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.first_day, self.last_day) {
+            (Some(first), Some(last)) => write!(f, "{first}..{last}"),
+            _ => f.write_str("none"),
+        }
+    }
 }
 
 /// One group of [`ReadOps::proc_counts`].

@@ -12,7 +12,7 @@ use super::statements as sql;
 use super::tx::OracleTx;
 use crate::FailureKind;
 use crate::store::{
-    OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay,
+    HeldDays, OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay,
     StoreError,
 };
 
@@ -161,6 +161,23 @@ impl ReadOps for OracleTx<'_> {
             state_oldest: read_time(state_oldest),
             change_notices: row.get("change_notices").map_err(at(op))?,
             change_oldest: read_time(change_oldest),
+        })
+    }
+
+    fn select_held_days(&mut self) -> Result<HeldDays, StoreError> {
+        let op = "select_held_days";
+        let row = self
+            .conn()
+            .query_row_named(sql::SELECT_HELD_DAYS, &[])
+            .map_err(at(op))?;
+        let day_of = |name: &str| -> Result<Option<NaiveDate>, StoreError> {
+            let day: Option<Timestamp> = row.get(name).map_err(at(op))?;
+            Ok(read_time(day).map(|t| t.date()))
+        };
+        Ok(HeldDays {
+            first_day: day_of("first_day")?,
+            last_day: day_of("last_day")?,
+            without_day: row.get("without_day").map_err(at(op))?,
         })
     }
 

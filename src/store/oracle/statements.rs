@@ -114,6 +114,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_seqn_evidence", SELECT_SEQN_EVIDENCE),
     ("select_seqn_senders", SELECT_SEQN_SENDERS),
     ("select_settled_effect_calls", SELECT_SETTLED_EFFECT_CALLS),
+    ("select_held_days", SELECT_HELD_DAYS),
     ("select_snapshot_days", SELECT_SNAPSHOT_DAYS),
     ("select_snapshot_ledger", SELECT_SNAPSHOT_LEDGER),
     ("select_snapshot_list", SELECT_SNAPSHOT_LIST),
@@ -250,6 +251,7 @@ pub(crate) const SELECT_PROC_COUNTS: &str = sql!("select_proc_counts");
 pub(crate) const SELECT_PROC_MINUTES: &str = sql!("select_proc_minutes");
 pub(crate) const SELECT_LATEST_BY_STATUS: &str = sql!("select_latest_by_status");
 pub(crate) const SELECT_OUTBOX_BACKLOG: &str = sql!("select_outbox_backlog");
+pub(crate) const SELECT_HELD_DAYS: &str = sql!("select_held_days");
 pub(crate) const SELECT_SNAPSHOT_DAYS: &str = sql!("select_snapshot_days");
 pub(crate) const COMPLETE_REQUEST: &str = sql!("complete_request");
 pub(crate) const EXPIRE_REQUESTS: &str = sql!("expire_requests");

@@ -12,8 +12,18 @@ use super::rows::{FlidRow, LeaseRow};
 use super::statements as sql;
 use super::tx::PgTx;
 use crate::FailureKind;
+#[derive(QueryableByName)]
+struct HeldRow {
+    #[diesel(sql_type = Nullable<Date>)]
+    first_day: Option<NaiveDate>,
+    #[diesel(sql_type = Nullable<Date>)]
+    last_day: Option<NaiveDate>,
+    #[diesel(sql_type = BigInt)]
+    without_day: i64,
+}
+
 use crate::store::{
-    OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay,
+    HeldDays, OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay,
     StoreError,
 };
 
@@ -186,6 +196,18 @@ impl ReadOps for PgTx<'_> {
             state_oldest: row.state_oldest,
             change_notices: row.change_notices,
             change_oldest: row.change_oldest,
+        })
+    }
+
+    fn select_held_days(&mut self) -> Result<HeldDays, StoreError> {
+        let row: HeldRow = sql_query(sql::SELECT_HELD_DAYS)
+            .prepared()
+            .get_result(self.conn())
+            .map_err(|e| query("select_held_days", e))?;
+        Ok(HeldDays {
+            first_day: row.first_day,
+            last_day: row.last_day,
+            without_day: row.without_day,
         })
     }
 

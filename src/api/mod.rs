@@ -40,7 +40,7 @@ pub use html::escape;
 pub use metrics::Topics;
 pub use routes::token_matches;
 pub use server::{Running, start};
-pub use status::{Lease, StateFacts, Status, StatusLimits, collect};
+pub use status::{Lease, StateFacts, Status, StatusLimits, collect, state_facts};
 
 use crate::mailbox::Mailbox;
 

@@ -112,6 +112,13 @@ struct HeldLease {
 /// The least a stand-by pump waits between two tries to take the lease.
 const STANDBY_LOOK: Duration = Duration::from_secs(1);
 
+/// How long nothing must arrive before the idle pump stops looking at the
+/// mailbox's last id between reads of the head: long enough that a site's
+/// steady flow (a message every few seconds at the quietest) keeps the
+/// looks, short enough that a quiet night costs the mailbox no more than
+/// the head's reads.
+const QUIET_AFTER: Duration = Duration::from_secs(60);
+
 /// The main pump over state database `S` and a mailbox.
 pub struct Pump<S: Store + Clone> {
     store: S,
@@ -138,6 +145,9 @@ pub struct Pump<S: Store + Clone> {
     /// Rung after every commit and when the lease is taken or lost, for the
     /// dispatcher and the effect worker of the same process.
     doorbell: Doorbell,
+    /// When a message last reached a final status: the idle wait looks for
+    /// arrivals only while the mailbox is not quiet.
+    last_arrival: Instant,
 }
 
 impl<S: Store + Clone> Pump<S> {
@@ -163,6 +173,7 @@ impl<S: Store + Clone> Pump<S> {
             waiting: false,
             mailbox_failures: 0,
             doorbell: Doorbell::new(),
+            last_arrival: Instant::now(),
         }
     }
 
@@ -329,6 +340,7 @@ impl<S: Store + Clone> Pump<S> {
         match processed {
             Processed::Final(n) => {
                 self.doorbell.ring();
+                self.last_arrival = Instant::now();
                 self.head_alert.clear();
                 let settled = &batch.todo[batch.next..batch.next + n];
                 self.settled(settled);
@@ -413,7 +425,11 @@ impl<S: Store + Clone> Pump<S> {
     /// Sleeps `idle_poll` between two reads of the head, looking every
     /// `arrival_poll` at the mailbox's last id and ending the sleep when it
     /// grew: a new row is read within `arrival_poll`, while the head (a read
-    /// through the pending rows) is read at most every `idle_poll`. A row
+    /// through the pending rows) is read at most every `idle_poll`. Once
+    /// nothing has arrived for [`QUIET_AFTER`], the looks stop and the head
+    /// alone is read every `idle_poll`: a quiet mailbox is asked no more
+    /// often than before the looks existed, and the first row after the
+    /// quiet is read within `idle_poll`. A row
     /// that arrived between the last read of the head and the first look is
     /// read at the end of the sleep, as one put back to pending with its old
     /// id is. A look that fails ends the sleep: the read of the head meets
@@ -424,7 +440,8 @@ impl<S: Store + Clone> Pump<S> {
         if let Some(lease) = &self.lease {
             deadline = deadline.min(lease.renew_at);
         }
-        let Some(every) = self.settings.arrival_poll else {
+        let quiet = self.last_arrival.elapsed() >= QUIET_AFTER;
+        let Some(every) = self.settings.arrival_poll.filter(|_| !quiet) else {
             sleep_unless_stopped(deadline.saturating_duration_since(Instant::now()), stop);
             return;
         };

@@ -16,13 +16,11 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 use common::TestDatabase;
-use common::child::run_to_end;
+use common::child::{BIN, run_to_end};
 use common::sis::{at, flight, parse_options, sep, snapshot};
 use dispatching::{pending, read_all, rebuild, stored, tansu, topics};
 use flightstate::pipeline::{Rules, apply_message};
 use flightstate::store::pg::PgStore;
-
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
 /// Runs `flightstate dispatch --until-idle` to its end (at most 120 s);
 /// returns how it ended and what it wrote on stderr.

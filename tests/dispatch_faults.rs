@@ -7,12 +7,11 @@
 
 mod common;
 mod dispatching;
-#[path = "pumping/log.rs"]
-mod log;
 
 use std::time::Duration;
 
 use common::TestDatabase;
+use common::log::Captured;
 use common::sis::{at, flight, parse_options, sep, snapshot};
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
@@ -21,7 +20,6 @@ use flightstate::dispatch::{Dispatcher, KafkaSettings};
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::Field;
 use flightstate::store::pg::PgStore;
-use log::Captured;
 use rdkafka::mocking::MockCluster;
 use rdkafka::producer::DefaultProducerContext;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};

@@ -12,9 +12,9 @@ mod dispatching;
 use std::collections::{BTreeSet, HashMap};
 
 use common::TestDatabase;
-use common::sis::at;
+use common::sis::{at, day_messages};
 use dispatching::{
-    apply_in_stages, day_messages, pending, read_all, rebuild, stored, tansu, tansu_dispatcher_with,
+    apply_in_stages, pending, read_all, rebuild, stored, tansu, tansu_dispatcher_with,
 };
 use flightstate::store::pg::PgStore;
 use flightstate::store::{

@@ -17,78 +17,46 @@ mod common;
 mod dispatching;
 mod pumping;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use common::TestDatabase;
+use common::child::{BIN, Running};
 use common::sis::{at, flight, parse_options, sep, snapshot};
+use common::{TestDatabase, eventually};
 use dispatching::{pending, read_all, topics};
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 use pumping::OwnBroker;
 
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
-
-/// `flightstate dispatch` as a child, its stderr collected line by line.
-struct DispatchProcess {
-    child: Child,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl DispatchProcess {
-    #[track_caller]
-    fn start(db: &TestDatabase, brokers: &str, topics: &(String, String), timeout_ms: u64) -> Self {
-        let mut child = Command::new(BIN)
-            .args(["--config", "/nonexistent/flightstate.toml", "dispatch"])
-            .env("FLIGHTSTATE_DATABASE_URL", db.url())
-            .env("FLIGHTSTATE_KAFKA_BROKERS", brokers)
-            .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
-            .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
-            .env(
-                "FLIGHTSTATE_KAFKA_DELIVERY_TIMEOUT_MS",
-                timeout_ms.to_string(),
-            )
-            .env("FLIGHTSTATE_KAFKA_LINGER_MS", "1")
-            .env("FLIGHTSTATE_KAFKA_LANES", "2")
-            .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")
-            .env("FLIGHTSTATE_KAFKA_BACKOFF_MAX_MS", "1000")
-            .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "50")
-            .env("RUST_LOG", "info")
-            .env("NO_COLOR", "1")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start flightstate dispatch");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        if let Some(stderr) = child.stderr.take() {
-            let lines = Arc::clone(&log);
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    lines.lock().expect("log lines").push(line);
-                }
-            });
-        }
-        DispatchProcess { child, log }
-    }
-
-    /// The lines logged so far.
-    fn log(&self) -> Vec<String> {
-        self.log.lock().expect("log lines").clone()
-    }
-
-    /// The lines logged so far from line `from` on.
-    fn log_since(&self, from: usize) -> Vec<String> {
-        self.log().into_iter().skip(from).collect()
-    }
-}
-
-impl Drop for DispatchProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `flightstate dispatch` as a child on the test's database and `brokers`,
+/// its stderr read line by line; killed with the guard.
+#[track_caller]
+fn start_dispatch(
+    db: &TestDatabase,
+    brokers: &str,
+    topics: &(String, String),
+    timeout_ms: u64,
+) -> Running {
+    let mut command = Command::new(BIN);
+    command
+        .args(["--config", "/nonexistent/flightstate.toml", "dispatch"])
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_KAFKA_BROKERS", brokers)
+        .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
+        .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
+        .env(
+            "FLIGHTSTATE_KAFKA_DELIVERY_TIMEOUT_MS",
+            timeout_ms.to_string(),
+        )
+        .env("FLIGHTSTATE_KAFKA_LINGER_MS", "1")
+        .env("FLIGHTSTATE_KAFKA_LANES", "2")
+        .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")
+        .env("FLIGHTSTATE_KAFKA_BACKOFF_MAX_MS", "1000")
+        .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "50")
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null());
+    Running::start(command, "flightstate dispatch")
 }
 
 fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
@@ -116,16 +84,9 @@ fn flop(flid: i64, reno: &str) -> Vec<u8> {
 /// Waits (at most `limit`) until both outboxes are empty; `false` if not.
 fn drained(db: &TestDatabase, limit: Duration) -> bool {
     let mut conn = db.connect();
-    let deadline = Instant::now() + limit;
-    loop {
-        if pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg") == 0 {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    eventually(limit, || {
+        pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg") == 0
+    })
 }
 
 /// Lines at `WARN` or `ERROR`.
@@ -146,7 +107,7 @@ fn after_an_outage_longer_than_the_delivery_timeout_the_pending_rows_go_out_with
     let store = PgStore::from_pool(db.pool());
     let broker = OwnBroker::start();
     let topics = topics("outage-long");
-    let dispatcher = DispatchProcess::start(&db, &broker.brokers(), &topics, DELIVERY_TIMEOUT_MS);
+    let dispatcher = start_dispatch(&db, &broker.brokers(), &topics, DELIVERY_TIMEOUT_MS);
 
     // The producer is in use (a producer id, sequence numbers) before the cut.
     apply(
@@ -160,9 +121,9 @@ fn after_an_outage_longer_than_the_delivery_timeout_the_pending_rows_go_out_with
     assert!(
         drained(&db, Duration::from_secs(60)),
         "the snapshot was not sent before the outage:\n{}",
-        dispatcher.log().join("\n")
+        dispatcher.text()
     );
-    let before = dispatcher.log().len();
+    let before = dispatcher.lines().len();
 
     // Rows become pending while the broker is unreachable, for three times
     // the delivery timeout: their messages time out in the producer.
@@ -175,7 +136,7 @@ fn after_an_outage_longer_than_the_delivery_timeout_the_pending_rows_go_out_with
     broker.proxy.restore();
 
     let sent = drained(&db, Duration::from_secs(60));
-    let log = dispatcher.log_since(before);
+    let log: Vec<String> = dispatcher.lines().into_iter().skip(before).collect();
     assert!(
         sent,
         "rows still pending 60 s after the link returned; the dispatcher's log:\n{}",

@@ -12,10 +12,10 @@ mod dispatching;
 
 use chrono::NaiveDateTime;
 use common::TestDatabase;
-use common::sis::{at, flight, parse_options, sep, snapshot};
+use common::sis::{at, day_messages, flight, parse_options, sep, snapshot};
 use dispatching::{
-    apply_in_stages, day_messages, drain, pending, read_all, rebuild, stored, tansu,
-    tansu_dispatcher, tansu_dispatcher_with,
+    apply_in_stages, drain, pending, read_all, rebuild, stored, tansu, tansu_dispatcher,
+    tansu_dispatcher_with,
 };
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;

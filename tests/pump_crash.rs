@@ -23,15 +23,13 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::TestDatabase;
-use common::child::run_to_end;
+use common::child::{BIN, run_to_end};
 use common::sis::schedule_message;
 use flightstate::pipeline::STREAM_FROM_BYTES;
 use flightstate::protocol::{Body, Field, ScheduleSubtype, to_xml};
 use flightstate::synth::{DayOptions, airport_day};
 use mysql::prelude::Queryable;
 use pumping::{GeneralLog, MailboxDatabase, effect_calls, proc_states, pump_command, state_dump};
-
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
 /// The stream, in two halves (the rows of the first are re-sent before the
 /// second is queued): a 600-flight snapshot (over 1 MiB: streamed by

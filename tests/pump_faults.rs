@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
+use common::log::Captured;
 use common::sis::{at, flight, flop, parse_options, sep, snapshot};
 use diesel::RunQueryDsl;
 use diesel::connection::SimpleConnection;
@@ -34,7 +35,6 @@ use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use mysql::prelude::Queryable;
-use pumping::log::Captured;
 use pumping::{
     MailboxDatabase, mailbox_settings, proc_reasons, proc_states, pump_settings, state_dump,
 };

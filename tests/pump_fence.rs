@@ -14,12 +14,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
+use common::log::Captured;
 use common::sis::{at, flight, flop, parse_options, sep, snapshot};
 use diesel::RunQueryDsl;
 use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, Step};
 use flightstate::store::pg::PgStore;
-use pumping::log::Captured;
 use pumping::pg::{Gate, PausingStore, TwoPumps, two_pumps};
 use pumping::{MailboxDatabase, proc_states};
 

@@ -95,7 +95,7 @@ fn full_reads_equal_the_stored_documents_and_the_state_topic() {
     let store = PgStore::from_pool(db.pool());
     let (mut dispatcher, (state_topic, _)) =
         dispatching::tansu_dispatcher(store.clone(), "read-api-equal");
-    let messages = dispatching::day_messages(40);
+    let messages = common::sis::day_messages(40);
     dispatching::apply_in_stages(
         &store,
         &mut dispatcher,

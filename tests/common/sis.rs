@@ -6,8 +6,9 @@ use diesel::sql_types::Text;
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::protocol::{
     Body, Field, FlightIndicator, FlightRecord, GateAllocation, Group, Message, Meta, Movement,
-    ParseOptions, RoutePoint, Schedule, ScheduleSubtype, to_xml_with,
+    ParseOptions, RoutePoint, Schedule, ScheduleSubtype, to_xml, to_xml_with,
 };
+use flightstate::synth::{DayOptions, airport_day};
 
 /// The explicit operation-day element the tests' site configures.
 pub const DAY_ELEMENT: &str = "OPDY";
@@ -122,6 +123,19 @@ pub fn flop(styp: &str, bodies: &[(i64, &str)]) -> Vec<u8> {
 pub fn snapshot(day: NaiveDate, flights: Vec<FlightRecord>) -> Vec<u8> {
     let recs = Field::Value(u32::try_from(flights.len()).expect("test size"));
     schedule_message(ScheduleSubtype::Dnld, Some(day), recs, flights)
+}
+
+/// A generated airport day of `flights` flights as message bodies: the
+/// snapshot, then every event of the day.
+pub fn day_messages(flights: usize) -> Vec<Vec<u8>> {
+    let day = airport_day(&DayOptions {
+        flights,
+        ..DayOptions::default()
+    });
+    std::iter::once(&day.snapshot)
+        .chain(&day.events)
+        .map(|m| to_xml(m).into_bytes())
+        .collect()
 }
 
 fn meta(sender: &str, seqn: &str, dttm: NaiveDateTime, msg_type: &str, styp: &str) -> Meta {

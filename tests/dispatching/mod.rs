@@ -17,11 +17,9 @@ use flightstate::dispatch::{
 };
 use flightstate::kafka::KafkaClient;
 use flightstate::pipeline::{Applied, Rules, apply_message};
-use flightstate::protocol::to_xml;
 use flightstate::state::StoredFlight;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{StateTx, Store};
-use flightstate::synth::{DayOptions, airport_day};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
@@ -99,19 +97,6 @@ pub fn drain(dispatcher: &mut Dispatcher<PgStore>) -> DispatchReport {
         .expect("dispatch until idle")
 }
 
-/// A generated airport day of `flights` flights as message bodies: the
-/// snapshot, then every event of the day.
-pub fn day_messages(flights: usize) -> Vec<Vec<u8>> {
-    let day = airport_day(&DayOptions {
-        flights,
-        ..DayOptions::default()
-    });
-    std::iter::once(&day.snapshot)
-        .chain(&day.events)
-        .map(|m| to_xml(m).into_bytes())
-        .collect()
-}
-
 /// A state database holding the outbox of a generated day of `flights`
 /// flights, applied but never dispatched.
 #[track_caller]
@@ -119,7 +104,7 @@ pub fn outbox_of_a_day(flights: usize) -> (crate::common::TestDatabase, PgStore)
     let db = crate::common::TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let now = crate::common::sis::at(9, 12, 0);
-    for (i, body) in day_messages(flights).iter().enumerate() {
+    for (i, body) in crate::common::sis::day_messages(flights).iter().enumerate() {
         let id = i64::try_from(i).expect("small") + 1;
         let applied = apply_message(&store, &Rules::default(), id, body, now).expect("applied");
         assert!(
@@ -348,6 +333,24 @@ pub fn stored(store: &PgStore, conn: &mut PgConnection) -> BTreeMap<i64, StoredF
         .expect("load flights")
         .into_iter()
         .collect()
+}
+
+/// `(FLID, highest version before, then)` for each time a flight's version
+/// went down on the topic.
+pub fn out_of_order(records: &[Record]) -> Vec<(i64, i64, i64)> {
+    let mut highest: HashMap<i64, i64> = HashMap::new();
+    let mut found = Vec::new();
+    for record in records {
+        let json = record.json();
+        let flid = json["FLID"].as_i64().expect("FLID");
+        let version = json["STATE_VERSION"].as_i64().expect("STATE_VERSION");
+        let before = highest.entry(flid).or_insert(version);
+        if version < *before {
+            found.push((flid, *before, version));
+        }
+        *before = (*before).max(version);
+    }
+    found
 }
 
 #[derive(QueryableByName)]

@@ -97,6 +97,36 @@ pub fn drain(dispatcher: &mut Dispatcher<PgStore>) -> DispatchReport {
         .expect("dispatch until idle")
 }
 
+/// Applies message `message_id` as the tests' site does (its parse options,
+/// at 9 September 12:00): a snapshot or flight events, which must be
+/// applied.
+#[track_caller]
+pub fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
+    let settings = Rules {
+        parse: crate::common::sis::parse_options(),
+        ..Rules::default()
+    };
+    let now = crate::common::sis::at(9, 12, 0);
+    match apply_message(store, &settings, message_id, body, now).expect("applied") {
+        Applied::Snapshot(_) | Applied::Flights(_) => {}
+        other => panic!("message {message_id} not applied: {other:?}"),
+    }
+}
+
+/// A snapshot of 9 September holding the flights `flids`, each at 08:00.
+pub fn day_of(flids: &[i64]) -> Vec<u8> {
+    use crate::common::sis::{at, flight, sep, snapshot};
+    snapshot(
+        sep(9),
+        flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
+    )
+}
+
+/// A FLOP that gives flight `flid` registration `reno`.
+pub fn reno(flid: i64, reno: &str) -> Vec<u8> {
+    crate::common::sis::flop("RENO", &[(flid, &format!("<RENO>{reno}</RENO>"))])
+}
+
 /// A state database holding the outbox of a generated day of `flights`
 /// flights, applied but never dispatched.
 #[track_caller]

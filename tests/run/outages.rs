@@ -20,21 +20,15 @@
 //! mailbox statuses with every row written back once, and on the state
 //! topic each flight's last message equal to its stored state document,
 //! with no flight's version ever going down.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
-mod running;
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::sis::day_messages;
-use common::{TestDatabase, eventually};
-use dispatching::{tansu, topics};
-use pumping::{MailboxDatabase, Outcome, OwnBroker, Proxy, outcome};
-use running::{
+use crate::common::sis::day_messages;
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{tansu, topics};
+use crate::pumping::{MailboxDatabase, Outcome, OwnBroker, Proxy, outcome};
+use crate::running::{
     DELIVERY_TIMEOUT, IO_TIMEOUT, RunChild, RunSetup, assert_topic_matches_state, clean_run,
     finished,
 };
@@ -93,7 +87,7 @@ fn outage(link: Link, fault: Fault, length: Duration) {
         (None, None) => unreachable!("every link has a proxy"),
     };
     let database_url = match link {
-        Link::Postgres => common::database_url(
+        Link::Postgres => crate::common::database_url(
             &format!("postgres://postgres@{}/postgres", proxy.host_port()),
             db.name(),
         ),

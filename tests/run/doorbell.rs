@@ -5,20 +5,14 @@
 //! the topics, against real PostgreSQL, MariaDB and tansu. Without the look
 //! or the ring it would wait out the hour (the test's deadline fails
 //! first).
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
-mod running;
 
 use std::time::Duration;
 
-use common::sis::day_messages;
-use common::{TestDatabase, eventually};
-use dispatching::{read_all, tansu, topics};
-use pumping::MailboxDatabase;
-use running::{RunChild, RunSetup, finished};
+use crate::common::sis::day_messages;
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{read_all, tansu, topics};
+use crate::pumping::MailboxDatabase;
+use crate::running::{RunChild, RunSetup, finished};
 
 #[test]
 fn a_new_row_is_seen_at_once_and_its_commit_wakes_the_idle_dispatcher() {

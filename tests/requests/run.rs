@@ -3,25 +3,19 @@
 //! worker thread writes the registered request into `COUTMSGS` once, and
 //! the answer the pump thread applies completes it; an overdue request is
 //! timed out by the worker without anyone asking.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
-mod requesting;
-mod running;
 
 use std::time::Duration;
 
-use common::sis::{at, flight, sep, snapshot};
-use common::{TestDatabase, eventually};
-use dispatching::{tansu, topics};
 use flightstate::request::RequestSettings;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{CallStatus, RequestStatus};
-use pumping::MailboxDatabase;
-use requesting::{coutmsgs, register, request, request_settings};
-use running::{RunChild, RunSetup};
+
+use crate::common::sis::{at, flight, sep, snapshot};
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{tansu, topics};
+use crate::pumping::MailboxDatabase;
+use crate::requesting::{coutmsgs, register, request, request_settings};
+use crate::running::{RunChild, RunSetup};
 
 #[test]
 fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswered() {
@@ -37,7 +31,7 @@ fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswe
         holder: "req-run".to_owned(),
         env: vec![(
             "FLIGHTSTATE_PROTOCOL_OPERATION_DAY_ELEMENT".to_owned(),
-            common::sis::DAY_ELEMENT.to_owned(),
+            crate::common::sis::DAY_ELEMENT.to_owned(),
         )],
     });
     assert!(

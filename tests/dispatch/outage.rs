@@ -11,22 +11,16 @@
 //!
 //! The broker advertises the proxy's address: a client that learnt the
 //! broker's own address from the metadata would bypass the proxy.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::child::{BIN, Running};
-use common::sis::{at, flight, parse_options, sep, snapshot};
-use common::{TestDatabase, eventually};
-use dispatching::{pending, read_all, topics};
-use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
-use pumping::OwnBroker;
+
+use crate::common::child::{BIN, Running};
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{apply, day_of, pending, read_all, reno, topics};
+use crate::pumping::OwnBroker;
 
 /// `flightstate dispatch` as a child on the test's database and `brokers`,
 /// its stderr read line by line; killed with the guard.
@@ -59,28 +53,6 @@ fn start_dispatch(
     Running::start(command, "flightstate dispatch")
 }
 
-fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
-    let settings = Rules {
-        parse: parse_options(),
-        ..Rules::default()
-    };
-    let applied = apply_message(store, &settings, message_id, body, at(9, 12, 0)).expect("applied");
-    assert!(
-        matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
-        "{applied:?}"
-    );
-}
-
-/// A FLOP that gives flight `flid` registration `reno`.
-fn flop(flid: i64, reno: &str) -> Vec<u8> {
-    format!(
-        "<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260909080000</DTTM>\
-         <TYPE>FLOP</TYPE><STYP>RENO</STYP></META>\
-         <FLOP><FLID>{flid}</FLID><RENO>{reno}</RENO></FLOP></MSG>"
-    )
-    .into_bytes()
-}
-
 /// Waits (at most `limit`) until both outboxes are empty; `false` if not.
 fn drained(db: &TestDatabase, limit: Duration) -> bool {
     let mut conn = db.connect();
@@ -110,14 +82,7 @@ fn after_an_outage_longer_than_the_delivery_timeout_the_pending_rows_go_out_with
     let dispatcher = start_dispatch(&db, &broker.brokers(), &topics, DELIVERY_TIMEOUT_MS);
 
     // The producer is in use (a producer id, sequence numbers) before the cut.
-    apply(
-        &store,
-        1,
-        &snapshot(
-            sep(9),
-            FLIGHTS.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
-        ),
-    );
+    apply(&store, 1, &day_of(&FLIGHTS));
     assert!(
         drained(&db, Duration::from_secs(60)),
         "the snapshot was not sent before the outage:\n{}",
@@ -130,7 +95,7 @@ fn after_an_outage_longer_than_the_delivery_timeout_the_pending_rows_go_out_with
     broker.proxy.cut();
     for (i, flid) in FLIGHTS.iter().enumerate() {
         let id = i64::try_from(i).expect("small") + 2;
-        apply(&store, id, &flop(*flid, &format!("B{flid}")));
+        apply(&store, id, &reno(*flid, &format!("B{flid}")));
     }
     std::thread::sleep(Duration::from_millis(3 * DELIVERY_TIMEOUT_MS));
     broker.proxy.restore();

@@ -4,29 +4,25 @@
 //! whatever runs. (A compacted topic keeps a flight's last message, not its
 //! highest: a lower version after a higher one would be the state that
 //! stays.)
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
 
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::child::{BIN, Running};
-use common::sis::{at, parse_options};
-use common::{TestDatabase, eventually};
 use diesel::r2d2::Pool;
-use dispatching::{out_of_order, pending, read_all, tansu, topics};
 use flightstate::dispatch::Dispatcher;
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{
     ChangeNotice, EventKind, Lane, OutboxOps, StateEvent, StateTx, Store, StoreError,
 };
-use pumping::MailboxDatabase;
+
+use crate::common::child::{BIN, Running};
+use crate::common::sis::{at, parse_options};
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{out_of_order, pending, read_all, tansu, topics};
+use crate::pumping::MailboxDatabase;
 
 /// A FLOP that gives flight `flid` registration `B{n}`: a new version.
 fn flop(flid: i64, n: usize) -> Vec<u8> {
@@ -138,17 +134,17 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
         ),
     );
     let topics = topics("several");
-    let settings = dispatching::settings(&topics);
+    let settings = crate::dispatching::settings(&topics);
     let mut first = Dispatcher::new(
         store.clone(),
-        dispatching::kafka(&tansu()),
+        crate::dispatching::kafka(&tansu()),
         settings.clone(),
     )
     .expect("first dispatcher");
     first
         .prepare_topics()
         .expect("topics created (is tansu running? scripts/services)");
-    let mut second = Dispatcher::new(store.clone(), dispatching::kafka(&tansu()), settings)
+    let mut second = Dispatcher::new(store.clone(), crate::dispatching::kafka(&tansu()), settings)
         .expect("second dispatcher");
     let pipeline = Rules {
         parse: parse_options(),

@@ -16,24 +16,19 @@
 //!   an epoch);
 //! - on the state topic each flight's versions never go down, and its last
 //!   message is its stored state document.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
-mod running;
 
 use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
-use common::sis::day_messages;
-use common::{TestDatabase, eventually};
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{QueryableByName, RunQueryDsl};
-use dispatching::{tansu, topics};
-use pumping::{MailboxDatabase, effect_calls, outcome};
-use running::{RunChild, RunSetup, assert_topic_matches_state, clean_run, finished};
+
+use crate::common::sis::day_messages;
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{tansu, topics};
+use crate::pumping::{MailboxDatabase, effect_calls, outcome};
+use crate::running::{RunChild, RunSetup, assert_topic_matches_state, clean_run, finished};
 
 const FLIGHTS: usize = 20;
 /// `pump.lease_secs` of both processes.
@@ -147,7 +142,7 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
         let rest: Vec<Vec<u8>> = messages[half..].to_vec();
         let mb_name = mb.name.clone();
         std::thread::spawn(move || {
-            let server = mysql::Pool::new(pumping::mariadb_server_url().as_str())
+            let server = mysql::Pool::new(crate::pumping::mariadb_server_url().as_str())
                 .expect("connect to MariaDB");
             let mut conn = server.get_conn().expect("a connection");
             mysql::prelude::Queryable::query_drop(&mut conn, format!("USE {mb_name}"))

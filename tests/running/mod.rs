@@ -10,10 +10,8 @@ use std::ops::{Deref, DerefMut};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use diesel::sql_types::{BigInt, Text};
-use diesel::{QueryableByName, RunQueryDsl};
-
 use crate::common::child::{BIN, Logged, Running};
+use crate::common::sis::state_documents;
 use crate::common::{TestDatabase, eventually};
 use crate::dispatching::{Record, out_of_order, pending, read_all};
 use crate::pumping::{MailboxDatabase, Outcome, outcome};
@@ -124,31 +122,6 @@ pub fn finished(db: &TestDatabase, mb: &MailboxDatabase, count: usize) -> bool {
     pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg") == 0
 }
 
-#[derive(QueryableByName)]
-struct Document {
-    #[diesel(sql_type = BigInt)]
-    flid: i64,
-    #[diesel(sql_type = Text)]
-    doc: String,
-}
-
-/// `FLIGHT_SCHD.STATE_DOCUMENT` of every flight, by FLID.
-pub fn state_documents(db: &TestDatabase) -> BTreeMap<i64, serde_json::Value> {
-    let mut conn = db.connect();
-    diesel::sql_query(
-        "SELECT flid, COALESCE(state_document, '') AS doc FROM flight_schd ORDER BY flid",
-    )
-    .load::<Document>(&mut conn)
-    .expect("read the state documents")
-    .into_iter()
-    .map(|d| {
-        let doc = serde_json::from_str(&d.doc)
-            .unwrap_or_else(|e| panic!("flight {}: no state document ({e})", d.flid));
-        (d.flid, doc)
-    })
-    .collect()
-}
-
 /// Each flight's last message on the state topic, tombstones left out: what
 /// a compacted topic keeps of the flights that exist.
 pub fn last_per_flight(records: &[Record]) -> BTreeMap<i64, serde_json::Value> {
@@ -173,7 +146,7 @@ pub fn last_per_flight(records: &[Record]) -> BTreeMap<i64, serde_json::Value> {
 pub fn assert_topic_matches_state(brokers: &str, topic: &str, db: &TestDatabase) {
     let records = read_all(brokers, topic);
     let on_topic = last_per_flight(&records);
-    let stored = state_documents(db);
+    let stored = state_documents(&mut db.connect());
     assert_eq!(
         on_topic.keys().collect::<Vec<_>>(),
         stored.keys().collect::<Vec<_>>(),

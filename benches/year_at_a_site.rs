@@ -108,10 +108,12 @@ fn journal_history(url: &str, days: u32, per_day: u32) -> BenchResult<()> {
     ))
     .execute(&mut conn)?;
     diesel::sql_query(format!(
-        "INSERT INTO effect_call (idempotency_key, scope, step, sub_key, call_kind, target, payload, payload_digest, status, attempt, created_at, updated_at) \
+        "INSERT INTO effect_call (idempotency_key, scope, step, sub_key, call_kind, target, payload, payload_digest, status, send_token, attempt, created_at, dispatched_at, receipt_at, updated_at) \
          SELECT encode(sha256(('history:' || g)::bytea), 'hex'), 'mailbox', 'write-back', 'backfill:' || (100000000 + g), \
                 'BACKFILL', 'cminmsgs:' || (100000000 + g), 'PROCESSED', encode(sha256(('digest:' || g)::bytea), 'hex'), \
-                'ACCEPTED', 1, \
+                'ACCEPTED', 'token:' || g, 1, \
+                TIMESTAMP '2025-01-01' + (g * INTERVAL '1 second' * 86400 / {per_day}), \
+                TIMESTAMP '2025-01-01' + (g * INTERVAL '1 second' * 86400 / {per_day}), \
                 TIMESTAMP '2025-01-01' + (g * INTERVAL '1 second' * 86400 / {per_day}), \
                 TIMESTAMP '2025-01-01' + (g * INTERVAL '1 second' * 86400 / {per_day}) \
          FROM generate_series(1, {rows}) g"

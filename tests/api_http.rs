@@ -14,32 +14,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::r2d2::{ConnectionManager, Pool};
-use diesel::sql_types::{BigInt, Nullable, Text};
+use diesel::sql_types::BigInt;
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::mailbox::Mailbox;
 use flightstate::store::pg::PgStore;
 
+use common::sis::state_documents;
+
 use reading::{DAY, TestApi, applied_day, get, parse_prometheus, request, settings, value};
-
-#[derive(QueryableByName)]
-struct DocumentRow {
-    #[diesel(sql_type = BigInt)]
-    flid: i64,
-    #[diesel(sql_type = Nullable<Text>)]
-    state_document: Option<String>,
-}
-
-fn stored_documents(conn: &mut PgConnection) -> BTreeMap<i64, serde_json::Value> {
-    diesel::sql_query("SELECT flid, state_document FROM flight_schd ORDER BY flid")
-        .load::<DocumentRow>(conn)
-        .expect("stored documents")
-        .into_iter()
-        .map(|r| {
-            let text = r.state_document.expect("a stored document");
-            (r.flid, serde_json::from_str(&text).expect("JSON"))
-        })
-        .collect()
-}
 
 fn by_flid(array: &serde_json::Value) -> BTreeMap<i64, serde_json::Value> {
     array
@@ -54,7 +36,7 @@ fn by_flid(array: &serde_json::Value) -> BTreeMap<i64, serde_json::Value> {
 fn the_api_serves_the_documents_the_pipeline_stored() {
     let (db, store) = applied_day(30);
     let api = TestApi::start(store, None, settings(None, None));
-    let stored = stored_documents(&mut db.connect());
+    let stored = state_documents(&mut db.connect());
 
     let all = get(api.addr, "/all/flights");
     assert_eq!(all.status, 200, "{}", all.text());

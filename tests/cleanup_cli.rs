@@ -10,11 +10,10 @@ mod common;
 use std::process::{Command, Output};
 
 use common::TestDatabase;
+use common::child::BIN;
 use common::sis::{at, dump_database, flop, parse_options};
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
-
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
 /// A database holding `count` flights created by one event in September and
 /// never given a day: all due for the clean-up (the clock says December),

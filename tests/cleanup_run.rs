@@ -12,13 +12,13 @@ mod running;
 
 use std::time::Duration;
 
-use common::TestDatabase;
 use common::sis::{at, flop, parse_options};
+use common::{TestDatabase, eventually};
 use dispatching::{read_all, tansu, topics};
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 use pumping::MailboxDatabase;
-use running::{RunChild, RunSetup, wait_until};
+use running::{RunChild, RunSetup};
 
 fn flight_count(db: &TestDatabase, flid: i64) -> i64 {
     common::sis::count(&mut db.connect(), "flight_schd", &format!("flid = {flid}"))
@@ -69,9 +69,9 @@ fn run_cleans_up_only_when_the_job_is_enabled() {
     let run = RunChild::start(&quiet);
     let first = mb.insert(&flop("RENO", &[(102, "<RENO>B102</RENO>")]));
     assert!(
-        wait_until(Duration::from_secs(30), || processed(&db, first)),
+        eventually(Duration::from_secs(30), || processed(&db, first)),
         "the message was not applied in 30 s\n{}",
-        run.dump_log()
+        run.text()
     );
     let log = run.stop();
     let said_clean_up: Vec<_> = log
@@ -95,9 +95,9 @@ fn run_cleans_up_only_when_the_job_is_enabled() {
     let started = std::time::Instant::now();
     let run = RunChild::start(&busy);
     assert!(
-        wait_until(Duration::from_secs(30), || flight_count(&db, 101) == 0),
+        eventually(Duration::from_secs(30), || flight_count(&db, 101) == 0),
         "the stale flight was not removed in 30 s\n{}",
-        run.dump_log()
+        run.text()
     );
     let tombstone = |records: &[dispatching::Record]| {
         records
@@ -107,19 +107,19 @@ fn run_cleans_up_only_when_the_job_is_enabled() {
             .any(|json| json["DELETED"] == serde_json::json!(true))
     };
     assert!(
-        wait_until(Duration::from_secs(30), || tombstone(&read_all(
+        eventually(Duration::from_secs(30), || tombstone(&read_all(
             &tansu(),
             &busy.topics.0
         ))),
         "no tombstone of 101 on the state topic in 30 s\n{}",
-        run.dump_log()
+        run.text()
     );
     // The recent flight stays.
     assert_eq!(flight_count(&db, 102), 1);
     assert!(
         run.first_saying(started, "clean-up job on").is_some(),
         "the job says it is on: {}",
-        run.dump_log()
+        run.text()
     );
     run.stop();
 }

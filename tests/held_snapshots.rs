@@ -148,7 +148,7 @@ fn a_truncated_day_is_held_until_released_and_then_applied_as_it_is() {
         a_day_of_200_then_a_snapshot_of_20("held_release", false);
     let mut conn = db.connect();
     let before = day_version(&mut conn, sep(9));
-    let log = pumping::log::Captured::default();
+    let log = common::log::Captured::default();
     log.during(|| until_waiting_at(&mut pump, held));
     // The alert in the log: one ERROR, however many looks the head waited.
     let alerts = log.lines_with("snapshot HELD by the mass-delete guard");

@@ -16,11 +16,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
+use common::child::BIN;
 use common::sis::{at, flight, flop, sep, snapshot};
 use mysql::prelude::Queryable;
 use pumping::{MailboxDatabase, proc_reasons, proc_states};
-
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
 /// The site's limit in this test: a message over it is refused unread.
 const LIMIT: usize = 8 * 1024 * 1024;

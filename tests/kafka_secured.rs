@@ -18,10 +18,11 @@ mod dispatching;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::TestDatabase;
 use common::binaries::binaries;
+use common::child::{terminate, wait_for_exit};
 use common::operator::printed;
 use common::secured_broker::{Scram, SecuredBroker};
 use common::server::Folder;
@@ -122,24 +123,9 @@ fn dispatch_for(mut command: Command, secs: u64) -> String {
         .spawn()
         .expect("start dispatch");
     std::thread::sleep(Duration::from_secs(secs));
-    // SAFETY: a signal to our own child, not yet waited for.
-    unsafe {
-        libc::kill(
-            libc::pid_t::try_from(child.id()).expect("a pid"),
-            libc::SIGTERM,
-        );
-    }
-    let started = Instant::now();
-    let out = loop {
-        if child.try_wait().expect("wait").is_some() {
-            break child.wait_with_output().expect("its output");
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "dispatch did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    terminate(&child);
+    wait_for_exit(&mut child, Duration::from_secs(60), "dispatch on SIGTERM");
+    let out = child.wait_with_output().expect("its output");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 

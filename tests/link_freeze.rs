@@ -29,22 +29,18 @@
 mod common;
 mod pumping;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::child::{BIN, Logged, Running, wait_for_exit};
+use common::sis::day_messages;
 use common::{TestDatabase, wait_until, waits_for_a_lock};
 use diesel::connection::SimpleConnection;
 use flightstate::FailureKind;
-use flightstate::protocol::to_xml;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{StateTx, Store, StoreError, Timeouts};
-use flightstate::synth::{DayOptions, airport_day};
 use mysql::prelude::Queryable;
-use pumping::{MailboxDatabase, Proxy, proc_states, state_dump};
-
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
+use pumping::{MailboxDatabase, Outcome, Proxy, outcome};
 
 /// The timeouts the pump runs with (`io_timeout_secs` of the frozen side).
 const IO_TIMEOUT: Duration = Duration::from_secs(3);
@@ -53,34 +49,8 @@ const IO_TIMEOUT: Duration = Duration::from_secs(3);
 const SLACK: Duration = Duration::from_secs(7);
 /// How long the link stays frozen: well past the timeout and the slack.
 const FREEZE: Duration = Duration::from_secs(14);
-
-/// The day's snapshot, then its updates.
-fn stream() -> Vec<Vec<u8>> {
-    let day = airport_day(&DayOptions {
-        flights: 6,
-        ..DayOptions::default()
-    });
-    let mut messages = vec![to_xml(&day.snapshot).into_bytes()];
-    messages.extend(day.events.iter().map(|m| to_xml(m).into_bytes()));
-    messages
-}
-
-/// What a run leaves behind.
-#[derive(Debug, PartialEq)]
-struct Outcome {
-    state: String,
-    proc_states: Vec<(i64, String, Option<String>, i64)>,
-    mailbox: Vec<(i64, Option<String>, bool)>,
-}
-
-fn outcome(db: &TestDatabase, mb: &MailboxDatabase) -> Outcome {
-    let mut conn = db.connect();
-    Outcome {
-        state: state_dump(&mut conn),
-        proc_states: proc_states(&mut conn),
-        mailbox: mb.rows(),
-    }
-}
+/// Flights of the generated day: its snapshot, then its updates.
+const FLIGHTS: usize = 6;
 
 fn pump_command(database_url: &str, mailbox_url: &str) -> Command {
     let mut command = Command::new(BIN);
@@ -121,116 +91,29 @@ fn reference(tag: &str, messages: &[Vec<u8>]) -> Outcome {
         .stderr(Stdio::null())
         .spawn()
         .expect("start flightstate pump");
-    let status = wait_for_exit(&mut child, Duration::from_secs(120));
+    let status = wait_for_exit(&mut child, Duration::from_secs(120), "flightstate pump");
     assert!(status.success(), "the clean run: {status:?}");
     mb.assert_each_written_back_once();
-    outcome(&db, &mb)
+    outcome(&mut db.connect(), &mb)
 }
 
-fn wait_for_exit(child: &mut Child, limit: Duration) -> ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait for the pump") {
-            return status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("flightstate pump did not finish in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A log event of the child: when it was read, and the event.
-type Logged = (Instant, serde_json::Value);
-
-/// A running `flightstate pump` whose log lines are collected as they come.
-struct Pumping {
-    child: Child,
-    log: Arc<Mutex<Vec<Logged>>>,
-}
-
-impl Pumping {
-    fn start(mut command: Command) -> Pumping {
-        let mut child = command
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start flightstate pump");
-        let stderr = child.stderr.take().expect("the pump's stderr");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&log);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let event = serde_json::from_str(&line)
-                    .unwrap_or_else(|_| serde_json::Value::String(line.clone()));
-                sink.lock().expect("log").push((Instant::now(), event));
-            }
-        });
-        Pumping { child, log }
-    }
-
-    /// Warnings and errors logged at or after `since` whose error text
-    /// names a timeout: the stall reported with its cause.
-    fn timeouts_since(&self, since: Instant) -> Vec<Logged> {
-        self.log
-            .lock()
-            .expect("log")
-            .iter()
-            .filter(|(at, event)| {
-                let level = event["level"].as_str().unwrap_or_default();
-                let error = event["fields"]["error"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_ascii_lowercase();
-                *at >= since
-                    && matches!(level, "WARN" | "ERROR")
-                    && (error.contains("timed out") || error.contains("timeout"))
-            })
-            .cloned()
-            .collect()
-    }
-
-    fn dump_log(&self) -> String {
-        self.log
-            .lock()
-            .expect("log")
-            .iter()
-            .map(|(_, event)| event.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    /// SIGTERM, then the exit (a graceful stop releases the lease).
-    fn stop(mut self) -> String {
-        let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits");
-        // SAFETY: `kill` has no memory effects; the pid is our own child.
-        unsafe {
-            libc::kill(pid, libc::SIGTERM);
-        }
-        let status = wait_for_exit(&mut self.child, Duration::from_secs(60));
-        let log = self.dump_log();
-        assert!(
-            status.success(),
-            "the pump stops cleanly: {status:?}\n{log}"
-        );
-        log
-    }
-}
-
-impl Drop for Pumping {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-fn all_written_back(mb: &MailboxDatabase, count: usize) -> bool {
-    let rows = mb.rows();
-    rows.len() == count && rows.iter().all(|(_, _, processed)| *processed)
+/// Warnings and errors logged at or after `since` whose error text names a
+/// timeout: the stall reported with its cause.
+fn timeouts_since(pumping: &Running, since: Instant) -> Vec<Logged> {
+    pumping
+        .events()
+        .into_iter()
+        .filter(|(at, event)| {
+            let level = event["level"].as_str().unwrap_or_default();
+            let error = event["fields"]["error"]
+                .as_str()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            *at >= since
+                && matches!(level, "WARN" | "ERROR")
+                && (error.contains("timed out") || error.contains("timeout"))
+        })
+        .collect()
 }
 
 /// Freezes the link, keeps it frozen for [`FREEZE`] (running `release`
@@ -238,7 +121,7 @@ fn all_written_back(mb: &MailboxDatabase, count: usize) -> bool {
 /// timeout, each with its delay after the freeze.
 fn freeze_for_a_while(
     proxy: &Proxy,
-    pumping: &Pumping,
+    pumping: &Running,
     release: impl FnOnce(),
 ) -> Vec<(Duration, String)> {
     proxy.freeze();
@@ -248,15 +131,14 @@ fn freeze_for_a_while(
         std::thread::sleep(Duration::from_millis(100));
     }
     proxy.thaw();
-    pumping
-        .timeouts_since(frozen_at)
+    timeouts_since(pumping, frozen_at)
         .into_iter()
         .map(|(at, event)| (at.duration_since(frozen_at), event.to_string()))
         .collect()
 }
 
 #[track_caller]
-fn assert_logged_in_time(warnings: &[(Duration, String)], pumping: &Pumping) {
+fn assert_logged_in_time(warnings: &[(Duration, String)], pumping: &Running) {
     let bound = IO_TIMEOUT + SLACK;
     for (after, event) in warnings {
         eprintln!("logged {after:?} after the freeze: {event}");
@@ -268,7 +150,7 @@ fn assert_logged_in_time(warnings: &[(Duration, String)], pumping: &Pumping) {
         ),
         None => panic!(
             "no warning naming a timeout during a {FREEZE:?} freeze; the log:\n{}",
-            pumping.dump_log()
+            pumping.text()
         ),
     }
     // Logged again while it lasts, but with backoff, not once per attempt.
@@ -276,7 +158,7 @@ fn assert_logged_in_time(warnings: &[(Duration, String)], pumping: &Pumping) {
         warnings.len() <= 40,
         "{} warnings in {FREEZE:?}: a flood\n{}",
         warnings.len(),
-        pumping.dump_log()
+        pumping.text()
     );
 }
 
@@ -357,7 +239,7 @@ fn a_statement_waiting_for_its_answer_on_a_frozen_link_fails_and_its_session_end
 
 #[test]
 fn frozen_postgres_link_is_logged_and_the_pump_recovers() {
-    let messages = stream();
+    let messages = day_messages(FLIGHTS);
     let half = messages.len() / 2;
     let expected = reference("fz_pg_ref", &messages);
 
@@ -371,9 +253,9 @@ fn frozen_postgres_link_is_logged_and_the_pump_recovers() {
     for m in &messages[..half] {
         mb.insert(m);
     }
-    let pumping = Pumping::start(pump_command(&proxied, &mb.url()));
+    let pumping = Running::start(pump_command(&proxied, &mb.url()), "flightstate pump");
     wait_until(Duration::from_secs(60), "the first half applied", || {
-        all_written_back(&mb, half)
+        mb.all_written_back(half)
     });
 
     // Hold PIPELINE_LOCK so that the pump's next state transaction waits on
@@ -402,16 +284,20 @@ fn frozen_postgres_link_is_logged_and_the_pump_recovers() {
     wait_until(
         Duration::from_secs(90),
         "every message written back after the thaw",
-        || all_written_back(&mb, messages.len()),
+        || mb.all_written_back(messages.len()),
     );
-    pumping.stop();
+    pumping.stop(Duration::from_secs(60));
     mb.assert_each_written_back_once();
-    assert_eq!(outcome(&db, &mb), expected, "the same end as a clean run");
+    assert_eq!(
+        outcome(&mut db.connect(), &mb),
+        expected,
+        "the same end as a clean run"
+    );
 }
 
 #[test]
 fn frozen_mariadb_link_is_logged_and_the_pump_recovers() {
-    let messages = stream();
+    let messages = day_messages(FLIGHTS);
     let half = messages.len() / 2;
     let expected = reference("fz_my_ref", &messages);
 
@@ -421,9 +307,12 @@ fn frozen_mariadb_link_is_logged_and_the_pump_recovers() {
     for m in &messages[..half] {
         mb.insert(m);
     }
-    let pumping = Pumping::start(pump_command(db.url(), &mb.url_via(&proxy.host_port())));
+    let pumping = Running::start(
+        pump_command(db.url(), &mb.url_via(&proxy.host_port())),
+        "flightstate pump",
+    );
     wait_until(Duration::from_secs(60), "the first half applied", || {
-        all_written_back(&mb, half)
+        mb.all_written_back(half)
     });
 
     // Lock the inbound table so that the pump's next look at the head waits
@@ -468,9 +357,13 @@ fn frozen_mariadb_link_is_logged_and_the_pump_recovers() {
     wait_until(
         Duration::from_secs(90),
         "every message written back after the thaw",
-        || all_written_back(&mb, messages.len()),
+        || mb.all_written_back(messages.len()),
     );
-    pumping.stop();
+    pumping.stop(Duration::from_secs(60));
     mb.assert_each_written_back_once();
-    assert_eq!(outcome(&db, &mb), expected, "the same end as a clean run");
+    assert_eq!(
+        outcome(&mut db.connect(), &mb),
+        expected,
+        "the same end as a clean run"
+    );
 }

@@ -14,10 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, NaiveDateTime};
+use diesel::PgConnection;
 use diesel::connection::{Connection, InstrumentationEvent};
 use diesel::r2d2::{CustomizeConnection, Pool};
-use diesel::sql_types::{BigInt, Nullable, Text};
-use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::to_xml;
 use flightstate::state::{FlightState, Gate, StateDocument, StoredFlight};
@@ -28,34 +27,12 @@ use flightstate::store::{
 use flightstate::synth::{DayOptions, airport_day};
 
 use common::TestDatabase;
+use common::sis::state_documents;
 
 fn now() -> NaiveDateTime {
     NaiveDate::from_ymd_opt(2025, 6, 1)
         .and_then(|d| d.and_hms_opt(12, 0, 0))
         .expect("valid")
-}
-
-#[derive(QueryableByName)]
-struct DocumentRow {
-    #[diesel(sql_type = BigInt)]
-    flid: i64,
-    #[diesel(sql_type = Nullable<Text>)]
-    state_document: Option<String>,
-}
-
-/// The stored `STATE_DOCUMENT` of every flight, as JSON values.
-fn stored_documents(conn: &mut PgConnection) -> BTreeMap<i64, serde_json::Value> {
-    diesel::sql_query("SELECT flid, state_document FROM flight_schd ORDER BY flid")
-        .load::<DocumentRow>(conn)
-        .expect("stored documents")
-        .into_iter()
-        .map(|r| {
-            let text = r
-                .state_document
-                .expect("every flight has a stored document");
-            (r.flid, serde_json::from_str(&text).expect("stored JSON"))
-        })
-        .collect()
 }
 
 /// Everything `selection` reads, page by page, as JSON values by FLID;
@@ -95,7 +72,7 @@ fn full_reads_equal_the_stored_documents_and_the_state_topic() {
     let store = PgStore::from_pool(db.pool());
     let (mut dispatcher, (state_topic, _)) =
         dispatching::tansu_dispatcher(store.clone(), "read-api-equal");
-    let messages = dispatching::day_messages(40);
+    let messages = common::sis::day_messages(40);
     dispatching::apply_in_stages(
         &store,
         &mut dispatcher,
@@ -104,7 +81,7 @@ fn full_reads_equal_the_stored_documents_and_the_state_topic() {
         now(),
     );
     let mut conn = db.connect();
-    let stored = stored_documents(&mut conn);
+    let stored = state_documents(&mut conn);
     assert!(stored.len() >= 40, "{} flights", stored.len());
 
     // Pages of 7: several pages, the last one short.

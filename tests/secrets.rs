@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::child::{BIN, terminate, wait_for_exit};
 use common::operator::printed;
 use common::private_mariadb::PrivateMariaDb;
 use common::private_pg::PrivatePostgres;
@@ -23,7 +24,6 @@ use common::secured_broker::{Scram, SecuredBroker};
 use common::server::{Folder, free_port};
 use dispatching::topics;
 
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 const KAFKA_USER: &str = "flightstate";
 const KAFKA_PASSWORD: &str = "kafka-pw-4d1e77b0";
 const API_TOKEN: &str = "api-token-93c2a5f1";
@@ -107,21 +107,12 @@ fn run_for(mut command: Command, secs: u64, while_running: impl FnOnce() -> Stri
         .expect("start flightstate");
     std::thread::sleep(Duration::from_secs(secs));
     let served = while_running();
-    // SAFETY: a signal to our own child, not yet waited for.
-    unsafe {
-        libc::kill(
-            libc::pid_t::try_from(child.id()).expect("a pid"),
-            libc::SIGTERM,
-        );
-    }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().expect("wait").is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "flightstate did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    terminate(&child);
+    wait_for_exit(
+        &mut child,
+        Duration::from_secs(60),
+        "flightstate on SIGTERM",
+    );
     let out = child.wait_with_output().expect("its output");
     format!("{}{served}", printed(&out))
 }

@@ -7,8 +7,8 @@ mod common;
 mod dispatching;
 
 use common::TestDatabase;
-use common::sis::{at, count};
-use dispatching::{day_messages, stored};
+use common::sis::{at, count, day_messages};
+use dispatching::stored;
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::state::StateDocument;
 use flightstate::store::pg::PgStore;

@@ -249,10 +249,10 @@ fn a_message_counted_once_is_not_counted_again_when_its_row_comes_back() {
 #[cfg(feature = "failpoints")]
 #[test]
 fn a_head_blocked_by_the_infrastructure_beyond_the_limit_is_an_alert_until_it_moves() {
+    use common::log::Captured;
     use flightstate::api::ApiSettings;
     use flightstate::failpoint::{self, Action};
     use flightstate::mailbox::Mailbox;
-    use pumping::log::Captured;
     use pumping::mailbox_settings;
 
     let db = TestDatabase::migrated();
@@ -365,9 +365,9 @@ fn a_head_blocked_by_the_infrastructure_beyond_the_limit_is_an_alert_until_it_mo
 
 #[test]
 fn a_state_database_cut_under_the_pump_beyond_the_limit_is_an_alert_until_it_is_back() {
+    use common::log::Captured;
     use flightstate::store::pg::PgStore;
     use pumping::Proxy;
-    use pumping::log::Captured;
 
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create("head_cut");
@@ -448,8 +448,8 @@ fn a_state_database_cut_under_the_pump_beyond_the_limit_is_an_alert_until_it_is_
 #[cfg(feature = "failpoints")]
 #[test]
 fn under_the_bypass_rule_a_head_whose_own_attempts_fail_is_dead_and_the_queue_moves_on() {
+    use common::log::Captured;
     use flightstate::failpoint::{self, Action};
-    use pumping::log::Captured;
 
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create("head_bypass");

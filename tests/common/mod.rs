@@ -23,6 +23,7 @@ pub mod binaries;
 pub mod child;
 pub mod contract;
 pub mod dialects;
+pub mod log;
 pub mod operator;
 pub mod private_mariadb;
 pub mod private_pg;
@@ -184,10 +185,21 @@ pub fn admin_connection() -> PgConnection {
 /// the test, naming `what`, when it never does: a state the test must see,
 /// rather than a sleep standing for "it would have happened by now".
 #[track_caller]
-pub fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+pub fn wait_until(limit: Duration, what: &str, done: impl FnMut() -> bool) {
+    assert!(eventually(limit, done), "{what}: not within {limit:?}");
+}
+
+/// Like [`wait_until`], for a test that says itself what it missed:
+/// whether `done` held within `limit`.
+pub fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
+    loop {
+        if done() {
+            return true;
+        }
+        if start.elapsed() > limit {
+            return false;
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -1,13 +1,16 @@
 //! SIS messages built for tests (the project's own, never the peer samples),
 //! and the state database read back for comparison.
 
+use std::collections::BTreeMap;
+
 use chrono::{NaiveDate, NaiveDateTime};
-use diesel::sql_types::Text;
+use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::protocol::{
     Body, Field, FlightIndicator, FlightRecord, GateAllocation, Group, Message, Meta, Movement,
-    ParseOptions, RoutePoint, Schedule, ScheduleSubtype, to_xml_with,
+    ParseOptions, RoutePoint, Schedule, ScheduleSubtype, to_xml, to_xml_with,
 };
+use flightstate::synth::{DayOptions, airport_day};
 
 /// The explicit operation-day element the tests' site configures.
 pub const DAY_ELEMENT: &str = "OPDY";
@@ -124,6 +127,19 @@ pub fn snapshot(day: NaiveDate, flights: Vec<FlightRecord>) -> Vec<u8> {
     schedule_message(ScheduleSubtype::Dnld, Some(day), recs, flights)
 }
 
+/// A generated airport day of `flights` flights as message bodies: the
+/// snapshot, then every event of the day.
+pub fn day_messages(flights: usize) -> Vec<Vec<u8>> {
+    let day = airport_day(&DayOptions {
+        flights,
+        ..DayOptions::default()
+    });
+    std::iter::once(&day.snapshot)
+        .chain(&day.events)
+        .map(|m| to_xml(m).into_bytes())
+        .collect()
+}
+
 fn meta(sender: &str, seqn: &str, dttm: NaiveDateTime, msg_type: &str, styp: &str) -> Meta {
     Meta {
         sndr: sender.into(),
@@ -183,24 +199,7 @@ struct Dump {
 /// Every table of the state database as JSON text, one line per table, rows
 /// in key order: equal dumps mean the database did not change.
 pub fn dump_database(conn: &mut PgConnection) -> String {
-    let tables = [
-        ("flight_schd", "flid"),
-        ("flight_gate", "flid, ordinal"),
-        ("flight_counter", "flid, ordinal"),
-        ("flight_carousel", "flid, ordinal"),
-        ("flight_stand", "flid, ordinal"),
-        ("flight_chute", "flid, ordinal"),
-        ("flight_delay", "flid, ordinal"),
-        ("flight_bridge", "flid, ordinal"),
-        ("flight_chock", "flid, ordinal"),
-        ("flight_route_point", "flid, route_kind, ordinal"),
-        ("schd_gen", "operation_day"),
-        ("schd_gen_flid", "operation_day, flid"),
-        ("proc_state", "message_id"),
-        ("kafka_schd", "event_id"),
-        ("kafka_msg", "event_id"),
-    ];
-    tables
+    super::dialects::DUMPED_TABLES
         .iter()
         .map(|(table, order)| {
             // Test-only SQL: table names are constants of this list.
@@ -214,6 +213,35 @@ pub fn dump_database(conn: &mut PgConnection) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[derive(QueryableByName)]
+struct DocumentRow {
+    #[diesel(sql_type = BigInt)]
+    flid: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    state_document: Option<String>,
+}
+
+/// `FLIGHT_SCHD.STATE_DOCUMENT` of every flight, by FLID, as JSON values.
+///
+/// # Panics
+///
+/// When a flight has no stored document, or one that is not JSON.
+pub fn state_documents(conn: &mut PgConnection) -> BTreeMap<i64, serde_json::Value> {
+    diesel::sql_query("SELECT flid, state_document FROM flight_schd ORDER BY flid")
+        .load::<DocumentRow>(conn)
+        .expect("read the state documents")
+        .into_iter()
+        .map(|r| {
+            let text = r
+                .state_document
+                .unwrap_or_else(|| panic!("flight {}: no state document", r.flid));
+            let doc = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("flight {}: a state document not JSON ({e})", r.flid));
+            (r.flid, doc)
+        })
+        .collect()
 }
 
 /// A count of `table`'s rows matching the test-only `condition`.

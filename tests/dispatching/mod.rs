@@ -17,11 +17,9 @@ use flightstate::dispatch::{
 };
 use flightstate::kafka::KafkaClient;
 use flightstate::pipeline::{Applied, Rules, apply_message};
-use flightstate::protocol::to_xml;
 use flightstate::state::StoredFlight;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{StateTx, Store};
-use flightstate::synth::{DayOptions, airport_day};
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
@@ -99,17 +97,34 @@ pub fn drain(dispatcher: &mut Dispatcher<PgStore>) -> DispatchReport {
         .expect("dispatch until idle")
 }
 
-/// A generated airport day of `flights` flights as message bodies: the
-/// snapshot, then every event of the day.
-pub fn day_messages(flights: usize) -> Vec<Vec<u8>> {
-    let day = airport_day(&DayOptions {
-        flights,
-        ..DayOptions::default()
-    });
-    std::iter::once(&day.snapshot)
-        .chain(&day.events)
-        .map(|m| to_xml(m).into_bytes())
-        .collect()
+/// Applies message `message_id` as the tests' site does (its parse options,
+/// at 9 September 12:00): a snapshot or flight events, which must be
+/// applied.
+#[track_caller]
+pub fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
+    let settings = Rules {
+        parse: crate::common::sis::parse_options(),
+        ..Rules::default()
+    };
+    let now = crate::common::sis::at(9, 12, 0);
+    match apply_message(store, &settings, message_id, body, now).expect("applied") {
+        Applied::Snapshot(_) | Applied::Flights(_) => {}
+        other => panic!("message {message_id} not applied: {other:?}"),
+    }
+}
+
+/// A snapshot of 9 September holding the flights `flids`, each at 08:00.
+pub fn day_of(flids: &[i64]) -> Vec<u8> {
+    use crate::common::sis::{at, flight, sep, snapshot};
+    snapshot(
+        sep(9),
+        flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
+    )
+}
+
+/// A FLOP that gives flight `flid` registration `reno`.
+pub fn reno(flid: i64, reno: &str) -> Vec<u8> {
+    crate::common::sis::flop("RENO", &[(flid, &format!("<RENO>{reno}</RENO>"))])
 }
 
 /// A state database holding the outbox of a generated day of `flights`
@@ -119,7 +134,7 @@ pub fn outbox_of_a_day(flights: usize) -> (crate::common::TestDatabase, PgStore)
     let db = crate::common::TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let now = crate::common::sis::at(9, 12, 0);
-    for (i, body) in day_messages(flights).iter().enumerate() {
+    for (i, body) in crate::common::sis::day_messages(flights).iter().enumerate() {
         let id = i64::try_from(i).expect("small") + 1;
         let applied = apply_message(&store, &Rules::default(), id, body, now).expect("applied");
         assert!(
@@ -348,6 +363,24 @@ pub fn stored(store: &PgStore, conn: &mut PgConnection) -> BTreeMap<i64, StoredF
         .expect("load flights")
         .into_iter()
         .collect()
+}
+
+/// `(FLID, highest version before, then)` for each time a flight's version
+/// went down on the topic.
+pub fn out_of_order(records: &[Record]) -> Vec<(i64, i64, i64)> {
+    let mut highest: HashMap<i64, i64> = HashMap::new();
+    let mut found = Vec::new();
+    for record in records {
+        let json = record.json();
+        let flid = json["FLID"].as_i64().expect("FLID");
+        let version = json["STATE_VERSION"].as_i64().expect("STATE_VERSION");
+        let before = highest.entry(flid).or_insert(version);
+        if version < *before {
+            found.push((flid, *before, version));
+        }
+        *before = (*before).max(version);
+    }
+    found
 }
 
 #[derive(QueryableByName)]

@@ -6,7 +6,6 @@
 //! of the state database for comparing runs.
 #![allow(dead_code)]
 
-pub mod log;
 #[cfg(feature = "postgres")]
 pub mod pg;
 
@@ -124,6 +123,12 @@ impl MailboxDatabase {
                 |(id, status, processed): (i64, Option<String>, i64)| (id, status, processed != 0),
             )
             .expect("read the mailbox")
+    }
+
+    /// Whether the mailbox holds `count` rows, every one written back.
+    pub fn all_written_back(&self, count: usize) -> bool {
+        let rows = self.rows();
+        rows.len() == count && rows.iter().all(|(_, _, processed)| *processed)
     }
 
     /// How many effective write-backs each row had, by id (rows never
@@ -555,6 +560,24 @@ pub fn proc_reasons(conn: &mut PgConnection) -> Vec<(i64, Option<String>)> {
         .into_iter()
         .map(|r| (r.message_id, r.error_text))
         .collect()
+}
+
+/// What a run of the pump leaves behind: the state (as [`state_dump`]),
+/// `PROC_STATE` and the mailbox's rows.
+#[derive(Debug, PartialEq)]
+pub struct Outcome {
+    pub state: String,
+    pub proc_states: Vec<(i64, String, Option<String>, i64)>,
+    pub mailbox: Vec<(i64, Option<String>, bool)>,
+}
+
+/// What a run left behind in the state database behind `conn` and in `mb`.
+pub fn outcome(conn: &mut PgConnection, mb: &MailboxDatabase) -> Outcome {
+    Outcome {
+        state: state_dump(conn),
+        proc_states: proc_states(conn),
+        mailbox: mb.rows(),
+    }
 }
 
 /// The MariaDB server's general log, on (into `mysql.general_log`) while at

@@ -15,10 +15,8 @@ use chrono::{NaiveDate, NaiveDateTime};
 use flightstate::api::{self, Api, ApiSettings, Running, StatusLimits, Topics};
 use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::{Applied, Rules, apply_message};
-use flightstate::protocol::to_xml;
 use flightstate::store::Store;
 use flightstate::store::pg::PgStore;
-use flightstate::synth::{DayOptions, airport_day};
 
 use crate::common::TestDatabase;
 
@@ -327,18 +325,9 @@ pub const DAY: &str = "2025-06-01";
 pub fn applied_day(flights: usize) -> (TestDatabase, PgStore) {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
-    let day = airport_day(&DayOptions {
-        flights,
-        ..DayOptions::default()
-    });
-    let messages: Vec<String> = std::iter::once(&day.snapshot)
-        .chain(&day.events)
-        .map(to_xml)
-        .collect();
-    for (i, body) in messages.iter().enumerate() {
+    for (i, body) in crate::common::sis::day_messages(flights).iter().enumerate() {
         let id = i64::try_from(i).expect("small") + 1;
-        let applied =
-            apply_message(&store, &Rules::default(), id, body.as_bytes(), now()).expect("applied");
+        let applied = apply_message(&store, &Rules::default(), id, body, now()).expect("applied");
         assert!(
             matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
             "{applied:?}"

@@ -20,22 +20,17 @@
 //! mailbox statuses with every row written back once, and on the state
 //! topic each flight's last message equal to its stored state document,
 //! with no flight's version ever going down.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
-mod running;
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::TestDatabase;
-use dispatching::{tansu, topics};
-use pumping::{MailboxDatabase, OwnBroker, Proxy};
-use running::{
-    DELIVERY_TIMEOUT, IO_TIMEOUT, Outcome, RunChild, RunSetup, assert_topic_matches_state,
-    clean_run, finished, outcome, stream, wait_until,
+use crate::common::sis::day_messages;
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{tansu, topics};
+use crate::pumping::{MailboxDatabase, Outcome, OwnBroker, Proxy, outcome};
+use crate::running::{
+    DELIVERY_TIMEOUT, IO_TIMEOUT, RunChild, RunSetup, assert_topic_matches_state, clean_run,
+    finished,
 };
 
 /// Flights of the generated day (the snapshot, then a few hundred events).
@@ -68,12 +63,12 @@ enum Fault {
 /// straight to the servers, to the end of the stream and of the outbox.
 fn reference() -> &'static Outcome {
     static REFERENCE: OnceLock<Outcome> = OnceLock::new();
-    REFERENCE.get_or_init(|| clean_run("ro_ref", &stream(FLIGHTS)))
+    REFERENCE.get_or_init(|| clean_run("ro_ref", &day_messages(FLIGHTS)))
 }
 
 fn outage(link: Link, fault: Fault, length: Duration) {
     let tag = format!("{link:?}_{fault:?}_{}", length.as_secs()).to_ascii_lowercase();
-    let messages = stream(FLIGHTS);
+    let messages = day_messages(FLIGHTS);
     let half = messages.len() / 2;
     let expected = reference();
 
@@ -92,7 +87,7 @@ fn outage(link: Link, fault: Fault, length: Duration) {
         (None, None) => unreachable!("every link has a proxy"),
     };
     let database_url = match link {
-        Link::Postgres => common::database_url(
+        Link::Postgres => crate::common::database_url(
             &format!("postgres://postgres@{}/postgres", proxy.host_port()),
             db.name(),
         ),
@@ -117,9 +112,9 @@ fn outage(link: Link, fault: Fault, length: Duration) {
         mb.insert(m);
     }
     assert!(
-        wait_until(Duration::from_secs(60), || finished(&db, &mb, half)),
+        eventually(Duration::from_secs(60), || finished(&db, &mb, half)),
         "the first half was not applied and published in 60 s:\n{}",
-        run.dump_log()
+        run.text()
     );
 
     // The second half is queued while the link is down.
@@ -161,22 +156,22 @@ fn outage(link: Link, fault: Fault, length: Duration) {
         met > 0,
         "the process never met the {length:?} {fault:?}: nothing refused or retransmitted; \
          the log:\n{}",
-        run.dump_log()
+        run.text()
     );
 
-    let done = wait_until(Duration::from_secs(60), || {
+    let done = eventually(Duration::from_secs(60), || {
         finished(&db, &mb, messages.len())
     });
     let done_at = Instant::now();
     assert!(
         done,
         "the stream was not finished 60 s after the link came back; the log:\n{}",
-        run.dump_log()
+        run.text()
     );
     assert!(
         run.is_running(),
         "the process ended during the outage:\n{}",
-        run.dump_log()
+        run.text()
     );
 
     let loud = run.loud_between(fault_at, done_at);
@@ -201,7 +196,7 @@ fn outage(link: Link, fault: Fault, length: Duration) {
             ),
             None => panic!(
                 "nothing logged at WARN or ERROR during a {length:?} outage; the log:\n{}",
-                run.dump_log()
+                run.text()
             ),
         }
     } else if fault == Fault::Freeze {
@@ -217,7 +212,7 @@ fn outage(link: Link, fault: Fault, length: Duration) {
         loud.len() <= LOUD_PER_10S * tens,
         "{} lines at WARN or ERROR in {window:?}: a flood\n{}",
         loud.len(),
-        run.dump_log()
+        run.text()
     );
     eprintln!(
         "{tag}: first half in {:?}; outage {length:?}; finished {:?} after the link came back; \
@@ -229,7 +224,11 @@ fn outage(link: Link, fault: Fault, length: Duration) {
 
     run.stop();
     mb.assert_each_written_back_once();
-    assert_eq!(&outcome(&db, &mb), expected, "the same end as a clean run");
+    assert_eq!(
+        &outcome(&mut db.connect(), &mb),
+        expected,
+        "the same end as a clean run"
+    );
     assert_topic_matches_state(&brokers, &topics.0, &db);
 }
 

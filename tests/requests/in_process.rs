@@ -4,19 +4,12 @@
 //! shape, the answers that complete a request and those that do not, one
 //! live request per kind, the journal's rules for the call, the SEQN wrap
 //! and the timeout.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod pumping;
-mod requesting;
 
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
-use common::TestDatabase;
-use common::sis::{at, flight, parse_options, schedule_message, sep, snapshot};
 use diesel::RunQueryDsl;
 use flightstate::journal::CallResult;
 use flightstate::journal::{Recorded, record_intent};
@@ -28,8 +21,11 @@ use flightstate::request::{RequestSettings, request_intent};
 use flightstate::state::DaySource;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{CallStatus, JournalOps, RequestOps, RequestStatus, Store};
-use pumping::{MailboxDatabase, mailbox_settings, proc_states, pump_settings};
-use requesting::{asked_bounds, coutmsgs, register, request, request_settings, requests};
+
+use crate::common::TestDatabase;
+use crate::common::sis::{at, flight, parse_options, schedule_message, sep, snapshot};
+use crate::pumping::{MailboxDatabase, mailbox_settings, proc_states, pump_settings};
+use crate::requesting::{asked_bounds, coutmsgs, register, request, request_settings, requests};
 
 struct Site {
     db: TestDatabase,

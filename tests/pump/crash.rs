@@ -11,10 +11,7 @@
 //!   and re-sent rows; it is restarted, and the final state, `PROC_STATE`,
 //!   the mailbox statuses and the journal equal a run without a crash;
 //!   every mailbox row is written back exactly once per delivery.
-#![cfg(all(feature = "postgres", feature = "failpoints"))]
-
-mod common;
-mod pumping;
+#![cfg(feature = "failpoints")]
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -22,16 +19,17 @@ use std::process::{Command, ExitStatus};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::TestDatabase;
-use common::child::run_to_end;
-use common::sis::schedule_message;
 use flightstate::pipeline::STREAM_FROM_BYTES;
 use flightstate::protocol::{Body, Field, ScheduleSubtype, to_xml};
 use flightstate::synth::{DayOptions, airport_day};
 use mysql::prelude::Queryable;
-use pumping::{GeneralLog, MailboxDatabase, effect_calls, proc_states, pump_command, state_dump};
 
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
+use crate::common::TestDatabase;
+use crate::common::child::{BIN, run_to_end};
+use crate::common::sis::schedule_message;
+use crate::pumping::{
+    GeneralLog, MailboxDatabase, effect_calls, proc_states, pump_command, state_dump,
+};
 
 /// The stream, in two halves (the rows of the first are re-sent before the
 /// second is queued): a 600-flight snapshot (over 1 MiB: streamed by
@@ -373,7 +371,7 @@ fn assert_each_call_sent_once(db: &TestDatabase, point: &str) {
 }
 
 /// The failpoints of the dispatcher's lanes, whose crash cases are
-/// `tests/dispatch_crash.rs`'s.
+/// `tests/dispatch/crash.rs`'s.
 const DISPATCH_POINTS: [&str; 2] = [
     "dispatch.change_after_produce",
     "dispatch.state_after_produce",

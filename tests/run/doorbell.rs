@@ -5,23 +5,18 @@
 //! the topics, against real PostgreSQL, MariaDB and tansu. Without the look
 //! or the ring it would wait out the hour (the test's deadline fails
 //! first).
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
-mod running;
 
 use std::time::Duration;
 
-use common::TestDatabase;
-use dispatching::{read_all, tansu, topics};
-use pumping::MailboxDatabase;
-use running::{RunChild, RunSetup, finished, stream, wait_until};
+use crate::common::sis::day_messages;
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{read_all, tansu, topics};
+use crate::pumping::MailboxDatabase;
+use crate::running::{RunChild, RunSetup, finished};
 
 #[test]
 fn a_new_row_is_seen_at_once_and_its_commit_wakes_the_idle_dispatcher() {
-    let messages = stream(3);
+    let messages = day_messages(3);
     let (last, first) = messages.split_last().expect("a stream");
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create("doorbell");
@@ -45,9 +40,9 @@ fn a_new_row_is_seen_at_once_and_its_commit_wakes_the_idle_dispatcher() {
         mb.insert(m);
     }
     assert!(
-        wait_until(Duration::from_secs(60), || finished(&db, &mb, first.len())),
+        eventually(Duration::from_secs(60), || finished(&db, &mb, first.len())),
         "the stream but its last message was not pumped and dispatched:\n{}",
-        run.dump_log()
+        run.text()
     );
     let notices = read_all(&tansu(), &topics.1).len();
 
@@ -55,13 +50,13 @@ fn a_new_row_is_seen_at_once_and_its_commit_wakes_the_idle_dispatcher() {
     // last id; the lanes wait for an hour or a ring.
     mb.insert(last);
     assert!(
-        wait_until(Duration::from_secs(60), || finished(
+        eventually(Duration::from_secs(60), || finished(
             &db,
             &mb,
             messages.len()
         )),
         "the last message was not pumped and dispatched: the look at the mailbox or the ring did not wake the pipeline\n{}",
-        run.dump_log()
+        run.text()
     );
     assert!(
         read_all(&tansu(), &topics.1).len() > notices,

@@ -3,25 +3,19 @@
 //! worker thread writes the registered request into `COUTMSGS` once, and
 //! the answer the pump thread applies completes it; an overdue request is
 //! timed out by the worker without anyone asking.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
-mod requesting;
-mod running;
 
 use std::time::Duration;
 
-use common::TestDatabase;
-use common::sis::{at, flight, sep, snapshot};
-use dispatching::{tansu, topics};
 use flightstate::request::RequestSettings;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{CallStatus, RequestStatus};
-use pumping::MailboxDatabase;
-use requesting::{coutmsgs, register, request, request_settings};
-use running::{RunChild, RunSetup, wait_until};
+
+use crate::common::sis::{at, flight, sep, snapshot};
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{tansu, topics};
+use crate::pumping::MailboxDatabase;
+use crate::requesting::{coutmsgs, register, request, request_settings};
+use crate::running::{RunChild, RunSetup};
 
 #[test]
 fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswered() {
@@ -37,15 +31,15 @@ fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswe
         holder: "req-run".to_owned(),
         env: vec![(
             "FLIGHTSTATE_PROTOCOL_OPERATION_DAY_ELEMENT".to_owned(),
-            common::sis::DAY_ELEMENT.to_owned(),
+            crate::common::sis::DAY_ELEMENT.to_owned(),
         )],
     });
     assert!(
-        wait_until(Duration::from_secs(90), || request(&store, asked.req_id)
+        eventually(Duration::from_secs(90), || request(&store, asked.req_id)
             .call_status
             == Some(CallStatus::Accepted)),
         "the request was not written in 90 s\n{}",
-        run.dump_log()
+        run.text()
     );
     let rows = coutmsgs(&mb);
     assert_eq!(rows.len(), 1, "{rows:?}");
@@ -56,11 +50,11 @@ fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswe
 
     let answer = mb.insert(&snapshot(sep(27), vec![flight(501, at(27, 8, 0))]));
     assert!(
-        wait_until(Duration::from_secs(90), || request(&store, asked.req_id)
+        eventually(Duration::from_secs(90), || request(&store, asked.req_id)
             .status
             == RequestStatus::Completed),
         "the answer did not complete the request in 90 s\n{}",
-        run.dump_log()
+        run.text()
     );
     assert_eq!(
         request(&store, asked.req_id).completed_by_message_id,
@@ -77,11 +71,11 @@ fn run_sends_a_request_once_completes_it_by_its_answer_and_times_out_the_unanswe
         sep(28),
     );
     assert!(
-        wait_until(Duration::from_secs(90), || request(&store, hurried.req_id)
+        eventually(Duration::from_secs(90), || request(&store, hurried.req_id)
             .status
             == RequestStatus::TimedOut),
         "the overdue request was not timed out in 90 s\n{}",
-        run.dump_log()
+        run.text()
     );
     // Each request is written at most once: the first for certain, the
     // hurried one if the worker made its call before it was due.

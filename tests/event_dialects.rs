@@ -4,7 +4,7 @@
 //! merge as the site says, and only the detail tables that changed are
 //! rewritten.
 //!
-//! One scenario suite for both dialects, as `tests/snapshot_pg.rs`: each
+//! One scenario suite for both dialects, as `tests/snapshot_dialects.rs`: each
 //! scenario is a generic fn over `ScenarioDb`, run as `pg::<name>` on a fresh
 //! PostgreSQL database and as `oracle::<name>` on the schema of
 //! `FLIGHTSTATE_ORACLE_URL` (skipped, with one plain line, without it). The

@@ -5,23 +5,20 @@
 //! and A begins no other: no "lost version race" retry, no FAILED record,
 //! no one-by-one replay of a group. The message is B's alone, and A says
 //! once that it lost the lease and why.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod pumping;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::TestDatabase;
-use common::sis::{at, flight, flop, parse_options, sep, snapshot};
 use diesel::RunQueryDsl;
 use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, Step};
 use flightstate::store::pg::PgStore;
-use pumping::log::Captured;
-use pumping::pg::{Gate, PausingStore, TwoPumps, two_pumps};
-use pumping::{MailboxDatabase, proc_states};
+
+use crate::common::TestDatabase;
+use crate::common::log::Captured;
+use crate::common::sis::{at, flight, flop, parse_options, sep, snapshot};
+use crate::pumping::pg::{Gate, PausingStore, TwoPumps, two_pumps};
+use crate::pumping::{MailboxDatabase, proc_states};
 
 fn pipeline() -> Rules {
     Rules {
@@ -168,7 +165,7 @@ impl TakenOver {
         }
         self.mb.assert_each_written_back_once();
         assert_eq!(
-            common::sis::count(
+            crate::common::sis::count(
                 &mut conn,
                 "effect_call",
                 &format!("status = 'ACCEPTED' AND lease_epoch = {}", self.epoch_b)
@@ -194,9 +191,12 @@ fn a_fenced_snapshot_is_not_retried_as_a_lost_version_race() {
     run.assert_a_stopped_at_once();
     run.assert_each_message_applied_once_by_b("SUCCEEDED");
     let mut conn = run.db.connect();
-    assert_eq!(common::sis::count(&mut conn, "schd_gen", "version = 1"), 1);
     assert_eq!(
-        common::sis::count(&mut conn, "kafka_schd", "true"),
+        crate::common::sis::count(&mut conn, "schd_gen", "version = 1"),
+        1
+    );
+    assert_eq!(
+        crate::common::sis::count(&mut conn, "kafka_schd", "true"),
         2,
         "one event per flight, from B only"
     );

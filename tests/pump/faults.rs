@@ -16,17 +16,11 @@
 //!   once the kills stop.
 //! - A graceful stop stops after the message in hand.
 //! - A pump waiting for another's lease says whose, and until when.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod pumping;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::TestDatabase;
-use common::sis::{at, flight, flop, parse_options, sep, snapshot};
 use diesel::RunQueryDsl;
 use diesel::connection::SimpleConnection;
 use flightstate::mailbox::Mailbox;
@@ -34,8 +28,11 @@ use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, PumpSettings, Step};
 use flightstate::store::pg::PgStore;
 use mysql::prelude::Queryable;
-use pumping::log::Captured;
-use pumping::{
+
+use crate::common::TestDatabase;
+use crate::common::log::Captured;
+use crate::common::sis::{at, flight, flop, parse_options, sep, snapshot};
+use crate::pumping::{
     MailboxDatabase, mailbox_settings, proc_reasons, proc_states, pump_settings, state_dump,
 };
 
@@ -142,12 +139,12 @@ fn a_nul_byte_is_dead_at_the_parser_with_its_path_and_the_queue_moves_on() {
     }
     assert_eq!(states[4], (last, "SUCCEEDED".into(), None, 1));
     assert_eq!(
-        common::sis::count(&mut conn, "flight_schd", "flid = 2 AND reno = 'B22'"),
+        crate::common::sis::count(&mut conn, "flight_schd", "flid = 2 AND reno = 'B22'"),
         1,
         "the message behind the bad ones is applied"
     );
     assert_eq!(
-        common::sis::count(&mut conn, "flight_schd", "true"),
+        crate::common::sis::count(&mut conn, "flight_schd", "true"),
         2,
         "the spoiled snapshot changed nothing"
     );
@@ -210,11 +207,11 @@ fn a_value_the_database_refuses_is_dead_with_the_database_words() {
     }
     assert_eq!(states[3], (last, "SUCCEEDED".into(), None, 1));
     assert_eq!(
-        common::sis::count(&mut conn, "flight_schd", "flid = 3 AND reno = 'B33'"),
+        crate::common::sis::count(&mut conn, "flight_schd", "flid = 3 AND reno = 'B33'"),
         1
     );
     assert_eq!(
-        common::sis::count(&mut conn, "flight_schd", "flid = 666"),
+        crate::common::sis::count(&mut conn, "flight_schd", "flid = 666"),
         0
     );
     mb.assert_each_written_back_once();
@@ -316,7 +313,7 @@ fn a_session_killed_again_and_again_past_the_bypass_limit_bypasses_nothing() {
         "applied once the kills stopped"
     );
     assert_eq!(
-        common::sis::count(&mut conn, "flight_schd", "flid = 1 AND reno = 'B-KILL'"),
+        crate::common::sis::count(&mut conn, "flight_schd", "flid = 1 AND reno = 'B-KILL'"),
         1
     );
     mb.assert_each_written_back_once();
@@ -476,11 +473,11 @@ fn a_graceful_stop_stops_after_the_message_in_hand() {
                 .expect("watch the state database");
             let deadline = Instant::now() + Duration::from_secs(30);
             while Instant::now() < deadline {
-                if common::sis::count(&mut conn, "proc_state", "true") >= 3 {
+                if crate::common::sis::count(&mut conn, "proc_state", "true") >= 3 {
                     stop.store(true, Ordering::SeqCst);
                     // Counted once the stop is set: the pump may since have
                     // committed only the message it had in hand.
-                    return Some(common::sis::count(&mut conn, "proc_state", "true"));
+                    return Some(crate::common::sis::count(&mut conn, "proc_state", "true"));
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
@@ -493,7 +490,7 @@ fn a_graceful_stop_stops_after_the_message_in_hand() {
         .expect("the watcher")
         .expect("the stop was asked for");
     let mut conn = db.connect();
-    let applied = common::sis::count(&mut conn, "proc_state", "true");
+    let applied = crate::common::sis::count(&mut conn, "proc_state", "true");
     println!("{at_stop} applied when the stop was seen set, {applied} when the pump returned");
     assert!(
         (at_stop..=at_stop + 1).contains(&applied),

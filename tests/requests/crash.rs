@@ -4,23 +4,20 @@
 //! insert, or after the insert and before the receipt; restarted, it
 //! resolves the open call by reading `COUTMSGS` back, and exactly one row
 //! holds the request, which is tracked with that row's id.
-#![cfg(all(feature = "postgres", feature = "failpoints"))]
-
-mod common;
-mod pumping;
-mod requesting;
+#![cfg(feature = "failpoints")]
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use common::TestDatabase;
-use common::child::run_to_end;
-use common::sis::sep;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{CallStatus, RequestStatus};
-use pumping::{MailboxDatabase, pump_command};
-use requesting::{coutmsgs, register, request, request_settings};
+
+use crate::common::TestDatabase;
+use crate::common::child::run_to_end;
+use crate::common::sis::sep;
+use crate::pumping::{MailboxDatabase, pump_command};
+use crate::requesting::{coutmsgs, register, request, request_settings};
 
 /// Runs `flightstate pump --until-idle` to its end (at most 120 s) with
 /// `failpoint` armed to kill; returns how it ended and what it said.

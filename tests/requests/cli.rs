@@ -3,19 +3,14 @@
 //! the command registers and prints the id, writes nothing to the mailbox
 //! itself; `pump --until-idle` makes the call; `requests` and `status`
 //! show the request with its call.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod pumping;
-mod requesting;
 
 use std::process::Command;
 use std::time::Duration;
 
-use common::TestDatabase;
-use common::child::run_to_end;
-use pumping::{MailboxDatabase, pump_command};
-use requesting::coutmsgs;
+use crate::common::TestDatabase;
+use crate::common::child::run_to_end;
+use crate::pumping::{MailboxDatabase, pump_command};
+use crate::requesting::coutmsgs;
 
 /// Runs `flightstate ARGS` on the test's servers; returns its stdout.
 #[track_caller]
@@ -134,7 +129,7 @@ fn the_request_is_dated_by_the_station_zone_on_a_utc_host() {
     assert!(status.success(), "pump --until-idle: {said}");
     let rows = coutmsgs(&mb);
     assert_eq!(rows.len(), 1, "{rows:?}");
-    let dttm = requesting::element_text(&rows[0].message, "DTTM");
+    let dttm = crate::requesting::element_text(&rows[0].message, "DTTM");
     let dttm = chrono::NaiveDateTime::parse_from_str(&dttm, "%Y%m%d%H%M%S").expect("DTTM");
     let shanghai = chrono::Duration::hours(8);
     let earliest = before + shanghai - chrono::Duration::seconds(1);

@@ -9,7 +9,7 @@
 //! `state` functions (`state_from_record`, `merge_adft`, `prepare_event` /
 //! `merge_event`).
 //!
-//! Run for both dialects as `tests/snapshot_pg.rs`: the property is a generic
+//! Run for both dialects as `tests/snapshot_dialects.rs`: the property is a generic
 //! fn over `ScenarioDb`, run as `pg::<name>` on a PostgreSQL database and as
 //! `oracle::<name>` on the schema of `FLIGHTSTATE_ORACLE_URL` (skipped, with
 //! one plain line, without it). Every case, shrinking ones too, starts on an

@@ -2,17 +2,11 @@
 //! applies runs of consecutive flight-level messages in one transaction,
 //! and the result — state, versions, outbox rows, `PROC_STATE`, write-backs
 //! — is exactly that of committing every message on its own.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod pumping;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::TestDatabase;
-use common::sis::{at, flight, flop, parse_options, schedule_message, sep, snapshot};
 use diesel::RunQueryDsl;
 use diesel::sql_types::BigInt;
 use flightstate::mailbox::Mailbox;
@@ -20,8 +14,11 @@ use flightstate::pipeline::Rules;
 use flightstate::protocol::{Field, ScheduleSubtype};
 use flightstate::pump::{Pump, PumpSettings};
 use flightstate::store::pg::PgStore;
-use pumping::pg::drain;
-use pumping::{MailboxDatabase, mailbox_settings, proc_states, state_dump};
+
+use crate::common::TestDatabase;
+use crate::common::sis::{at, flight, flop, parse_options, schedule_message, sep, snapshot};
+use crate::pumping::pg::drain;
+use crate::pumping::{MailboxDatabase, mailbox_settings, proc_states, state_dump};
 
 fn pump(db: &TestDatabase, mb: &MailboxDatabase, group_commit: usize) -> Pump<PgStore> {
     let store = PgStore::connect(db.url(), 4, Duration::from_secs(2)).expect("pool");

@@ -4,21 +4,18 @@
 //! A flight's rows always go through one lane, so its messages leave
 //! through one producer in order: on the state topic a flight's versions
 //! only ever rise, however many lanes send at once.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
 
 use std::collections::{BTreeSet, HashMap};
 
-use common::TestDatabase;
-use common::sis::at;
-use dispatching::{
-    apply_in_stages, day_messages, pending, read_all, rebuild, stored, tansu, tansu_dispatcher_with,
-};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{
     ChangeNotice, EventKind, Lane, OutboxOps, StateEvent, StateTx, Store, StoreError,
+};
+
+use crate::common::TestDatabase;
+use crate::common::sis::{at, day_messages};
+use crate::dispatching::{
+    apply_in_stages, pending, read_all, rebuild, stored, tansu, tansu_dispatcher_with,
 };
 
 const LANES: i64 = 3;

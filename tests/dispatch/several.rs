@@ -4,32 +4,25 @@
 //! whatever runs. (A compacted topic keeps a flight's last message, not its
 //! highest: a lower version after a higher one would be the state that
 //! stays.)
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::TestDatabase;
-use common::sis::{at, parse_options};
 use diesel::r2d2::Pool;
-use dispatching::{pending, read_all, tansu, topics};
 use flightstate::dispatch::Dispatcher;
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 use flightstate::store::{
     ChangeNotice, EventKind, Lane, OutboxOps, StateEvent, StateTx, Store, StoreError,
 };
-use pumping::MailboxDatabase;
 
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
+use crate::common::child::{BIN, Running};
+use crate::common::sis::{at, parse_options};
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{out_of_order, pending, read_all, tansu, topics};
+use crate::pumping::MailboxDatabase;
 
 /// A FLOP that gives flight `flid` registration `B{n}`: a new version.
 fn flop(flid: i64, n: usize) -> Vec<u8> {
@@ -125,25 +118,6 @@ fn a_flight_in_another_dispatchers_pass_is_left_out_of_a_claim() {
     assert!(third.1.iter().any(|r| r.flid == Some(1)), "{third:?}");
 }
 
-/// The versions of each flight in the order the topic holds them, where
-/// a lower one comes after a higher one.
-fn out_of_order(records: &[dispatching::Record]) -> Vec<(i64, i64, i64)> {
-    let mut last: HashMap<i64, i64> = HashMap::new();
-    let mut found = Vec::new();
-    for record in records {
-        let json = record.json();
-        let flid = json["FLID"].as_i64().expect("FLID");
-        let version = json["STATE_VERSION"].as_i64().expect("STATE_VERSION");
-        if let Some(&before) = last.get(&flid)
-            && version < before
-        {
-            found.push((flid, before, version));
-        }
-        last.insert(flid, version.max(last.get(&flid).copied().unwrap_or(0)));
-    }
-    found
-}
-
 /// Two dispatchers (as `flightstate dispatch` run twice, or two `run`
 /// processes during a lease move) on one outbox while the pipeline writes
 /// new versions of a few flights as fast as it can: on the state topic
@@ -160,17 +134,17 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
         ),
     );
     let topics = topics("several");
-    let settings = dispatching::settings(&topics);
+    let settings = crate::dispatching::settings(&topics);
     let mut first = Dispatcher::new(
         store.clone(),
-        dispatching::kafka(&tansu()),
+        crate::dispatching::kafka(&tansu()),
         settings.clone(),
     )
     .expect("first dispatcher");
     first
         .prepare_topics()
         .expect("topics created (is tansu running? scripts/services)");
-    let mut second = Dispatcher::new(store.clone(), dispatching::kafka(&tansu()), settings)
+    let mut second = Dispatcher::new(store.clone(), crate::dispatching::kafka(&tansu()), settings)
         .expect("second dispatcher");
     let pipeline = Rules {
         parse: parse_options(),
@@ -188,11 +162,12 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
                 .expect("applied");
             assert!(matches!(applied, Applied::Flights(_)), "{applied:?}");
         }
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg") > 0 {
-            assert!(Instant::now() < deadline, "outbox not drained in 60 s");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        assert!(
+            eventually(Duration::from_secs(60), || pending(&mut conn, "kafka_schd")
+                + pending(&mut conn, "kafka_msg")
+                == 0),
+            "outbox not drained in 60 s"
+        );
         stop.store(true, Ordering::SeqCst);
         (
             a.join().expect("first joined").expect("first ran"),
@@ -232,68 +207,30 @@ fn two_dispatchers_publish_each_flights_versions_in_order() {
     assert!(last.values().all(|v| *v == 200), "{last:?}");
 }
 
-/// `flightstate run` as a child, its stderr collected line by line; killed
-/// with the guard.
-struct RunProcess {
-    child: Child,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl RunProcess {
-    #[track_caller]
-    fn start(db: &TestDatabase, mailbox: &MailboxDatabase, topics: &(String, String)) -> Self {
-        let mut child = Command::new(BIN)
-            .args(["--config", "/nonexistent/flightstate.toml", "run"])
-            .env("FLIGHTSTATE_DATABASE_URL", db.url())
-            .env("FLIGHTSTATE_MAILBOX_URL", mailbox.url())
-            .env("FLIGHTSTATE_KAFKA_BROKERS", tansu())
-            .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
-            .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
-            .env("FLIGHTSTATE_KAFKA_LINGER_MS", "1")
-            .env("FLIGHTSTATE_KAFKA_LANES", "2")
-            .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "20")
-            .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")
-            .env("FLIGHTSTATE_KAFKA_BACKOFF_MAX_MS", "1000")
-            .env("FLIGHTSTATE_PUMP_LEASE_SECS", "3")
-            .env("FLIGHTSTATE_PUMP_IDLE_POLL_MS", "50")
-            .env("RUST_LOG", "info")
-            .env("NO_COLOR", "1")
-            .env_remove("FLIGHTSTATE_FAILPOINTS")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start flightstate run");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        if let Some(stderr) = child.stderr.take() {
-            let lines = Arc::clone(&log);
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    lines.lock().expect("log lines").push(line);
-                }
-            });
-        }
-        RunProcess { child, log }
-    }
-
-    fn lines_with(&self, text: &str) -> usize {
-        self.log
-            .lock()
-            .expect("log lines")
-            .iter()
-            .filter(|l| l.contains(text))
-            .count()
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().expect("log lines").join("\n")
-    }
-}
-
-impl Drop for RunProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `flightstate run` as a child on the test's servers, its stderr read
+/// line by line; killed with the guard.
+#[track_caller]
+fn start_run(db: &TestDatabase, mailbox: &MailboxDatabase, topics: &(String, String)) -> Running {
+    let mut command = Command::new(BIN);
+    command
+        .args(["--config", "/nonexistent/flightstate.toml", "run"])
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_MAILBOX_URL", mailbox.url())
+        .env("FLIGHTSTATE_KAFKA_BROKERS", tansu())
+        .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
+        .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
+        .env("FLIGHTSTATE_KAFKA_LINGER_MS", "1")
+        .env("FLIGHTSTATE_KAFKA_LANES", "2")
+        .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "20")
+        .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")
+        .env("FLIGHTSTATE_KAFKA_BACKOFF_MAX_MS", "1000")
+        .env("FLIGHTSTATE_PUMP_LEASE_SECS", "3")
+        .env("FLIGHTSTATE_PUMP_IDLE_POLL_MS", "50")
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .env_remove("FLIGHTSTATE_FAILPOINTS")
+        .stdout(Stdio::null());
+    Running::start(command, "flightstate run")
 }
 
 /// Two `flightstate run` processes on one state database, mailbox and
@@ -305,57 +242,53 @@ fn of_two_run_processes_only_the_lease_holder_dispatches() {
     let db = TestDatabase::migrated();
     let mailbox = MailboxDatabase::create("two_runs");
     let topics = topics("two-runs");
-    let first = RunProcess::start(&db, &mailbox, &topics);
-    let second = RunProcess::start(&db, &mailbox, &topics);
+    let first = start_run(&db, &mailbox, &topics);
+    let second = start_run(&db, &mailbox, &topics);
     for n in 1..=300 {
         let flid = i64::try_from(n % 3).expect("small") + 1;
         mailbox.insert(&flop(flid, n));
     }
     let mut conn = db.connect();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
+    let done = eventually(Duration::from_secs(120), || {
         let applied = mailbox.rows().iter().all(|(_, _, processed)| *processed);
         let outbox = pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg");
-        if applied && outbox == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "not done in 120 s; first:\n{}\nsecond:\n{}",
-            first.log(),
-            second.log()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let dispatched = |p: &RunProcess| p.lines_with("state events dispatched");
+        applied && outbox == 0
+    });
+    assert!(
+        done,
+        "not done in 120 s; first:\n{}\nsecond:\n{}",
+        first.text(),
+        second.text()
+    );
+    let dispatched = |p: &Running| p.lines_with("state events dispatched").len();
     let (active, standby) = if dispatched(&first) > 0 {
         (&first, &second)
     } else {
         (&second, &first)
     };
-    assert!(dispatched(active) > 0, "{}", active.log());
+    assert!(dispatched(active) > 0, "{}", active.text());
     assert_eq!(
         dispatched(standby),
         0,
         "the standby dispatched too:\n{}",
-        standby.log()
+        standby.text()
     );
     assert_eq!(
-        standby.lines_with("the dispatcher waits"),
+        standby.lines_with("the dispatcher waits").len(),
         1,
         "{}",
-        standby.log()
+        standby.text()
     );
     assert!(
-        standby.log().contains("does not hold the lease"),
+        standby.text().contains("does not hold the lease"),
         "{}",
-        standby.log()
+        standby.text()
     );
     let records = read_all(&tansu(), &topics.0);
     assert!(
         !records.is_empty(),
         "the state topic holds no record: {}",
-        active.log()
+        active.text()
     );
     let wrong = out_of_order(&records);
     assert!(wrong.is_empty(), "{wrong:?}");

@@ -3,24 +3,23 @@
 //! late lower ids, servers that become unreachable, and two pumps on one
 //! database. Servers are made unreachable through a TCP proxy the test cuts
 //! (`pumping::Proxy`): a test cannot stop the shared servers themselves.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod pumping;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::TestDatabase;
-use common::sis::{at, flight, parse_options, sep, snapshot};
 use diesel::RunQueryDsl;
 use flightstate::journal::{Executor, WorkerLease};
 use flightstate::mailbox::{Mailbox, WriteBack};
 use flightstate::pipeline::Rules;
 use flightstate::pump::{Pump, PumpSettings, Step, utc_now};
 use flightstate::store::Store;
-use pumping::pg::{TwoPumps, mailbox, pg_store, two_pumps};
-use pumping::{MailboxDatabase, Proxy, effect_calls, proc_states, pump_settings, state_dump};
+
+use crate::common::TestDatabase;
+use crate::common::sis::{at, flight, parse_options, sep, snapshot};
+use crate::pumping::pg::{TwoPumps, mailbox, pg_store, two_pumps};
+use crate::pumping::{
+    MailboxDatabase, Proxy, effect_calls, proc_states, pump_settings, state_dump,
+};
 
 fn pipeline() -> Rules {
     Rules {
@@ -80,7 +79,10 @@ fn a_malformed_message_in_the_middle_is_dead_and_the_rest_applied() {
     assert_eq!(states[1].1, "DEAD");
     assert_eq!(states[1].2.as_deref(), Some("BAD_INPUT"));
     assert_eq!(states[2], (last, "SUCCEEDED".into(), None, 1));
-    assert_eq!(common::sis::count(&mut conn, "flight_schd", "true"), 3);
+    assert_eq!(
+        crate::common::sis::count(&mut conn, "flight_schd", "true"),
+        3
+    );
     let rows = mb.rows();
     assert_eq!(
         rows.iter().map(|r| r.1.as_deref()).collect::<Vec<_>>(),
@@ -104,7 +106,7 @@ fn an_unsupported_message_is_dead_after_the_threshold() {
         (odd, "DEAD".into(), Some("UNSUPPORTED".into()), 3),
         "two FAILED(UNSUPPORTED) attempts, then DEAD in the third: {steps:?}"
     );
-    let reason = pumping::proc_reasons(&mut conn)[0]
+    let reason = crate::pumping::proc_reasons(&mut conn)[0]
         .1
         .clone()
         .unwrap_or_default();
@@ -161,7 +163,7 @@ fn postgres_unreachable_blocks_the_head_until_it_is_back() {
     let mb = MailboxDatabase::create("pgdown");
     // The pump reaches PostgreSQL only through the proxy.
     let proxy = Proxy::start("127.0.0.1:5432");
-    let proxied = common::database_url(
+    let proxied = crate::common::database_url(
         &format!("postgres://postgres@{}/postgres", proxy.host_port()),
         db.name(),
     );
@@ -364,7 +366,7 @@ fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
     // A read its batch before: the next messages are B's.
     let rest: Vec<i64> = bodies[1..].iter().map(|b| mb.insert(b)).collect();
     assert!(
-        within(Duration::from_secs(10), || common::sis::count(
+        within(Duration::from_secs(10), || crate::common::sis::count(
             &mut conn,
             "pipeline_lock",
             "lease_expires_at < clock_timestamp() AT TIME ZONE 'UTC'"
@@ -379,7 +381,7 @@ fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
         (pump_b, step)
     });
     assert!(
-        within(Duration::from_secs(10), || common::sis::count(
+        within(Duration::from_secs(10), || crate::common::sis::count(
             &mut conn,
             "pg_stat_activity",
             "datname = current_database() AND wait_event_type = 'Lock' \
@@ -390,7 +392,7 @@ fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
     // Seen waiting by the server: B cannot finish while A holds the row.
     assert!(!b.is_finished(), "B is still waiting for the row");
     assert_eq!(
-        common::sis::count(
+        crate::common::sis::count(
             &mut conn,
             "pipeline_lock",
             &format!("lease_holder = 'pump-a' AND lease_epoch = {epoch_a}")
@@ -430,7 +432,7 @@ fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
     );
     mb.assert_each_written_back_once();
     assert_eq!(
-        common::sis::count(
+        crate::common::sis::count(
             &mut conn,
             "effect_call",
             &format!("status = 'ACCEPTED' AND lease_epoch = {epoch_b}")

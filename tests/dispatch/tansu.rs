@@ -5,57 +5,31 @@
 //! DESIGN §5 is the contract checked here: a consumer that keeps, per FLID,
 //! the message with the highest `(STATE_VERSION, UPDATED_AT)` rebuilds every
 //! flight exactly as the database holds it, from the state topic alone.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
 
 use chrono::NaiveDateTime;
-use common::TestDatabase;
-use common::sis::{at, flight, parse_options, sep, snapshot};
-use dispatching::{
-    apply_in_stages, day_messages, drain, pending, read_all, rebuild, stored, tansu,
-    tansu_dispatcher, tansu_dispatcher_with,
-};
-use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
 
-fn settings() -> Rules {
-    Rules {
-        parse: parse_options(),
-        ..Rules::default()
-    }
-}
+use crate::common::TestDatabase;
+use crate::common::sis::{at, day_messages};
+use crate::dispatching::{
+    apply, apply_in_stages, day_of, drain, pending, read_all, rebuild, stored, tansu,
+    tansu_dispatcher, tansu_dispatcher_with,
+};
 
 fn now() -> NaiveDateTime {
     at(9, 12, 0)
 }
 
-#[track_caller]
-fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
-    match apply_message(store, &settings(), message_id, body, now()).expect("applied") {
-        Applied::Snapshot(_) | Applied::Flights(_) => {}
-        other => panic!("message {message_id} not applied: {other:?}"),
-    }
-}
-
 fn flop(styp: &str, flid: i64, inner: &str) -> Vec<u8> {
-    common::sis::flop(styp, &[(flid, inner)])
-}
-
-fn day_with(flids: &[i64]) -> Vec<u8> {
-    snapshot(
-        sep(9),
-        flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
-    )
+    crate::common::sis::flop(styp, &[(flid, inner)])
 }
 
 /// The records of `topic` about `flid`, in order.
-fn of_flight(records: &[dispatching::Record], flid: i64) -> Vec<serde_json::Value> {
+fn of_flight(records: &[crate::dispatching::Record], flid: i64) -> Vec<serde_json::Value> {
     records
         .iter()
         .filter(|r| r.key.as_deref() == Some(flid.to_string().as_str()))
-        .map(dispatching::Record::json)
+        .map(crate::dispatching::Record::json)
         .collect()
 }
 
@@ -119,7 +93,7 @@ fn three_flops_before_a_dispatch_give_one_state_message_at_the_latest_version() 
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let (mut dispatcher, (state_topic, _)) = tansu_dispatcher(store.clone(), "three");
-    apply(&store, 1, &day_with(&[1, 2]));
+    apply(&store, 1, &day_of(&[1, 2]));
     drain(&mut dispatcher);
     apply(&store, 2, &flop("RENO", 1, "<RENO>B1</RENO>"));
     apply(&store, 3, &flop("STND", 1, "<STND>201</STND>"));
@@ -149,9 +123,9 @@ fn flights_a_snapshot_deletes_get_tombstones() {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let (mut dispatcher, (state_topic, _)) = tansu_dispatcher(store.clone(), "deletes");
-    apply(&store, 1, &day_with(&[1, 2, 3]));
+    apply(&store, 1, &day_of(&[1, 2, 3]));
     drain(&mut dispatcher);
-    apply(&store, 2, &day_with(&[1]));
+    apply(&store, 2, &day_of(&[1]));
     let report = drain(&mut dispatcher);
     assert_eq!(report.state.produced, 2, "two tombstones: {report:?}");
     let records = read_all(&tansu(), &state_topic);
@@ -186,7 +160,7 @@ fn a_flight_deleted_and_created_again_between_two_runs_gives_its_tombstone_then_
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let (mut dispatcher, (state_topic, _)) = tansu_dispatcher(store.clone(), "recreate");
-    apply(&store, 1, &day_with(&[1, 2]));
+    apply(&store, 1, &day_of(&[1, 2]));
     apply(&store, 2, &flop("RENO", 1, "<RENO>B9</RENO>"));
     drain(&mut dispatcher);
     // Between two runs: FDEL (tombstone at 3), then a FLOP creates it again.
@@ -194,8 +168,8 @@ fn a_flight_deleted_and_created_again_between_two_runs_gives_its_tombstone_then_
     apply(&store, 4, &flop("RENO", 1, "<RENO>B1</RENO>"));
     // And flight 2 through the snapshot: deleted by a day without it, then
     // listed again.
-    apply(&store, 5, &day_with(&[1]));
-    apply(&store, 6, &day_with(&[1, 2]));
+    apply(&store, 5, &day_of(&[1]));
+    apply(&store, 6, &day_of(&[1, 2]));
     let report = drain(&mut dispatcher);
     assert_eq!(report.state.failed, 0);
 
@@ -245,9 +219,9 @@ fn the_json_of_every_event_kind_is_pinned() {
         tansu_dispatcher_with(store.clone(), "shape", 1);
     // Dispatch after each message so that no state is coalesced away.
     let steps: Vec<Vec<u8>> = vec![
-        day_with(&[1, 2]),
+        day_of(&[1, 2]),
         flop("STND", 1, "<STND>201</STND>"),
-        day_with(&[1]),
+        day_of(&[1]),
         flop("FDEL", 1, "<FDEL/>"),
         flop("RENO", 1, "<RENO>B7</RENO>"),
     ];
@@ -255,7 +229,7 @@ fn the_json_of_every_event_kind_is_pinned() {
         apply(&store, i64::try_from(i).expect("small") + 1, body);
         drain(&mut dispatcher);
     }
-    let show = |records: Vec<dispatching::Record>| {
+    let show = |records: Vec<crate::dispatching::Record>| {
         records
             .iter()
             .map(|r| {
@@ -271,7 +245,7 @@ fn the_json_of_every_event_kind_is_pinned() {
             .join("\n\n")
     };
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("snapshots/dispatch");
+    settings.set_snapshot_path("../snapshots/dispatch");
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     settings.bind(|| {

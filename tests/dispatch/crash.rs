@@ -6,23 +6,19 @@
 //! again. Duplicates reach the topic, nothing is lost, and the consumer's
 //! view converges on the database's. Runs the real binary against
 //! PostgreSQL and tansu.
-#![cfg(all(feature = "postgres", feature = "failpoints"))]
-
-mod common;
-mod dispatching;
+#![cfg(feature = "failpoints")]
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
-use common::TestDatabase;
-use common::child::run_to_end;
-use common::sis::{at, flight, parse_options, sep, snapshot};
-use dispatching::{pending, read_all, rebuild, stored, tansu, topics};
 use flightstate::pipeline::{Rules, apply_message};
 use flightstate::store::pg::PgStore;
 
-const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
+use crate::common::TestDatabase;
+use crate::common::child::{BIN, run_to_end};
+use crate::common::sis::{at, flight, parse_options, sep, snapshot};
+use crate::dispatching::{pending, read_all, rebuild, stored, tansu, topics};
 
 /// Runs `flightstate dispatch --until-idle` to its end (at most 120 s);
 /// returns how it ended and what it wrote on stderr.

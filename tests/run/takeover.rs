@@ -16,26 +16,19 @@
 //!   an epoch);
 //! - on the state topic each flight's versions never go down, and its last
 //!   message is its stored state document.
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-mod pumping;
-mod running;
 
 use std::collections::BTreeSet;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
-use common::TestDatabase;
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{QueryableByName, RunQueryDsl};
-use dispatching::{tansu, topics};
-use pumping::{MailboxDatabase, effect_calls};
-use running::{
-    RunChild, RunSetup, assert_topic_matches_state, clean_run, finished, outcome, stream,
-    wait_until,
-};
+
+use crate::common::sis::day_messages;
+use crate::common::{TestDatabase, eventually};
+use crate::dispatching::{tansu, topics};
+use crate::pumping::{MailboxDatabase, effect_calls, outcome};
+use crate::running::{RunChild, RunSetup, assert_topic_matches_state, clean_run, finished};
 
 const FLIGHTS: usize = 20;
 /// `pump.lease_secs` of both processes.
@@ -107,7 +100,7 @@ fn write_back_epochs(db: &TestDatabase) -> Vec<(i64, Option<i64>)> {
 
 #[test]
 fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run() {
-    let messages = stream(FLIGHTS);
+    let messages = day_messages(FLIGHTS);
     let half = messages.len() / 2;
     let expected = clean_run("rt_ref", &messages);
 
@@ -129,10 +122,10 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
         mb.insert(m);
     }
     assert!(
-        wait_until(Duration::from_secs(60), || finished(&db, &mb, half)),
+        eventually(Duration::from_secs(60), || finished(&db, &mb, half)),
         "the first half was not done in 60 s\nfirst:\n{}\nsecond:\n{}",
-        first.dump_log(),
-        second.dump_log()
+        first.text(),
+        second.text()
     );
     let (holder, old_epoch) = lease(&db);
     let holder = holder.expect("a process holds the lease");
@@ -149,7 +142,7 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
         let rest: Vec<Vec<u8>> = messages[half..].to_vec();
         let mb_name = mb.name.clone();
         std::thread::spawn(move || {
-            let server = mysql::Pool::new(pumping::mariadb_server_url().as_str())
+            let server = mysql::Pool::new(crate::pumping::mariadb_server_url().as_str())
                 .expect("connect to MariaDB");
             let mut conn = server.get_conn().expect("a connection");
             mysql::prelude::Queryable::query_drop(&mut conn, format!("USE {mb_name}"))
@@ -168,7 +161,7 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
     };
     let quarter = half + (messages.len() - half) / 4;
     assert!(
-        wait_until(Duration::from_secs(30), || {
+        eventually(Duration::from_secs(30), || {
             mb.rows()
                 .iter()
                 .filter(|(_, _, processed)| *processed)
@@ -176,7 +169,7 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
                 >= quarter
         }),
         "the active process did not work through the second half:\n{}",
-        active.dump_log()
+        active.text()
     );
     let status = active.kill();
     let killed_at = Instant::now();
@@ -188,7 +181,7 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
     );
 
     let mut new_lease = (None, old_epoch);
-    let took_over = wait_until(LEASE + SLACK, || {
+    let took_over = eventually(LEASE + SLACK, || {
         new_lease = lease(&db);
         new_lease.0.as_deref() == Some(standby.holder.as_str())
     });
@@ -197,7 +190,7 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
         took_over,
         "the standby did not take the lease within {:?} of the kill: {new_lease:?}\n{}",
         LEASE + SLACK,
-        standby.dump_log()
+        standby.text()
     );
     let new_epoch = new_lease.1;
     assert!(new_epoch > old_epoch, "{new_epoch} after {old_epoch}");
@@ -208,15 +201,15 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
 
     feeder.join().expect("the feeder");
     assert!(
-        wait_until(Duration::from_secs(60), || finished(
+        eventually(Duration::from_secs(60), || finished(
             &db,
             &mb,
             messages.len()
         )),
         "the standby did not finish the stream in 60 s:\n{}",
-        standby.dump_log()
+        standby.text()
     );
-    assert!(standby.is_running(), "{}", standby.dump_log());
+    assert!(standby.is_running(), "{}", standby.text());
     let said = standby
         .first_saying(killed_at, "took the pump lease")
         .expect("the standby says it took the lease");
@@ -270,6 +263,10 @@ fn the_standby_takes_over_from_a_killed_active_process_and_ends_as_a_clean_run()
     run_a.stop();
     drop(run_b);
     mb.assert_each_written_back_once();
-    assert_eq!(outcome(&db, &mb), expected, "the same end as a clean run");
+    assert_eq!(
+        outcome(&mut db.connect(), &mb),
+        expected,
+        "the same end as a clean run"
+    );
     assert_topic_matches_state(&tansu(), &topics.0, &db);
 }

@@ -1,6 +1,5 @@
-//! Log lines a test can read back.
-// Each test file that includes this uses a part of it.
-#![allow(dead_code)]
+//! The log of work a test runs in its own process, captured so that the
+//! test can read it back (a child's log is read by `child::Running`).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

@@ -2,29 +2,23 @@
 //! `MockCluster`. The mock is for fault injection only (DESIGN §8): a real
 //! broker cannot be made to go down or refuse requests on cue. What the
 //! consumer sees of a real broker is tested against tansu
-//! (`dispatch_tansu.rs`).
-#![cfg(feature = "postgres")]
-
-mod common;
-mod dispatching;
-#[path = "pumping/log.rs"]
-mod log;
+//! (`tansu.rs`).
 
 use std::time::Duration;
 
-use common::TestDatabase;
-use common::sis::{at, flight, parse_options, sep, snapshot};
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
-use dispatching::{drain, pending, read_all, rebuild, stored, topics};
 use flightstate::dispatch::{Dispatcher, KafkaSettings};
-use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::protocol::Field;
 use flightstate::store::pg::PgStore;
-use log::Captured;
 use rdkafka::mocking::MockCluster;
 use rdkafka::producer::DefaultProducerContext;
 use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
+use crate::common::TestDatabase;
+use crate::common::log::Captured;
+use crate::common::sis::{at, flight, sep};
+use crate::dispatching::{apply, day_of, drain, pending, read_all, rebuild, reno, stored, topics};
 
 type Mock = MockCluster<'static, DefaultProducerContext>;
 
@@ -46,27 +40,8 @@ fn kafka(mock: &Mock) -> KafkaSettings {
         create_topics: false,
         allow_uncompacted_state_topic: true,
         delivery_timeout: Duration::from_secs(2),
-        ..dispatching::kafka(&mock.bootstrap_servers())
+        ..crate::dispatching::kafka(&mock.bootstrap_servers())
     }
-}
-
-fn apply(store: &PgStore, message_id: i64, body: &[u8]) {
-    let settings = Rules {
-        parse: parse_options(),
-        ..Rules::default()
-    };
-    let applied = apply_message(store, &settings, message_id, body, at(9, 12, 0)).expect("applied");
-    assert!(
-        matches!(applied, Applied::Snapshot(_) | Applied::Flights(_)),
-        "{applied:?}"
-    );
-}
-
-fn day_of(flids: &[i64]) -> Vec<u8> {
-    snapshot(
-        sep(9),
-        flids.iter().map(|f| flight(*f, at(9, 8, 0))).collect(),
-    )
 }
 
 #[derive(QueryableByName, Debug)]
@@ -98,9 +73,12 @@ fn a_broker_outage_keeps_rows_pending_and_they_are_delivered_after_recovery() {
     let store = PgStore::from_pool(db.pool());
     let topics = topics("outage");
     let mock = mock_with(&topics);
-    let mut dispatcher =
-        Dispatcher::new(store.clone(), kafka(&mock), dispatching::settings(&topics))
-            .expect("dispatcher");
+    let mut dispatcher = Dispatcher::new(
+        store.clone(),
+        kafka(&mock),
+        crate::dispatching::settings(&topics),
+    )
+    .expect("dispatcher");
     apply(&store, 1, &day_of(&[1, 2, 3, 4, 5]));
     let mut conn = db.connect();
 
@@ -122,7 +100,7 @@ fn a_broker_outage_keeps_rows_pending_and_they_are_delivered_after_recovery() {
     }
     // Each waits for its retry time (the back-off, computed in SQL).
     assert_eq!(
-        common::sis::count(
+        crate::common::sis::count(
             &mut conn,
             "kafka_schd",
             "sent_at IS NULL AND next_attempt_at > created_at"
@@ -149,9 +127,12 @@ fn retriable_produce_errors_are_retried_until_delivered() {
     let store = PgStore::from_pool(db.pool());
     let topics = topics("retriable");
     let mock = mock_with(&topics);
-    let mut dispatcher =
-        Dispatcher::new(store.clone(), kafka(&mock), dispatching::settings(&topics))
-            .expect("dispatcher");
+    let mut dispatcher = Dispatcher::new(
+        store.clone(),
+        kafka(&mock),
+        crate::dispatching::settings(&topics),
+    )
+    .expect("dispatcher");
     apply(&store, 1, &day_of(&[1, 2, 3]));
     // The next three Produce requests fail with errors the producer retries
     // itself (idempotently: no duplicates, order kept).
@@ -196,7 +177,8 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
     // it leaves the process, a fault no retry can fix.
     kafka.client.set_property("message.max.bytes", "1500");
     let mut dispatcher =
-        Dispatcher::new(store.clone(), kafka, dispatching::settings(&topics)).expect("dispatcher");
+        Dispatcher::new(store.clone(), kafka, crate::dispatching::settings(&topics))
+            .expect("dispatcher");
     let mut big = flight(3, at(9, 8, 0));
     big.remc = Field::Value("x".repeat(1000));
     big.exsr = Field::Value("y".repeat(1000));
@@ -204,7 +186,7 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
     apply(
         &store,
         1,
-        &common::sis::schedule_message(
+        &crate::common::sis::schedule_message(
             flightstate::protocol::ScheduleSubtype::Dnld,
             Some(sep(9)),
             Field::Value(3),
@@ -265,16 +247,6 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
     );
 }
 
-/// A FLOP that gives flight `flid` registration `reno`.
-fn flop(flid: i64, reno: &str) -> Vec<u8> {
-    format!(
-        "<MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20260909080000</DTTM>\
-         <TYPE>FLOP</TYPE><STYP>RENO</STYP></META>\
-         <FLOP><FLID>{flid}</FLID><RENO>{reno}</RENO></FLOP></MSG>"
-    )
-    .into_bytes()
-}
-
 /// The broker refuses the producer itself (the answers a broker gives an
 /// idempotent producer whose id, epoch or sequence it no longer accepts)
 /// for a pass. librdkafka makes none of these fatal when they answer a
@@ -283,7 +255,7 @@ fn flop(flid: i64, reno: &str) -> Vec<u8> {
 /// be made to give each answer on cue; unlike a broker that fenced the
 /// producer, the mock accepts the same producer again once its injected
 /// errors are used up, so the wedge itself (every later message refused) is
-/// shown against tansu (`dispatch_outage.rs`). Here: each refusal gets the
+/// shown against tansu (`outage.rs`). Here: each refusal gets the
 /// producer replaced, said once in the log, and the rows go out.
 /// (`UnknownProducerId` is in the set too, but librdkafka answers it itself
 /// with a new producer id and sends again within the pass: it reaches no
@@ -302,9 +274,12 @@ fn a_producer_the_broker_refuses_is_replaced_and_the_pending_rows_go_out() {
         let store = PgStore::from_pool(db.pool());
         let topics = topics(&format!("refused-producer-{n}"));
         let mock = mock_with(&topics);
-        let mut dispatcher =
-            Dispatcher::new(store.clone(), kafka(&mock), dispatching::settings(&topics))
-                .expect("dispatcher");
+        let mut dispatcher = Dispatcher::new(
+            store.clone(),
+            kafka(&mock),
+            crate::dispatching::settings(&topics),
+        )
+        .expect("dispatcher");
         apply(&store, 1, &day_of(&[1, 2, 3]));
         let report = drain(&mut dispatcher);
         assert_eq!(report.state.sent, 3, "{code:?}: {report:?}");
@@ -314,7 +289,7 @@ fn a_producer_the_broker_refuses_is_replaced_and_the_pending_rows_go_out() {
         log.during(|| {
             // The Produce requests of the next pass are refused so.
             mock.request_errors(RDKafkaApiKey::Produce, &[code; 8]);
-            apply(&store, 2, &flop(1, "B77"));
+            apply(&store, 2, &reno(1, "B77"));
             let report = dispatcher.dispatch_once().expect("a pass");
             assert_eq!(report.state.sent, 0, "{code:?}: {report:?}");
             mock.clear_request_errors(RDKafkaApiKey::Produce);

@@ -7,7 +7,7 @@
 //! message delivered again after its record is purged is applied again.
 //!
 //! The scenarios that need no broker run on both dialects (`dialect_tests!`,
-//! as `tests/event_pg.rs`): `pg::<name>` on a fresh PostgreSQL database,
+//! as `tests/event_dialects.rs`): `pg::<name>` on a fresh PostgreSQL database,
 //! `oracle::<name>` on the schema of `FLIGHTSTATE_ORACLE_URL`.
 #![cfg(feature = "postgres")]
 

@@ -1,0 +1,22 @@
+//! `flightstate run` (pump, effect worker and dispatcher in one process) as
+//! a child process against real PostgreSQL, MariaDB and tansu, its JSON log
+//! read from stderr, one module per part:
+//!
+//! - `doorbell`: nothing waits out an idle poll;
+//! - `outages`: each link cut or frozen, shorter and longer than its
+//!   timeout, in the middle of a stream;
+//! - `takeover`: an active and a standby process, the active one killed.
+#![cfg(feature = "postgres")]
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../dispatching/mod.rs"]
+mod dispatching;
+#[path = "../pumping/mod.rs"]
+mod pumping;
+#[path = "../running/mod.rs"]
+mod running;
+
+mod doorbell;
+mod outages;
+mod takeover;

@@ -157,7 +157,8 @@ fn measure(store: &PgStore, today: u32, flights: usize) -> BenchResult<Times> {
         Ok::<_, flightstate::store::StoreError>(())
     })?;
     times.day_read = started.elapsed();
-    if read < flights {
+    // A day's events move or delete a few of its flights.
+    if read < flights * 9 / 10 {
         return Err(format!("the day read {read} flights").into());
     }
     let started = Instant::now();

@@ -288,7 +288,7 @@ fn resync_settings(restored: &Restored) -> ResyncSettings {
     ResyncSettings {
         batch: 7,
         topic_stall: Duration::from_secs(30),
-        ..ResyncSettings::new(restored.state_topic(), Duration::from_secs(15))
+        ..ResyncSettings::new(restored.topics.clone(), Duration::from_secs(15))
     }
 }
 
@@ -432,6 +432,36 @@ fn after_a_restore_the_consumer_holds_the_database_and_no_version_goes_down() {
         tops[&CREATED_AFTER_BACKUP[0]].0 + 1
     );
     assert_eq!(rebuild(&last), database);
+
+    // Numbered above what consumers have seen: every state message since
+    // the resync carries a new event id, and no event id of the change
+    // topic names two different notices.
+    let seen = highest_event_id(&before);
+    for record in &last[before.len()..] {
+        assert!(event_id(record) > seen, "{record:?} reuses an event id");
+    }
+    let notices = read_all(&tansu(), &restored.topics.1);
+    let mut by_id: HashMap<i64, &str> = HashMap::new();
+    for notice in &notices {
+        let earlier = by_id.insert(event_id(notice), &notice.value);
+        assert!(
+            earlier.is_none_or(|value| value == notice.value),
+            "event id {} names two notices",
+            event_id(notice)
+        );
+    }
+}
+
+fn event_id(record: &Record) -> i64 {
+    record
+        .event_id
+        .as_deref()
+        .and_then(|id| id.parse().ok())
+        .expect("an event-id header")
+}
+
+fn highest_event_id(records: &[Record]) -> i64 {
+    records.iter().map(event_id).max().unwrap_or_default()
 }
 
 fn resync_command(restored: &Restored, args: &[&str]) -> Output {
@@ -441,6 +471,7 @@ fn resync_command(restored: &Restored, args: &[&str]) -> Output {
         .env("FLIGHTSTATE_DATABASE_URL", restored.db.url())
         .env("FLIGHTSTATE_KAFKA_BROKERS", tansu())
         .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", restored.state_topic())
+        .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &restored.topics.1)
         .env("FLIGHTSTATE_STATION_TIME_ZONE", "Asia/Shanghai")
         .env("RUST_LOG", "warn")
         .output()
@@ -455,6 +486,7 @@ fn counts(text: &str) -> Vec<String> {
                 .replacen("would queue", "queued", 1)
                 .replacen("would record", "recorded", 1)
                 .replacen("would settle", "settled", 1)
+                .replacen("would number", "numbered", 1)
         })
         .filter(|line| !line.starts_with("dry run"))
         .collect()
@@ -516,7 +548,10 @@ fn a_resync_refuses_to_start_while_a_pump_holds_the_lease() {
     let before = data_dump(&db);
     let settings = ResyncSettings {
         topic_stall: Duration::from_secs(5),
-        ..ResyncSettings::new("fs-resync-refused.state", Duration::from_secs(15))
+        ..ResyncSettings::new(
+            ("fs-resync-refused.state", "fs-resync-refused.change"),
+            Duration::from_secs(15),
+        )
     };
     // No broker is asked: the lease comes first.
     let refused =

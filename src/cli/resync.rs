@@ -35,8 +35,9 @@ struct Resync<'a> {
 
 impl super::state_db::StoreWork for Resync<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
+        let kafka = &self.config.kafka;
         let settings = ResyncSettings::new(
-            self.config.kafka.state_topic.clone(),
+            (kafka.state_topic.clone(), kafka.change_topic.clone()),
             Duration::from_secs(self.config.pump.lease_secs),
         );
         let client = self.config.kafka_client()?;
@@ -49,17 +50,21 @@ impl super::state_db::StoreWork for Resync<'_> {
 
 /// The report for people: what the topic holds, then one line per count.
 fn text(topic: &str, report: &ResyncReport) -> String {
-    let (raise, republish, send, record, settle) = if report.dry_run {
+    let (raise, republish, send, record, settle, number) = if report.dry_run {
         (
             "would raise",
             "would queue",
             "would queue",
             "would record",
             "would settle",
+            "would number",
         )
     } else {
-        ("raised", "queued", "queued", "recorded", "settled")
+        (
+            "raised", "queued", "queued", "recorded", "settled", "numbered",
+        )
     };
+    let id = |id: Option<i64>| id.map_or_else(|| "none".to_owned(), |id| id.to_string());
     let unreadable = if report.topic_unreadable > 0 {
         format!(", {} unreadable records skipped", report.topic_unreadable)
     } else {
@@ -72,7 +77,9 @@ fn text(topic: &str, report: &ResyncReport) -> String {
          {republish} {} states to republish\n\
          {send} {} tombstones of flights the database does not hold\n\
          {record} {} version floors\n\
-         {settle} {} stale outbox rows (state events pending from before the restore)\n",
+         {settle} {} stale outbox rows (state events pending from before the restore)\n\
+         {number} new outbox rows above the topics' highest event ids (state topic {}, change \
+         topic {})\n",
         report.topic_records,
         report.topic_flights,
         report.topic_live,
@@ -83,6 +90,8 @@ fn text(topic: &str, report: &ResyncReport) -> String {
         report.tombstones,
         report.version_floors,
         report.stale_state_events,
+        id(report.state_topic_event_id),
+        id(report.change_topic_event_id),
         dry = if report.dry_run {
             "dry run, nothing changed\n"
         } else {
@@ -108,6 +117,8 @@ mod tests {
             tombstones: 2,
             version_floors: 3,
             stale_state_events: 5,
+            state_topic_event_id: Some(80),
+            change_topic_event_id: None,
             ..ResyncReport::default()
         };
         assert_eq!(
@@ -119,7 +130,9 @@ mod tests {
              would queue 9 states to republish\n\
              would queue 2 tombstones of flights the database does not hold\n\
              would record 3 version floors\n\
-             would settle 5 stale outbox rows (state events pending from before the restore)\n"
+             would settle 5 stale outbox rows (state events pending from before the restore)\n\
+             would number new outbox rows above the topics' highest event ids (state topic 80, \
+             change topic none)\n"
         );
     }
 }

@@ -15,7 +15,10 @@
 //!    is superseded by step 4's, and none may put a lower version on the
 //!    topic;
 //! 3. it reads the state topic from the beginning ([`topic`]): what
-//!    consumers hold of each FLID and at which version;
+//!    consumers hold of each FLID and at which version; and the highest
+//!    `event-id` of both topics, above which it numbers the outbox rows
+//!    registered from now on (the restore set the outboxes' sequences back,
+//!    and consumers dedupe change notices on that header);
 //! 4. it walks the stored flights in batches: a flight whose version the
 //!    topic has reached or passed is raised to the topic's + 1 (with its
 //!    state document), and every stored flight's current state is queued in
@@ -43,7 +46,7 @@ use serde::Serialize;
 
 pub use gate::NotDuringResync;
 pub use lease::RESYNC_HOLDER_PREFIX;
-pub use topic::{TopicFlight, TopicView, read_state_topic};
+pub use topic::{TopicFlight, TopicView, read_highest_event_id, read_state_topic};
 
 use lease::Tenure;
 
@@ -61,6 +64,8 @@ use crate::store::{
 pub struct ResyncSettings {
     /// The state topic (`kafka.state_topic`).
     pub state_topic: String,
+    /// The change topic (`kafka.change_topic`): only its event ids are read.
+    pub change_topic: String,
     /// Flights (and FLIDs) per batch transaction.
     pub batch: i64,
     /// The pump lease's length (`pump.lease_secs`); renewed after a third.
@@ -73,11 +78,15 @@ pub struct ResyncSettings {
 }
 
 impl ResyncSettings {
-    /// Settings for `state_topic`, with the lease of `lease_ttl`, held as
-    /// `resync:<host>:<pid>:…`.
-    pub fn new(state_topic: impl Into<String>, lease_ttl: Duration) -> ResyncSettings {
+    /// Settings for the topics `(state, change)`, with the lease of
+    /// `lease_ttl`, held as `resync:<host>:<pid>:…`.
+    pub fn new(
+        (state_topic, change_topic): (impl Into<String>, impl Into<String>),
+        lease_ttl: Duration,
+    ) -> ResyncSettings {
         ResyncSettings {
             state_topic: state_topic.into(),
+            change_topic: change_topic.into(),
             batch: 1_000,
             lease_ttl,
             holder: format!("{RESYNC_HOLDER_PREFIX}{}", crate::pump::default_holder()),
@@ -113,6 +122,12 @@ pub struct ResyncReport {
     pub version_floors: usize,
     /// Pending state events settled without being sent.
     pub stale_state_events: usize,
+    /// The highest `event-id` on the state topic: new state events are
+    /// numbered above it.
+    pub state_topic_event_id: Option<i64>,
+    /// The highest `event-id` on the change topic: new change notices are
+    /// numbered above it.
+    pub change_topic_event_id: Option<i64>,
 }
 
 /// Why a resync stopped. What it committed before stays; running it again
@@ -144,7 +159,7 @@ pub enum ResyncError {
     )]
     LeaseLost,
     /// The brokers did not answer, or refused the client.
-    #[error("cannot read the state topic")]
+    #[error("cannot read the topics")]
     Link(#[from] LinkError),
     /// The consumer failed.
     #[error("cannot {what}")]
@@ -157,7 +172,7 @@ pub enum ResyncError {
     },
     /// No record came for a while although some were still due.
     #[error(
-        "reading the state topic stalled: {remaining} records still due, none received for {} s",
+        "reading a topic stalled: {remaining} records still due, none received for {} s",
         .waited.as_secs()
     )]
     TopicStalled {
@@ -166,12 +181,12 @@ pub enum ResyncError {
         /// How long it waited.
         waited: Duration,
     },
-    /// The state topic kept growing while it was read: something still
-    /// sends to it. Stop every dispatcher first.
+    /// A topic kept growing while it was read: something still sends to
+    /// it. Stop every dispatcher first.
     #[error(
-        "the state topic `{topic}` kept growing while resync read it: something still sends to \
-         it; stop every `flightstate dispatch` and `flightstate run`, and any other producer of \
-         the topic, then run resync again"
+        "the topic `{topic}` kept growing while resync read it: something still sends to it; \
+         stop every `flightstate dispatch` and `flightstate run`, and any other producer of the \
+         topic, then run resync again"
     )]
     TopicGrowing {
         /// The topic.
@@ -239,6 +254,12 @@ pub fn resync<S: Store>(
         )?;
         let mut report = topic_report(&view, true);
         report.stale_state_events = usize::try_from(pending.state_events).unwrap_or(usize::MAX);
+        report.change_topic_event_id = read_highest_event_id(
+            client,
+            &settings.change_topic,
+            settings.topic_stall,
+            &mut || Ok(()),
+        )?;
         apply(store, None, settings, view, &mut report)?;
         return Ok(report);
     }
@@ -289,6 +310,26 @@ fn resync_under<S: Store>(
     );
     let mut report = topic_report(&view, false);
     report.stale_state_events = settled;
+    report.change_topic_event_id = read_highest_event_id(
+        client,
+        &settings.change_topic,
+        settings.topic_stall,
+        &mut || tenure.keep(),
+    )?;
+    let fence = &*tenure;
+    store.transaction(|tx| {
+        fence.fence(tx)?;
+        tx.raise_event_ids(
+            report.state_topic_event_id.unwrap_or_default(),
+            report.change_topic_event_id.unwrap_or_default(),
+        )?;
+        Ok::<_, ResyncError>(())
+    })?;
+    tracing::info!(
+        state_events_above = report.state_topic_event_id,
+        change_notices_above = report.change_topic_event_id,
+        "new outbox rows are numbered above the topics' event ids"
+    );
     apply(store, Some(tenure), settings, view, &mut report)?;
     tracing::info!(
         flights_raised = report.flights_raised,
@@ -307,6 +348,7 @@ fn topic_report(view: &TopicView, dry_run: bool) -> ResyncReport {
         topic_flights: view.flights.len(),
         topic_live: view.live(),
         topic_unreadable: view.unreadable,
+        state_topic_event_id: view.max_event_id,
         ..ResyncReport::default()
     }
 }

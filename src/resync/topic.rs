@@ -1,6 +1,7 @@
-//! Reading the state topic back, as a consumer keeping the highest version
-//! per FLID would (`docs/kafka.md`, "What a consumer does"): what each FLID's
-//! consumers hold now, and at which version.
+//! Reading the topics back: the state topic as a consumer keeping the
+//! highest version per FLID would (`docs/kafka.md`, "What a consumer does"),
+//! to learn what each FLID's consumers hold now and at which version; and
+//! the highest `event-id` each topic carries, which consumers dedupe on.
 //!
 //! A consumer of its own, synchronous, with the site's client settings (TLS,
 //! SASL: [`KafkaClient`]); it joins no group and commits nothing. Each
@@ -17,11 +18,12 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDateTime;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::message::Message;
+use rdkafka::message::{BorrowedMessage, Headers, Message};
 use rdkafka::{Offset, TopicPartitionList};
 use serde::Deserialize;
 
 use super::ResyncError;
+use crate::dispatch::EVENT_ID_HEADER;
 use crate::kafka::KafkaClient;
 
 /// How long a request for metadata or offsets may take.
@@ -65,6 +67,8 @@ pub struct TopicView {
     pub unreadable: u64,
     /// The topic did not exist: read as empty.
     pub missing: bool,
+    /// The highest `event-id` header on the topic.
+    pub max_event_id: Option<i64>,
 }
 
 impl TopicView {
@@ -139,6 +143,52 @@ pub fn read_state_topic(
     stall: Duration,
     keep: &mut dyn FnMut() -> Result<(), ResyncError>,
 ) -> Result<TopicView, ResyncError> {
+    let mut view = TopicView::default();
+    let mut max_event_id = None;
+    let missing = read_topic(client, topic, stall, keep, &mut |message| {
+        max_event_id = max_event_id.max(event_id(message));
+        view.add(message.key(), message.payload());
+    })?;
+    view.missing = missing;
+    view.max_event_id = max_event_id;
+    Ok(view)
+}
+
+/// The highest `event-id` header on `topic` (the change topic): read like
+/// [`read_state_topic`], values unread. `None` for a topic without one.
+///
+/// # Errors
+///
+/// As [`read_state_topic`].
+pub fn read_highest_event_id(
+    client: &KafkaClient,
+    topic: &str,
+    stall: Duration,
+    keep: &mut dyn FnMut() -> Result<(), ResyncError>,
+) -> Result<Option<i64>, ResyncError> {
+    let mut highest = None;
+    read_topic(client, topic, stall, keep, &mut |message| {
+        highest = highest.max(event_id(message));
+    })?;
+    Ok(highest)
+}
+
+/// A record's `event-id` header, if it has one that is a number.
+fn event_id(message: &BorrowedMessage<'_>) -> Option<i64> {
+    let headers = message.headers()?;
+    let header = headers.iter().find(|h| h.key == EVENT_ID_HEADER)?;
+    std::str::from_utf8(header.value?).ok()?.parse().ok()
+}
+
+/// Reads every record of `topic` from the beginning into `record`; returns
+/// whether the topic was missing (then nothing is read).
+fn read_topic(
+    client: &KafkaClient,
+    topic: &str,
+    stall: Duration,
+    keep: &mut dyn FnMut() -> Result<(), ResyncError>,
+    record: &mut dyn FnMut(&BorrowedMessage<'_>),
+) -> Result<bool, ResyncError> {
     // Asked through the client's own check first, so that a broker refusing
     // the credentials or the TLS is named as such.
     let metadata = client.metadata(Some(topic), REQUEST_WAIT)?;
@@ -155,17 +205,14 @@ pub fn read_state_topic(
         Some(t) => {
             let code = t.error().map(RDKafkaErrorCode::from);
             return Err(ResyncError::Kafka {
-                what: "read the state topic's metadata",
+                what: "read a topic's metadata",
                 source: KafkaError::MetadataFetch(code.unwrap_or(RDKafkaErrorCode::Unknown)),
             });
         }
     };
-    let mut view = TopicView {
-        missing: partitions.is_empty(),
-        ..TopicView::default()
-    };
     if partitions.is_empty() {
-        return Ok(view);
+        tracing::warn!(topic, "the topic does not exist; read as empty");
+        return Ok(true);
     }
     let consumer: BaseConsumer = client
         .config()
@@ -182,23 +229,23 @@ pub fn read_state_topic(
     for partition in &partitions {
         let (low, high) = consumer
             .fetch_watermarks(topic, *partition, REQUEST_WAIT)
-            .map_err(kafka("read the state topic's offsets"))?;
+            .map_err(kafka("read a topic's offsets"))?;
         next.insert(*partition, low);
         end.insert(*partition, high);
         assignment
             .add_partition_offset(topic, *partition, Offset::Offset(low))
-            .map_err(kafka("assign the state topic's partitions"))?;
+            .map_err(kafka("assign a topic's partitions"))?;
     }
     consumer
         .assign(&assignment)
-        .map_err(kafka("assign the state topic's partitions"))?;
+        .map_err(kafka("assign a topic's partitions"))?;
     for round in 1..=MOST_ROUNDS {
-        read_to(&consumer, &mut view, (&mut next, &end), stall, keep)?;
+        read_to(&consumer, record, (&mut next, &end), stall, keep)?;
         let mut grown = false;
         for partition in &partitions {
             let (_, high) = consumer
                 .fetch_watermarks(topic, *partition, REQUEST_WAIT)
-                .map_err(kafka("read the state topic's offsets"))?;
+                .map_err(kafka("read a topic's offsets"))?;
             let read = next.get(partition).copied().unwrap_or_default();
             if high > read {
                 grown = true;
@@ -206,9 +253,9 @@ pub fn read_state_topic(
             }
         }
         if !grown {
-            return Ok(view);
+            return Ok(false);
         }
-        tracing::debug!(topic, round, "the state topic's end moved; reading on");
+        tracing::debug!(topic, round, "the topic's end moved; reading on");
     }
     Err(ResyncError::TopicGrowing {
         topic: topic.to_owned(),
@@ -221,7 +268,7 @@ pub fn read_state_topic(
 /// finds the end moved).
 fn read_to(
     consumer: &BaseConsumer,
-    view: &mut TopicView,
+    record: &mut dyn FnMut(&BorrowedMessage<'_>),
     (next, end): (&mut HashMap<i32, i64>, &HashMap<i32, i64>),
     stall: Duration,
     keep: &mut dyn FnMut() -> Result<(), ResyncError>,
@@ -250,7 +297,7 @@ fn read_to(
                 let partition = message.partition();
                 let read = next.entry(partition).or_default();
                 *read = (*read).max(message.offset() + 1);
-                view.add(message.key(), message.payload());
+                record(&message);
             }
             Some(Err(KafkaError::PartitionEOF(partition))) => {
                 // The broker's end now: nothing before it is left to read
@@ -263,7 +310,7 @@ fn read_to(
             }
             Some(Err(source)) => {
                 return Err(ResyncError::Kafka {
-                    what: "read the state topic",
+                    what: "read a topic",
                     source,
                 });
             }

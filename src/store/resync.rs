@@ -1,7 +1,8 @@
 //! The operations of `flightstate resync`, run after a restore of the state
 //! database: walking the stored flights, raising their versions above what
-//! the state topic already holds, and settling the state events that came
-//! back pending with the restored database. The rules (which version, which
+//! the state topic already holds, numbering new outbox rows above the
+//! topics' event ids, and settling the state events that came back pending
+//! with the restored database. The rules (which version, which
 //! flights get a tombstone) are the resync's (`crate::resync`); the
 //! statements only read and write what they are given. The caller holds
 //! `PIPELINE_LOCK` under the pump lease for every write.
@@ -56,6 +57,17 @@ pub trait ResyncOps {
     /// `from_version` any more (PostgreSQL counts the rows; 11g's batch mode
     /// cannot, and relies on the caller's `PIPELINE_LOCK`).
     fn raise_state_versions(&mut self, raised: &[RaisedVersion]) -> Result<(), StoreError>;
+
+    /// Numbers the outbox rows registered from now on above the topics'
+    /// highest event ids: `KAFKA_SCHD`'s above `state_events_above`,
+    /// `KAFKA_MSG`'s above `change_notices_above` (0: no id on the topic). A
+    /// sequence only ever moves up; the move stays even if the transaction
+    /// rolls back.
+    fn raise_event_ids(
+        &mut self,
+        state_events_above: i64,
+        change_notices_above: i64,
+    ) -> Result<(), StoreError>;
 
     /// Settles (deletes, unsent) at most `limit` pending state events,
     /// oldest first, waiting for rows another transaction holds. Returns

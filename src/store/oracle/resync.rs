@@ -59,6 +59,23 @@ impl ResyncOps for OracleTx<'_> {
         )
     }
 
+    fn raise_event_ids(
+        &mut self,
+        state_events_above: i64,
+        change_notices_above: i64,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .execute_named(
+                sql::RAISE_EVENT_IDS,
+                &[
+                    ("state_events_above", &state_events_above),
+                    ("change_notices_above", &change_notices_above),
+                ],
+            )
+            .map(drop)
+            .map_err(at("raise_event_ids"))
+    }
+
     fn delete_superseded_state_events(&mut self, limit: i64) -> Result<usize, StoreError> {
         let op = "delete_superseded_state_events";
         let stmt = self

@@ -71,6 +71,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("next_effect_call_id", NEXT_EFFECT_CALL_ID),
     ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
     ("next_request_id", NEXT_REQUEST_ID),
+    ("raise_event_ids", RAISE_EVENT_IDS),
     ("raise_state_versions", RAISE_STATE_VERSIONS),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_migration_error", RECORD_MIGRATION_ERROR),
@@ -288,3 +289,4 @@ pub(crate) const SELECT_CHARACTER_SET: &str = sql!("select_character_set");
 pub(crate) const SELECT_FLIGHT_VERSIONS: &str = sql!("select_flight_versions");
 pub(crate) const RAISE_STATE_VERSIONS: &str = sql!("raise_state_versions");
 pub(crate) const DELETE_SUPERSEDED_STATE_EVENTS: &str = sql!("delete_superseded_state_events");
+pub(crate) const RAISE_EVENT_IDS: &str = sql!("raise_event_ids");

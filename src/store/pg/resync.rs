@@ -76,6 +76,23 @@ impl ResyncOps for PgTx<'_> {
         }
     }
 
+    fn raise_event_ids(
+        &mut self,
+        state_events_above: i64,
+        change_notices_above: i64,
+    ) -> Result<(), StoreError> {
+        sql_query(sql::RAISE_EVENT_IDS)
+            .bind::<Text, _>("kafka_schd")
+            .bind::<Text, _>("kafka_msg")
+            .bind::<Text, _>("event_id")
+            .bind::<BigInt, _>(state_events_above)
+            .bind::<BigInt, _>(change_notices_above)
+            .prepared()
+            .execute(self.conn())
+            .map(drop)
+            .map_err(|e| query("raise_event_ids", e))
+    }
+
     fn delete_superseded_state_events(&mut self, limit: i64) -> Result<usize, StoreError> {
         sql_query(sql::DELETE_SUPERSEDED_STATE_EVENTS)
             .bind::<BigInt, _>(limit)

@@ -65,6 +65,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("lock_pipeline", LOCK_PIPELINE),
     ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
     ("next_request_id", NEXT_REQUEST_ID),
+    ("raise_event_ids", RAISE_EVENT_IDS),
     ("raise_state_versions", RAISE_STATE_VERSIONS),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_outcomes", RECORD_OUTCOMES),
@@ -243,3 +244,4 @@ pub(crate) const SELECT_MISSING_PRIVILEGES: &str = sql!("select_missing_privileg
 pub(crate) const SELECT_FLIGHT_VERSIONS: &str = sql!("select_flight_versions");
 pub(crate) const RAISE_STATE_VERSIONS: &str = sql!("raise_state_versions");
 pub(crate) const DELETE_SUPERSEDED_STATE_EVENTS: &str = sql!("delete_superseded_state_events");
+pub(crate) const RAISE_EVENT_IDS: &str = sql!("raise_event_ids");

@@ -595,3 +595,29 @@ fn a_dispatcher_alone_waits_while_a_resync_holds_the_lease() {
         .expect("taken");
     assert!(gate.is_open(), "a pump holds the lease");
 }
+
+/// No Oracle server or client library exists here: resync gets as far as
+/// the Oracle driver (and reports its failure), and never echoes the
+/// password.
+#[cfg(feature = "oracle")]
+#[test]
+fn resync_takes_an_oracle_url_to_the_oracle_driver() {
+    let out = Command::new(BIN)
+        .args([
+            "--config",
+            "/nonexistent/flightstate.toml",
+            "resync",
+            "--dry-run",
+        ])
+        .env(
+            "FLIGHTSTATE_DATABASE_URL",
+            "oracle://flightstate:s3cret@127.0.0.1:1/XEPDB1",
+        )
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run flightstate resync");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.to_lowercase().contains("oracle"), "{stderr}");
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+}

@@ -9,12 +9,12 @@
 //! events that were pending at the backup come back pending, to be sent
 //! again at versions lower than the topic holds. So, in this order:
 //!
-//! 1. the resync takes the pump lease ([`lease`]): no pump applies, no
+//! 1. the resync takes the pump lease (`lease.rs`): no pump applies, no
 //!    dispatcher sends, until it is done;
 //! 2. it settles every pending state event (done without being sent): each
 //!    is superseded by step 4's, and none may put a lower version on the
 //!    topic;
-//! 3. it reads the state topic from the beginning ([`topic`]): what
+//! 3. it reads the state topic from the beginning (`topic.rs`): what
 //!    consumers hold of each FLID and at which version; and the highest
 //!    `event-id` of both topics, above which it numbers the outbox rows
 //!    registered from now on (the restore set the outboxes' sequences back,

@@ -18,6 +18,7 @@ pub mod pipeline;
 pub mod protocol;
 pub mod pump;
 pub mod request;
+pub mod resync;
 pub mod state;
 pub mod station;
 pub mod store;

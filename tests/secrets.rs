@@ -213,6 +213,11 @@ fn no_command_prints_a_password_on_any_link() {
         site.command(&["cleanup", "--dry-run"]),
         false,
     );
+    run(
+        "resync --dry-run",
+        site.command(&["resync", "--dry-run"]),
+        true,
+    );
     run("sql", site.command(&["sql"]), true);
 
     // The read API's pages, while `serve` runs.

@@ -1,6 +1,7 @@
 //! `flightstate dispatch [--until-idle]`: the Kafka dispatcher alone —
 //! sends the outbox (`KAFKA_SCHD`, `KAFKA_MSG`) to the state and change
-//! topics. Stops on SIGTERM or Ctrl-C after the pass in hand.
+//! topics. Stops on SIGTERM or Ctrl-C after the pass in hand. Waits while
+//! `flightstate resync` holds the pump lease.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -8,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use flightstate::config::Config;
 use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings};
+use flightstate::resync::NotDuringResync;
 use flightstate::store::Store;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -49,16 +51,19 @@ impl super::state_db::StoreWork for DispatchAlone<'_> {
     }
 }
 
-fn dispatch_alone<S: Store>(work: DispatchAlone<'_>, store: S) -> anyhow::Result<ExitCode> {
+fn dispatch_alone<S: Store + Clone>(work: DispatchAlone<'_>, store: S) -> anyhow::Result<ExitCode> {
     let DispatchAlone {
         config,
         stop,
         until_idle,
     } = work;
     let opts = Opts { until_idle };
+    // A resync reads the state topic and raises versions above it: nothing
+    // may reach the topic meanwhile (docs/operations.md, "After a restore").
+    let gate = NotDuringResync::new(store.clone());
     let mut dispatcher = open(config, store)?;
     let report = dispatcher
-        .run(&stop, opts.until_idle)
+        .run_while(&stop, opts.until_idle, &gate)
         .context("the dispatcher stopped")?;
     let pending = dispatcher.pending()?;
     println!(

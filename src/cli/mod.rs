@@ -18,6 +18,7 @@ mod pump;
 mod replay;
 mod request;
 mod requests;
+mod resync;
 mod run;
 mod serve;
 mod sql;
@@ -81,6 +82,10 @@ enum Command {
     Request(request::Opts),
     /// List the live and recent requests with their calls.
     Requests(requests::Opts),
+    /// After a restore of the state database: go on above the versions the
+    /// state topic holds, republish every flight, settle stale outbox rows
+    /// (`--dry-run` prints the counts).
+    Resync(resync::Opts),
     /// Run the whole pipeline: pump, effect worker, dispatcher and read API
     /// threads.
     Run(run::Opts),
@@ -124,6 +129,7 @@ pub fn main() -> ExitCode {
         Command::Dead(opts) => dead::run(opts, &config),
         Command::Cleanup(opts) => cleanup::run(opts, &config),
         Command::Replay(opts) => replay::run(opts, &config),
+        Command::Resync(opts) => resync::run(opts, &config),
         Command::Release(opts) => held::run(opts, &config, held::Decision::Release),
         Command::Reject(opts) => held::run(opts, &config, held::Decision::Reject),
     };

@@ -2,8 +2,9 @@
 //! its own pump holds the lease: two `run` processes (active and standby)
 //! would otherwise both send the outbox, and a flight's versions could
 //! leave from two producers in either order. `flightstate dispatch` alone
-//! always dispatches ([`Always`]); the claim keeps a flight with one
-//! dispatcher at a time even then.
+//! dispatches except while `flightstate resync` holds the pump lease (its
+//! gate is the resync's); the claim keeps a flight with one dispatcher at a
+//! time whatever runs. [`Always`] is open for good ([`Dispatcher::run`](super::Dispatcher::run)).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -17,7 +18,7 @@ pub trait Gate: Sync {
     fn why_closed(&self) -> &str;
 }
 
-/// The gate of a dispatcher that runs alone: always open.
+/// A gate that is always open.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Always;
 

@@ -31,6 +31,7 @@ mod records;
 mod replay;
 mod repository;
 mod request;
+mod resync;
 mod timeouts;
 mod version_floor;
 
@@ -57,6 +58,7 @@ pub use records::{
 pub use replay::{ReplayOps, ReplayRecord};
 pub use repository::{FlightRows, StateTx, Store};
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
+pub use resync::{FlightVersion, RaisedVersion, ResyncOps};
 pub use timeouts::Timeouts;
 pub use version_floor::first_version;
 

@@ -22,6 +22,7 @@ use super::records::{
 };
 use super::replay::ReplayOps;
 use super::request::RequestOps;
+use super::resync::ResyncOps;
 use crate::state::{StateDocument, StoredFlight};
 
 /// A state database: hands out transactions.
@@ -36,6 +37,7 @@ pub trait Store: Send + Sync + 'static {
         + DeadOps
         + CleanupOps
         + ReplayOps
+        + ResyncOps
         + BrowseOps
     where
         Self: 'c;

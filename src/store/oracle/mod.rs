@@ -22,6 +22,7 @@ mod outbox;
 mod read;
 mod replay;
 mod request;
+mod resync;
 pub(crate) mod statements;
 mod store;
 mod tx;

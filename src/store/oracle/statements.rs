@@ -43,6 +43,10 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_snapshot_ledger", DELETE_SNAPSHOT_LEDGER),
     ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
     ("delete_stands", DELETE_STANDS),
+    (
+        "delete_superseded_state_events",
+        DELETE_SUPERSEDED_STATE_EVENTS,
+    ),
     ("expire_requests", EXPIRE_REQUESTS),
     ("finish_migration", FINISH_MIGRATION),
     ("grant_effect_calls", GRANT_EFFECT_CALLS),
@@ -67,6 +71,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("next_effect_call_id", NEXT_EFFECT_CALL_ID),
     ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
     ("next_request_id", NEXT_REQUEST_ID),
+    ("raise_event_ids", RAISE_EVENT_IDS),
+    ("raise_state_versions", RAISE_STATE_VERSIONS),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_migration_error", RECORD_MIGRATION_ERROR),
     ("record_migration_step", RECORD_MIGRATION_STEP),
@@ -93,6 +99,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_flids_of_day_after", SELECT_FLIDS_OF_DAY_AFTER),
     ("select_flight_digests", SELECT_FLIGHT_DIGESTS),
     ("select_flight_matches", SELECT_FLIGHT_MATCHES),
+    ("select_flight_versions", SELECT_FLIGHT_VERSIONS),
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
     ("select_latest_by_status", SELECT_LATEST_BY_STATUS),
@@ -285,3 +292,7 @@ pub(crate) const SELECT_SEQN_SENDERS: &str = sql!("select_seqn_senders");
 pub(crate) const UPSERT_ORDER_EVIDENCE: &str = sql!("upsert_order_evidence");
 pub(crate) const UPSERT_SEQN_EVIDENCE: &str = sql!("upsert_seqn_evidence");
 pub(crate) const SELECT_CHARACTER_SET: &str = sql!("select_character_set");
+pub(crate) const SELECT_FLIGHT_VERSIONS: &str = sql!("select_flight_versions");
+pub(crate) const RAISE_STATE_VERSIONS: &str = sql!("raise_state_versions");
+pub(crate) const DELETE_SUPERSEDED_STATE_EVENTS: &str = sql!("delete_superseded_state_events");
+pub(crate) const RAISE_EVENT_IDS: &str = sql!("raise_event_ids");

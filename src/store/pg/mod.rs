@@ -20,6 +20,7 @@ mod prepared;
 mod read;
 mod replay;
 mod request;
+mod resync;
 mod rows;
 #[allow(dead_code)] // the repository reads through handwritten statements so far
 mod schema;

@@ -40,6 +40,10 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_snapshot_ledger", DELETE_SNAPSHOT_LEDGER),
     ("delete_snapshot_list", DELETE_SNAPSHOT_LIST),
     ("delete_stands", DELETE_STANDS),
+    (
+        "delete_superseded_state_events",
+        DELETE_SUPERSEDED_STATE_EVENTS,
+    ),
     ("expire_requests", EXPIRE_REQUESTS),
     ("grant_effect_calls", GRANT_EFFECT_CALLS),
     ("insert_bridges", INSERT_BRIDGES),
@@ -61,6 +65,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("lock_pipeline", LOCK_PIPELINE),
     ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
     ("next_request_id", NEXT_REQUEST_ID),
+    ("raise_event_ids", RAISE_EVENT_IDS),
+    ("raise_state_versions", RAISE_STATE_VERSIONS),
     ("record_effect_receipt", RECORD_EFFECT_RECEIPT),
     ("record_outcomes", RECORD_OUTCOMES),
     ("record_replay", RECORD_REPLAY),
@@ -85,6 +91,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_flids_of_day_after", SELECT_FLIDS_OF_DAY_AFTER),
     ("select_flight_digests", SELECT_FLIGHT_DIGESTS),
     ("select_flight_matches", SELECT_FLIGHT_MATCHES),
+    ("select_flight_versions", SELECT_FLIGHT_VERSIONS),
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
     ("select_latest_by_status", SELECT_LATEST_BY_STATUS),
@@ -240,3 +247,7 @@ pub(crate) const SELECT_SERVER_VERSION: &str = sql!("select_server_version");
 pub(crate) const SELECT_MIGRATION_TABLE: &str = sql!("select_migration_table");
 pub(crate) const SELECT_APPLIED_MIGRATIONS: &str = sql!("select_applied_migrations");
 pub(crate) const SELECT_MISSING_PRIVILEGES: &str = sql!("select_missing_privileges");
+pub(crate) const SELECT_FLIGHT_VERSIONS: &str = sql!("select_flight_versions");
+pub(crate) const RAISE_STATE_VERSIONS: &str = sql!("raise_state_versions");
+pub(crate) const DELETE_SUPERSEDED_STATE_EVENTS: &str = sql!("delete_superseded_state_events");
+pub(crate) const RAISE_EVENT_IDS: &str = sql!("raise_event_ids");

@@ -20,14 +20,13 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use chrono::NaiveDateTime;
-use common::sis::{at, flop, site_settings};
+use common::sis::{at, day_messages, flop, site_settings};
 use common::{TestDatabase, admin_connection};
 use diesel::RunQueryDsl;
 use diesel::connection::SimpleConnection;
 use diesel::sql_types::BigInt;
 use dispatching::{
-    Record, day_messages, drain, kafka, read_all, rebuild, settings, stored, tansu,
-    tansu_dispatcher,
+    Record, drain, kafka, read_all, rebuild, settings, stored, tansu, tansu_dispatcher,
 };
 use flightstate::dispatch::{Dispatcher, Gate};
 use flightstate::kafka::KafkaClient;

@@ -30,6 +30,10 @@ const WHOLE_READS: &[(&str, &str)] = &[
         "the status counts every PROC_STATE row by status and kind; the table is bounded by cleanup.proc_state_days",
     ),
     (
+        "raise_state_versions",
+        "`flightstate resync` raises every stored flight it walks, batch by batch, with the pump stopped; the generic plan may merge its batch with the key's whole order",
+    ),
+    (
         "select_requests",
         "the status lists the requests, live ones first, an order no index serves; REQ_TRACK holds the few requests an operator makes",
     ),

@@ -22,6 +22,7 @@
 //! tansu as for the tests: `scripts/services`). Options by env:
 //! `FLIGHTSTATE_BENCH_RATES` (default `20,100`), `FLIGHTSTATE_BENCH_SECS`
 //! (45), `FLIGHTSTATE_BENCH_BACKLOG_SECS` (600 at 20/s; 0 skips it),
+//! `FLIGHTSTATE_BENCH_QUIET_IDLE=1` (the idle load after a quiet minute too),
 //! `FLIGHTSTATE_BENCH_BINARY` (another `flightstate` to run, e.g. a
 //! release to compare with), and any `FLIGHTSTATE_*` setting, passed on to
 //! the process (e.g. `FLIGHTSTATE_PUMP_IDLE_POLL_MS`).
@@ -62,6 +63,9 @@ fn main() -> BenchResult<()> {
     let binary = std::env::var("FLIGHTSTATE_BENCH_BINARY")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_flightstate").to_owned());
     println!("flightstate: {binary}");
+    // `FLIGHTSTATE_BENCH_QUIET_IDLE=1`: also the idle load after a quiet
+    // minute (a minute more per rate).
+    let quiet_idle = std::env::var_os("FLIGHTSTATE_BENCH_QUIET_IDLE").is_some();
 
     let floor = producer_floor(&brokers, 20, 200)?;
     println!(
@@ -79,6 +83,12 @@ fn main() -> BenchResult<()> {
         let idle = site.idle_load(Duration::from_secs(10))?;
         println!("idle load of run: {idle}");
         let latencies = site.feed(&events[..count.min(events.len())], *rate)?;
+        if quiet_idle {
+            // The pump stops its arrival looks after a quiet minute.
+            std::thread::sleep(Duration::from_secs(62));
+            let quiet = site.idle_load(Duration::from_secs(10))?;
+            println!("idle load of run after a quiet minute: {quiet}");
+        }
         println!(
             "{rate}/s for {secs} s: {} (floor p50 ×{:.1}, p99 ×{:.1})",
             latencies.line(),

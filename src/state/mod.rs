@@ -15,7 +15,7 @@ mod json;
 mod mass_delete;
 mod merge;
 mod operation_day;
-mod snapshot;
+mod snapshot_plan;
 
 pub use columns::{CODE_CHARS, ColumnKind, ColumnValues, KEY_CHARS, TEXT_CHARS, TableRow, TooLong};
 pub use day_moves::DayMoves;
@@ -34,4 +34,4 @@ pub use merge::{
     MergeRule, MergeRules, Semantics, merge_adft, merge_event, merge_rule, prepare_event,
 };
 pub use operation_day::{DaySource, UndeterminedDay, day_of, snapshot_day};
-pub use snapshot::{DuplicateFlid, PlannedWrite, SnapshotPlan, plan_snapshot};
+pub use snapshot_plan::{DuplicateFlid, PlannedWrite, SnapshotPlan, plan_snapshot};

@@ -8,7 +8,7 @@ use chrono::NaiveDateTime;
 use super::PipelineError;
 use super::attempt::Attempt;
 use super::attempt::MessageRef;
-use super::flights::{apply_adft, apply_delete, apply_event};
+use super::flights::{apply_event, apply_schedule};
 use super::identity::identity_key;
 use super::outcome::{Applied, RecordedBefore, Recorder};
 use super::rules::Rules;
@@ -184,11 +184,13 @@ fn apply_parsed<S: Store>(
             };
             apply_snapshot(store, rules, attempt, received, &source).map(Applied::Snapshot)
         }
-        Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Adft => {
-            apply_adft(store, rules, attempt, message_ref, schedule).map(Applied::Flights)
-        }
-        Body::Schedule(schedule) if schedule.subtype == ScheduleSubtype::Del => {
-            apply_delete(store, rules, attempt, message_ref, schedule).map(Applied::Flights)
+        Body::Schedule(schedule)
+            if matches!(
+                schedule.subtype,
+                ScheduleSubtype::Adft | ScheduleSubtype::Del
+            ) =>
+        {
+            apply_schedule(store, rules, attempt, message_ref, schedule).map(Applied::Flights)
         }
         Body::FlightOperation(operation) => {
             apply_event(store, rules, attempt, message_ref, operation).map(Applied::Flights)

@@ -35,7 +35,7 @@ use super::attempt::MessageRef;
 use super::evidence::order;
 use super::outcome::EventReport;
 use super::rules::Rules;
-use crate::protocol::{Field, FlightOperation, Schedule};
+use crate::protocol::{Field, FlightOperation, Schedule, ScheduleSubtype};
 use crate::state::{
     AbsentFields, CollectionRules, FlightEvent, merge_adft, merge_event, prepare_event,
     state_from_record,
@@ -235,37 +235,22 @@ fn check_adft(schedule: &Schedule) -> Result<(), PipelineError> {
     Ok(())
 }
 
-/// Applies an SCHD ADFT: every FLTR, in order.
-pub(super) fn apply_adft<S: Store>(
+/// Applies an SCHD ADFT (every FLTR, in order) or an SCHD DEL (deletes
+/// every listed flight that exists), each checked first.
+pub(super) fn apply_schedule<S: Store>(
     store: &S,
     rules: &Rules,
     attempt: &Attempt<'_>,
     message: &MessageRef<'_>,
     schedule: &Schedule,
 ) -> Result<EventReport, PipelineError> {
-    check_adft(schedule)?;
-    let work = FlightWork::Adft(schedule);
-    apply_alone(
-        store,
-        rules,
-        attempt,
-        FlightMessage {
-            message: *message,
-            work,
-        },
-    )
-}
-
-/// Applies an SCHD DEL: deletes every listed flight that exists.
-pub(super) fn apply_delete<S: Store>(
-    store: &S,
-    rules: &Rules,
-    attempt: &Attempt<'_>,
-    message: &MessageRef<'_>,
-    schedule: &Schedule,
-) -> Result<EventReport, PipelineError> {
-    check_recs(schedule)?;
-    let work = FlightWork::Delete(schedule);
+    let work = if schedule.subtype == ScheduleSubtype::Del {
+        check_recs(schedule)?;
+        FlightWork::Delete(schedule)
+    } else {
+        check_adft(schedule)?;
+        FlightWork::Adft(schedule)
+    };
     apply_alone(
         store,
         rules,

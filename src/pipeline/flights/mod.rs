@@ -175,8 +175,13 @@ fn apply_alone<S: Store>(
     store: &S,
     rules: &Rules,
     attempt: &Attempt<'_>,
-    message: FlightMessage<'_>,
+    message: &MessageRef<'_>,
+    work: FlightWork<'_>,
 ) -> Result<EventReport, PipelineError> {
+    let message = FlightMessage {
+        message: *message,
+        work,
+    };
     store.transaction(|tx| {
         attempt.lock(tx)?;
         let mut reports = apply_flight_messages(
@@ -200,15 +205,7 @@ pub(super) fn apply_event<S: Store>(
 ) -> Result<EventReport, PipelineError> {
     let events = prepare_events(rules, operation)?;
     let work = FlightWork::Events(&events);
-    apply_alone(
-        store,
-        rules,
-        attempt,
-        FlightMessage {
-            message: *message,
-            work,
-        },
-    )
+    apply_alone(store, rules, attempt, message, work)
 }
 
 /// Checks and converts every `<FLOP>` body of a message; one that cannot
@@ -251,13 +248,5 @@ pub(super) fn apply_schedule<S: Store>(
         check_adft(schedule)?;
         FlightWork::Adft(schedule)
     };
-    apply_alone(
-        store,
-        rules,
-        attempt,
-        FlightMessage {
-            message: *message,
-            work,
-        },
-    )
+    apply_alone(store, rules, attempt, message, work)
 }

@@ -118,6 +118,7 @@ fn run(
         pool_size: 2,
         connect_timeout: Duration::from_secs(5),
         io_timeout: Duration::from_secs(30),
+        idle_in_transaction: None,
     })?);
     let worker_store = store.clone();
     let worker_mailbox = Arc::clone(&mailbox);

@@ -716,6 +716,12 @@ mod tests {
             .expect("no statement timeout is allowed");
         assert_eq!(config.database.timeouts().statement, None);
         assert_eq!(config.database.timeouts().io.as_secs(), 7);
+        let config = from_toml("[pump]\nlease_secs = 9\n").expect("a lease of 9 s");
+        assert_eq!(
+            config.state_database_timeouts().idle_in_transaction,
+            Some(std::time::Duration::from_secs(9)),
+            "an idle transaction is ended within the lease"
+        );
         for text in [
             "[database]\nio_timeout_secs = 0\n",
             "[database]\nconnect_timeout_secs = 0\n",

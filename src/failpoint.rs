@@ -7,7 +7,7 @@
 //! builds carry no trace of them. A point is armed either for the current
 //! thread ([`arm`], in-process tests) or for the whole process through the
 //! environment variable `FLIGHTSTATE_FAILPOINTS=name=abort,other=error`
-//! (child-process crash tests).
+//! (child-process crash tests; `name=park` for the freeze tests).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -28,7 +28,17 @@ pub enum Action {
     /// operator's `kill -9` or the OOM killer would: nothing of the process
     /// runs after the line.
     Kill,
+    /// Says so on stderr (`failpoint `name`: parked`), then waits where it
+    /// is until the process was stopped and continued (`SIGSTOP`,
+    /// `SIGCONT`), and goes on: a test freezes the process at that place,
+    /// with whatever it holds there. A stop shows as one short sleep that
+    /// took far longer. Parks once per process (a later hit goes on), and at
+    /// most [`PARK_LIMIT`].
+    Park,
 }
+
+/// The longest a [`Action::Park`] waits for the stop and the continue.
+pub const PARK_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The error a failure point returns.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -59,6 +69,7 @@ fn from_environment() -> &'static HashMap<String, Action> {
                     "kill" => Action::Kill,
                     "error" => Action::Error,
                     "conflict" => Action::Conflict,
+                    "park" => Action::Park,
                     _ => return None,
                 };
                 Some((name.trim().to_owned(), action))
@@ -116,8 +127,40 @@ pub fn hit(name: &'static str) -> Result<(), Injected> {
             // SIGKILL cannot be caught; it lands before kill(2) returns.
             std::process::abort()
         }
+        Some(Action::Park) => {
+            park(name);
+            Ok(())
+        }
         Some(action) => Err(Injected { name, action }),
     }
+}
+
+/// [`Action::Park`] at `name`.
+fn park(name: &'static str) {
+    use std::time::{Duration, Instant};
+    static PARKED: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    {
+        let mut parked = PARKED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if parked.contains(&name) {
+            return;
+        }
+        parked.push(name);
+    }
+    eprintln!("flightstate: failpoint `{name}`: parked");
+    let start = Instant::now();
+    // 20 ms sleeps: one that takes a second or more was a stop (a loaded
+    // machine delays a sleep by milliseconds, not by a second).
+    while start.elapsed() < PARK_LIMIT {
+        let before = Instant::now();
+        std::thread::sleep(Duration::from_millis(20));
+        if before.elapsed() >= Duration::from_secs(1) {
+            eprintln!("flightstate: failpoint `{name}`: continued");
+            return;
+        }
+    }
+    eprintln!("flightstate: failpoint `{name}`: not stopped within the park limit; going on");
 }
 
 /// Marks a failure point; `?` applies to the injected error, so the

@@ -101,5 +101,9 @@ pub(super) fn mailbox_settings(config: &Config) -> anyhow::Result<MailboxSetting
         pool_size: m.pool_size as usize,
         connect_timeout: Duration::from_secs(m.connect_timeout_secs),
         io_timeout: Duration::from_secs(m.io_timeout_secs),
+        // A frozen process's write-back gives up its rows within the
+        // lease, as its state transactions do (docs/pump.md, "A frozen
+        // holder").
+        idle_in_transaction: Some(Duration::from_secs(config.pump.lease_secs)),
     })
 }

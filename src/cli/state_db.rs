@@ -35,7 +35,7 @@ pub fn with_store_at(
     work: impl StoreWork,
 ) -> anyhow::Result<ExitCode> {
     let wait = Duration::from_secs(config.database.connection_timeout_secs);
-    let timeouts = config.database.timeouts();
+    let timeouts = config.state_database_timeouts();
     match database_dialect(url)? {
         Dialect::Postgres => postgres(url, pool_size, (wait, &timeouts), config, work),
         Dialect::Oracle => oracle(url, pool_size, wait, &timeouts, work),

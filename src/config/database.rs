@@ -70,13 +70,31 @@ impl std::fmt::Debug for DatabaseConfig {
 }
 
 impl DatabaseConfig {
-    /// The time limits of every state-database connection.
+    /// The time limits of `[database]` alone, with no limit on an idle
+    /// transaction.
     pub fn timeouts(&self) -> crate::store::Timeouts {
         crate::store::Timeouts {
             connect: std::time::Duration::from_secs(self.connect_timeout_secs),
             io: std::time::Duration::from_secs(self.io_timeout_secs),
             statement: (self.statement_timeout_secs > 0)
                 .then(|| std::time::Duration::from_secs(self.statement_timeout_secs)),
+            idle_in_transaction: None,
+        }
+    }
+}
+
+impl super::Config {
+    /// The time limits of every state-database connection the commands
+    /// open: `[database]`'s, and `pump.lease_secs` as the longest a
+    /// transaction may sit idle. A process frozen inside a transaction
+    /// (holding `PIPELINE_LOCK`, the lease row, outbox rows) then loses it
+    /// within the lease, so a standby takes over within about one lease
+    /// (`docs/pump.md`, "A frozen holder"); no transaction of the pipeline
+    /// waits that long for its client otherwise.
+    pub fn state_database_timeouts(&self) -> crate::store::Timeouts {
+        crate::store::Timeouts {
+            idle_in_transaction: Some(std::time::Duration::from_secs(self.pump.lease_secs)),
+            ..self.database.timeouts()
         }
     }
 }

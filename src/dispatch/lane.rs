@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 use super::gate::{Gate, GateLog};
 use super::producer::{Failure, Outgoing, Producer};
@@ -18,8 +19,8 @@ use super::{
 use crate::doorbell::Doorbell;
 use crate::state::StateDocument;
 use crate::store::{
-    self, Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, StateTx,
-    Store,
+    self, Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, OutboxOps, ReadOps,
+    StateTx, Store,
 };
 
 /// A lane: which rows it claims, and the producer it sends them with.
@@ -137,11 +138,13 @@ impl Lane {
             if rows.is_empty() {
                 return Ok(PassReport::default());
             }
+            tx.set_idle_limit(Some(producer.pass_idle_limit()))?;
             let span = pass_span(rows.iter().map(|r| r.event_id), &settings.state_topic);
             let _enter = span.enter();
             let flights = group_by_flight(&rows);
             let flids: Vec<i64> = flights.iter().map(|(flid, _)| *flid).collect();
             let mut current = tx.load_state_documents(&flids)?;
+            let claimed = Instant::now();
             let mut messages = Vec::with_capacity(flights.len());
             // Which flight each message is about, to settle its rows.
             let mut owner = Vec::with_capacity(flights.len());
@@ -153,7 +156,8 @@ impl Lane {
                     owner.push(index);
                 }
             }
-            let outcomes = producer.deliver(&messages);
+            crate::failpoint!("dispatch.before_produce");
+            let outcomes = producer.deliver(&messages, fresh_claim(producer, claimed)?);
             crate::failpoint!("dispatch.state_after_produce");
             // A flight is done only when every one of its messages is.
             let mut failure: HashMap<usize, Failure> = HashMap::new();
@@ -200,13 +204,15 @@ impl Lane {
             if rows.is_empty() {
                 return Ok(PassReport::default());
             }
+            tx.set_idle_limit(Some(producer.pass_idle_limit()))?;
+            let claimed = Instant::now();
             let span = pass_span(rows.iter().map(|r| r.event_id), &settings.change_topic);
             let _enter = span.enter();
             let messages: Vec<Outgoing> = rows
                 .iter()
                 .map(|row| notice_message(&settings.change_topic, row))
                 .collect();
-            let outcomes = producer.deliver(&messages);
+            let outcomes = producer.deliver(&messages, fresh_claim(producer, claimed)?);
             crate::failpoint!("dispatch.change_after_produce");
             let mut sent = Vec::with_capacity(rows.len());
             let mut failed = Vec::new();
@@ -241,6 +247,25 @@ impl Lane {
                 [rows.len(), messages.len(), sent.len(), failed.len()],
                 "change notices dispatched",
             ))
+        })
+    }
+}
+
+/// The last moment the pass whose last statement ended at `claimed` may
+/// produce (`Producer::enqueue_until`), while that moment is still ahead.
+///
+/// # Errors
+///
+/// [`OutboxError::ClaimTooOld`] once it is past: the process stood still
+/// between its last statement and now, so it produces nothing of this
+/// claim.
+fn fresh_claim(producer: &Producer, claimed: Instant) -> Result<Instant, OutboxError> {
+    let until = producer.enqueue_until(claimed);
+    if Instant::now() < until {
+        Ok(until)
+    } else {
+        Err(OutboxError::ClaimTooOld {
+            held_ms: claimed.elapsed().as_millis(),
         })
     }
 }

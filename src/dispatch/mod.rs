@@ -209,6 +209,20 @@ pub enum OutboxError {
         /// Its `cleanup.policy` as the broker reports it.
         policy: String,
     },
+    /// A pass came to produce more than one delivery wait after its last
+    /// statement (the process was frozen or starved in between). The
+    /// server may have ended its transaction meanwhile, and another
+    /// dispatcher may have sent newer versions of its flights; what it
+    /// would produce now could land after them. It produces nothing and
+    /// rolls back; its rows are claimed again. Retried.
+    #[error(
+        "the pass held its claim {held_ms} ms before producing (a frozen or starved process); \
+         nothing produced, its rows are claimed again"
+    )]
+    ClaimTooOld {
+        /// How long after its last statement the pass came to produce.
+        held_ms: u128,
+    },
     /// A test's failure point fired.
     #[cfg(feature = "failpoints")]
     #[error(transparent)]
@@ -223,6 +237,7 @@ impl OutboxError {
             OutboxError::Producer(_) => FailureKind::BadInput,
             OutboxError::Topic(_) => FailureKind::ConnectionLost,
             OutboxError::UncompactedStateTopic { .. } => FailureKind::BadInput,
+            OutboxError::ClaimTooOld { .. } => FailureKind::Timeout,
             #[cfg(feature = "failpoints")]
             OutboxError::Injected(_) => FailureKind::Other,
         }

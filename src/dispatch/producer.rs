@@ -332,9 +332,35 @@ impl Producer {
         Ok(())
     }
 
-    /// Produces `messages` in order and waits for their delivery reports.
-    /// Returns one outcome per message, in order.
-    pub(crate) fn deliver(&mut self, messages: &[Outgoing]) -> Vec<Result<(), Failure>> {
+    /// How long a pass may go without a statement while it holds its
+    /// claimed rows: one wait to enqueue in ([`Producer::enqueue_until`]),
+    /// one for the reports, and a margin for the statements that settle
+    /// the rows. The pass asks the server to end its transaction after that
+    /// (`set_idle_limit`), so that a frozen process keeps no flight from
+    /// the other dispatchers for longer.
+    pub(crate) fn pass_idle_limit(&self) -> Duration {
+        self.wait * 2 + Duration::from_secs(5)
+    }
+
+    /// The last moment a pass whose last statement ended at `claimed` may
+    /// hand a message to librdkafka. A message enqueued before it is sent
+    /// or timed out by librdkafka (`message.timeout.ms`, which it checks
+    /// before it sends again after a pause of the process) before the
+    /// server could end the pass's transaction ([`Producer::pass_idle_limit`]):
+    /// while the pass's rows stay locked, no other dispatcher sends its
+    /// flights, so nothing it produces lands after a newer version.
+    pub(crate) fn enqueue_until(&self, claimed: Instant) -> Instant {
+        claimed + self.wait
+    }
+
+    /// Produces `messages` in order, none after `enqueue_until`, and waits
+    /// for their delivery reports. Returns one outcome per message, in
+    /// order.
+    pub(crate) fn deliver(
+        &mut self,
+        messages: &[Outgoing],
+        enqueue_until: Instant,
+    ) -> Vec<Result<(), Failure>> {
         let first = self.next_opaque;
         self.next_opaque = self.next_opaque.wrapping_add(messages.len());
         let Some(inner) = self.inner.as_ref() else {
@@ -362,7 +388,7 @@ impl Producer {
         let mut expected = Vec::with_capacity(messages.len());
         for (i, message) in messages.iter().enumerate() {
             let opaque = first.wrapping_add(i);
-            match enqueue(inner, message, opaque, deadline) {
+            match enqueue(inner, message, opaque, deadline.min(enqueue_until)) {
                 Ok(()) => expected.push((i, opaque)),
                 Err(failure) => outcomes[i] = Some(Err(failure)),
             }
@@ -415,14 +441,20 @@ impl Producer {
     }
 }
 
-/// Enqueues one message on `producer`, waiting while its local queue is
-/// full.
+/// Enqueues one message on `producer` before `deadline`, waiting while its
+/// local queue is full.
 fn enqueue(
     producer: &ThreadedProducer<DeliveryContext>,
     message: &Outgoing,
     opaque: usize,
     deadline: Instant,
 ) -> Result<(), Failure> {
+    if Instant::now() >= deadline {
+        return Err(Failure {
+            code: None,
+            text: "not produced: the pass's time to produce ran out".to_owned(),
+        });
+    }
     let mut headers = OwnedHeaders::new_with_capacity(message.headers.len());
     for (key, value) in &message.headers {
         headers = headers.insert(Header {

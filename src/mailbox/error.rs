@@ -227,6 +227,7 @@ mod tests {
             pool_size: 1,
             connect_timeout: Duration::from_secs(5),
             io_timeout: Duration::from_secs(30),
+            idle_in_transaction: None,
         };
         let silent = mysql::Error::IoError(std::io::Error::from(std::io::ErrorKind::WouldBlock));
         assert!(is_silence(&silent));

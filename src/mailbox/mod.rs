@@ -66,6 +66,12 @@ pub struct MailboxSettings {
     /// server that vanished mid-call is noticed; also how long a connection
     /// may go without a sign of life (TCP keepalive, unacknowledged data).
     pub io_timeout: Duration,
+    /// How long a mailbox transaction may wait for this process between two
+    /// statements before the server ends it, and the row locks of a
+    /// write-back with it (MariaDB's `idle_transaction_timeout`; a server
+    /// without it keeps its own rules, `docs/pump.md`, "A frozen holder").
+    /// `None` leaves the server's setting.
+    pub idle_in_transaction: Option<Duration>,
 }
 
 /// The largest body `CMINMSGS_CLOB_MSG` holds: AODB's column is a
@@ -181,7 +187,11 @@ impl Mailbox {
             .connection_timeout(settings.connect_timeout.max(Duration::from_millis(1)))
             .test_on_check_out(true)
             .error_handler(Box::new(PoolErrorLog::new("mailbox")))
-            .build(Manager::new(opts.into(), Arc::clone(&failures)))
+            .build(Manager::new(
+                opts.into(),
+                Arc::clone(&failures),
+                settings.idle_in_transaction,
+            ))
             .map_err(|e| MailboxError {
                 kind: FailureKind::ConnectionLost,
                 op: "open the mailbox pool",
@@ -416,6 +426,10 @@ impl Mailbox {
             } else {
                 CallResult::Conflict
             });
+        }
+        #[cfg(feature = "failpoints")]
+        if crate::failpoint::hit("write_back.before_commit").is_err() {
+            return all(CallResult::NotSent);
         }
         // A COMMIT whose answer never comes is rolled back by the
         // transaction's drop inside `commit`, before the connection can be

@@ -11,9 +11,12 @@
 
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use mysql::prelude::Queryable;
 use mysql::{Conn, Opts};
+
+use super::statements;
 
 /// What a failure happened at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,20 +73,57 @@ impl Failures {
 pub(super) struct Manager {
     opts: Opts,
     failures: Arc<Failures>,
+    /// `MailboxSettings::idle_in_transaction`, set on every new connection.
+    idle_in_transaction: Option<Duration>,
 }
 
 impl Manager {
-    pub(super) fn new(opts: Opts, failures: Arc<Failures>) -> Manager {
-        Manager { opts, failures }
+    pub(super) fn new(
+        opts: Opts,
+        failures: Arc<Failures>,
+        idle_in_transaction: Option<Duration>,
+    ) -> Manager {
+        Manager {
+            opts,
+            failures,
+            idle_in_transaction,
+        }
+    }
+
+    /// Limits how long a transaction of `conn` may wait for us, where the
+    /// server can (MariaDB); a server without the variable (MySQL, error
+    /// 1193) keeps its own rules.
+    fn limit_idle_transactions(&self, conn: &mut Conn) -> Result<(), mysql::Error> {
+        let Some(limit) = self.idle_in_transaction else {
+            return Ok(());
+        };
+        let secs = limit.as_secs().max(1);
+        match conn.exec_drop(statements::SET_IDLE_TRANSACTION_LIMIT, (secs,)) {
+            Err(mysql::Error::MySqlError(e)) if e.code == UNKNOWN_SYSTEM_VARIABLE => {
+                tracing::debug!(
+                    "the mailbox server has no idle_transaction_timeout (MySQL): a frozen \
+                     write-back keeps its rows locked until the process wakes or is killed"
+                );
+                Ok(())
+            }
+            other => other,
+        }
     }
 }
+
+/// `ER_UNKNOWN_SYSTEM_VARIABLE`.
+const UNKNOWN_SYSTEM_VARIABLE: u16 = 1193;
 
 impl r2d2::ManageConnection for Manager {
     type Connection = Conn;
     type Error = Arc<mysql::Error>;
 
     fn connect(&self) -> Result<Conn, Self::Error> {
-        match Conn::new(self.opts.clone()) {
+        let opened = Conn::new(self.opts.clone()).and_then(|mut conn| {
+            self.limit_idle_transactions(&mut conn)?;
+            Ok(conn)
+        });
+        match opened {
             Ok(conn) => {
                 self.failures.clear();
                 Ok(conn)

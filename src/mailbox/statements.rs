@@ -26,6 +26,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_message_state", SELECT_MESSAGE_STATE),
     ("select_pending_messages", SELECT_PENDING_MESSAGES),
     ("select_request_message", SELECT_REQUEST_MESSAGE),
+    ("set_idle_transaction_limit", SET_IDLE_TRANSACTION_LIMIT),
     ("write_back_message", WRITE_BACK_MESSAGE),
 ];
 
@@ -40,6 +41,7 @@ pub(crate) const SELECT_MESSAGE: &str = sql!("select_message");
 pub(crate) const SELECT_MESSAGE_STATE: &str = sql!("select_message_state");
 pub(crate) const SELECT_PENDING_MESSAGES: &str = sql!("select_pending_messages");
 pub(crate) const SELECT_REQUEST_MESSAGE: &str = sql!("select_request_message");
+pub(crate) const SET_IDLE_TRANSACTION_LIMIT: &str = sql!("set_idle_transaction_limit");
 pub(crate) const WRITE_BACK_MESSAGE: &str = sql!("write_back_message");
 
 /// AODB's own DDL of the mailbox tables, for the mailboxes of demos and

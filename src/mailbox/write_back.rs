@@ -262,6 +262,7 @@ mod tests {
             pool_size: 1,
             connect_timeout: Duration::from_secs(1),
             io_timeout: Duration::from_secs(1),
+            idle_in_transaction: None,
         };
         let intent = write_back_intent(&settings, 42, ProcStatus::Dead, 0, 0).expect("final");
         assert_eq!(intent.sub_key, "backfill:42");

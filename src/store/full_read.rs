@@ -45,6 +45,9 @@ where
     };
     store.transaction(|tx| {
         tx.set_read_only_snapshot()?;
+        // Each page waits for the reader (an HTTP client) to take the one
+        // before; a slow client is no frozen holder: the read holds no lock.
+        tx.set_idle_limit(None)?;
         let mut after = i64::MIN;
         let mut total = 0;
         loop {

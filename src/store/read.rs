@@ -20,6 +20,14 @@ pub trait ReadOps {
     /// `REPEATABLE READ, READ ONLY`; Oracle `READ ONLY`). Must come first.
     fn set_read_only_snapshot(&mut self) -> Result<(), StoreError>;
 
+    /// Lets this transaction wait `limit` (`None`: without limit) for its
+    /// client between two statements before the server ends it, instead of
+    /// the session's limit (the pump lease, `docs/pump.md`, "A frozen
+    /// holder"). Only for a transaction that waits for another system on
+    /// purpose and holds nothing a takeover needs. Oracle has no such
+    /// limit per transaction: a no-op there.
+    fn set_idle_limit(&mut self, limit: Option<std::time::Duration>) -> Result<(), StoreError>;
+
     /// At most `limit` stored FLIDs above `after`, ascending; of operation
     /// day `day` only when it is given.
     fn flid_page(

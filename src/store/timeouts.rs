@@ -21,6 +21,12 @@ pub struct Timeouts {
     /// The longest a statement may run on the server; `None` leaves the
     /// server's setting.
     pub statement: Option<Duration>,
+    /// The longest a transaction may wait for its client between two
+    /// statements before the server ends the session, and its locks with
+    /// it; `None` leaves the server's setting. Keepalive cannot do this: a
+    /// frozen client's kernel still answers for it (`docs/pump.md`, "A
+    /// frozen holder").
+    pub idle_in_transaction: Option<Duration>,
 }
 
 impl Default for Timeouts {
@@ -30,6 +36,7 @@ impl Default for Timeouts {
             connect: Duration::from_secs(5),
             io: Duration::from_secs(30),
             statement: Some(Duration::from_secs(60)),
+            idle_in_transaction: None,
         }
     }
 }

@@ -206,6 +206,7 @@ pub fn mailbox_settings(url: String) -> MailboxSettings {
         pool_size: 2,
         connect_timeout: Duration::from_secs(2),
         io_timeout: Duration::from_secs(5),
+        idle_in_transaction: None,
     }
 }
 

@@ -212,5 +212,6 @@ pub fn apply_group<T: StateTx + JournalOps + DeadOps>(
         })
         .collect();
     leased.seal(tx, &finals, now)?;
+    crate::failpoint!("group.before_commit");
     Ok(applied)
 }

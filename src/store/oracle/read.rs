@@ -60,6 +60,13 @@ impl ReadOps for OracleTx<'_> {
             .map_err(at("set_read_only_snapshot"))
     }
 
+    /// Oracle ends no idle transaction by itself: the DBA's Resource
+    /// Manager does (`MAX_IDLE_BLOCKER_TIME`, `docs/pump.md`, "A frozen
+    /// holder"), for the whole session. Nothing to set here.
+    fn set_idle_limit(&mut self, _: Option<std::time::Duration>) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     #[tracing::instrument(name = "store.flid_page", skip_all)]
     fn flid_page(
         &mut self,

@@ -38,7 +38,8 @@ pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreEr
 }
 
 /// [`run_pending_migrations`] over a connection opened with `timeouts`' connect and
-/// silent-link limits; never a statement timeout, since a migration's DDL may run long.
+/// silent-link limits; never a statement or idle-transaction timeout, since a migration's DDL
+/// may run long.
 ///
 /// # Errors
 ///
@@ -49,6 +50,7 @@ pub fn run_pending_migrations_with(
 ) -> Result<Vec<String>, StoreError> {
     let timeouts = Timeouts {
         statement: None,
+        idle_in_transaction: None,
         ..*timeouts
     };
     migrate(&with_timeouts(database_url, &timeouts))

@@ -105,6 +105,15 @@ impl ReadOps for PgTx<'_> {
             .map_err(|e| query("set_read_only_snapshot", e))
     }
 
+    fn set_idle_limit(&mut self, limit: Option<std::time::Duration>) -> Result<(), StoreError> {
+        let millis = limit.map_or(0, |l| l.as_millis().max(1));
+        sql_query(sql::SET_IDLE_LIMIT)
+            .bind::<Text, _>(millis.to_string())
+            .execute(self.conn())
+            .map(drop)
+            .map_err(|e| query("set_idle_limit", e))
+    }
+
     #[tracing::instrument(name = "store.flid_page", skip_all)]
     fn flid_page(
         &mut self,

@@ -125,6 +125,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_stands", SELECT_STANDS),
     ("select_state_documents", SELECT_STATE_DOCUMENTS),
     ("select_version_floors", SELECT_VERSION_FLOORS),
+    ("set_idle_limit", SET_IDLE_LIMIT),
     ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
@@ -204,6 +205,7 @@ pub(crate) const SET_REPEATABLE_READ: &str = sql!("set_repeatable_read");
 pub(crate) const TAKE_MIGRATION_LOCK: &str = sql!("take_migration_lock");
 pub(crate) const UPSERT_FLIGHTS: &str = sql!("upsert_flights");
 pub(crate) const UPSERT_VERSION_FLOORS: &str = sql!("upsert_version_floors");
+pub(crate) const SET_IDLE_LIMIT: &str = sql!("set_idle_limit");
 pub(crate) const SET_READ_ONLY_SNAPSHOT: &str = sql!("set_read_only_snapshot");
 pub(crate) const SELECT_FLIDS_AFTER: &str = sql!("select_flids_after");
 pub(crate) const SELECT_FLIDS_OF_DAY_AFTER: &str = sql!("select_flids_of_day_after");

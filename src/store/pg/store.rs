@@ -199,7 +199,10 @@ impl Store for PgStore {
 ///   `tcp_user_timeout`, PostgreSQL 12 or later), so that a backend whose
 ///   client vanished behind a frozen link ends and lets go of its locks
 ///   (`PIPELINE_LOCK`) instead of holding them until the server's own
-///   two-hour keepalive; and `statement_timeout` when set.
+///   two-hour keepalive; `statement_timeout` when set; and
+///   `idle_in_transaction_session_timeout` when set, so that a client that
+///   froze inside a transaction (a paused VM, `SIGSTOP`) loses it, and the
+///   locks it holds, within that time: its kernel still answers keepalive.
 ///
 /// A parameter the URL gives itself wins: a libpq key already there is not
 /// added, and the URL's own `options` come after these, so that a `-c` of
@@ -242,6 +245,13 @@ pub(crate) fn with_timeouts(url: &str, timeouts: &Timeouts) -> String {
             options,
             " -c statement_timeout={}",
             statement.as_millis().max(1)
+        );
+    }
+    if let Some(idle) = timeouts.idle_in_transaction {
+        let _ = write!(
+            options,
+            " -c idle_in_transaction_session_timeout={}",
+            idle.as_millis().max(1)
         );
     }
     for (key, value) in &given {
@@ -301,6 +311,7 @@ mod tests {
             connect: Duration::from_secs(5),
             io: Duration::from_secs(io),
             statement: statement.map(Duration::from_secs),
+            idle_in_transaction: None,
         }
     }
 
@@ -356,6 +367,23 @@ mod tests {
             params.iter().filter(|p| p.starts_with("options=")).count(),
             1
         );
+    }
+
+    #[test]
+    fn an_idle_transaction_limit_goes_to_the_server() {
+        let limited = Timeouts {
+            idle_in_transaction: Some(Duration::from_secs(15)),
+            ..timeouts(30, Some(60))
+        };
+        let url = percent_decode(&with_timeouts("postgres://db/fs", &limited));
+        assert!(
+            url.ends_with(
+                "-c statement_timeout=60000 -c idle_in_transaction_session_timeout=15000"
+            ),
+            "{url}"
+        );
+        let unlimited = percent_decode(&with_timeouts("postgres://db/fs", &timeouts(30, None)));
+        assert!(!unlimited.contains("idle_in_transaction"), "{unlimited}");
     }
 
     #[test]

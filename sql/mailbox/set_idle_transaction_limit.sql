@@ -1,0 +1,13 @@
+-- name: set_idle_transaction_limit
+-- Run once on every new mailbox connection: a transaction of this session
+-- that waits for flightstate between two statements for longer than the
+-- limit (the pump lease) is ended by the server, and the row locks of a
+-- write-back with it, so that a frozen flightstate process (a paused VM,
+-- SIGSTOP) keeps no CMINMSGS row locked from the process that took over
+-- (docs/pump.md, "A frozen holder"). A connection idle outside a
+-- transaction is not affected. MariaDB 10.3 and later; MySQL has no such
+-- variable (error 1193), and there the statement is skipped.
+-- binds: ? the limit in whole seconds
+-- returns: nothing
+-- locks: none
+SET SESSION idle_transaction_timeout = ?

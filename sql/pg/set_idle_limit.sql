@@ -1,0 +1,15 @@
+-- name: set_idle_limit
+-- Sets how long the current transaction may wait for its client between two
+-- statements before the server ends the session (and its locks with it):
+-- idle_in_transaction_session_timeout for this transaction only (set_config's
+-- third argument). Every session of the commands starts with the pump lease
+-- as its limit, so that a frozen process gives up PIPELINE_LOCK and the
+-- lease row within the lease (docs/pump.md, "A frozen holder"). A
+-- transaction that waits for another system on purpose, holding nothing a
+-- takeover needs, sets its own: the dispatcher's pass (it waits for the
+-- broker's delivery reports, holding only its claimed outbox rows) and the
+-- read API's full read (it waits for the HTTP client, holding no lock).
+-- binds: $1 text  the limit in milliseconds, '0' for none
+-- returns: the setting's new value (ignored)
+-- locks: none
+SELECT set_config('idle_in_transaction_session_timeout', $1, true)

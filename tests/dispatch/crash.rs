@@ -4,7 +4,9 @@
 //! process with SIGKILL, proven by the signal and the marker line it writes
 //! first) leaves every row of the batch pending; the next run sends them
 //! again. Duplicates reach the topic, nothing is lost, and the consumer's
-//! view converges on the database's. Runs the real binary against
+//! view converges on the database's. One that crashes between a state
+//! claim and its produce (`dispatch.before_produce`) sent nothing, and the
+//! next run sends each flight once. Runs the real binary against
 //! PostgreSQL and tansu.
 #![cfg(feature = "failpoints")]
 
@@ -124,6 +126,27 @@ fn a_crash_between_producing_states_and_marking_sends_the_batch_again_and_the_co
         records.len(),
         FLIGHTS as usize + BATCH,
         "the first batch came twice"
+    );
+}
+
+#[test]
+fn a_crash_between_claiming_states_and_producing_them_sends_them_on_the_next_run() {
+    let (db, store, topics) = crash_at("dispatch.before_produce", "crash-claim");
+    let mut conn = db.connect();
+    assert_eq!(
+        pending(&mut conn, "kafka_schd"),
+        FLIGHTS,
+        "the claimed rows are pending again"
+    );
+    assert!(
+        read_all(&tansu(), &topics.0).is_empty(),
+        "nothing of the claim reached the topic"
+    );
+    restart_and_converge(&db, &store, &topics);
+    assert_eq!(
+        read_all(&tansu(), &topics.0).len(),
+        FLIGHTS as usize,
+        "each flight once"
     );
 }
 

@@ -372,7 +372,8 @@ fn assert_each_call_sent_once(db: &TestDatabase, point: &str) {
 
 /// The failpoints of the dispatcher's lanes, whose crash cases are
 /// `tests/dispatch/crash.rs`'s.
-const DISPATCH_POINTS: [&str; 2] = [
+const DISPATCH_POINTS: [&str; 3] = [
+    "dispatch.before_produce",
     "dispatch.change_after_produce",
     "dispatch.state_after_produce",
 ];
@@ -415,7 +416,9 @@ crash_matrix! {
     c_snapshot_before_commit => "snapshot.before_commit",
     c_pump_before_commit => "pump.before_commit",
     c_pump_after_commit => "pump.after_commit",
+    c_group_before_commit => "group.before_commit",
     c_group_after_commit => "group.after_commit",
+    c_write_back_before_commit => "write_back.before_commit",
     c_journal_after_dispatch => "journal.after_dispatch",
     c_journal_after_call => "journal.after_call",
 }

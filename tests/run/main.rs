@@ -5,7 +5,8 @@
 //! - `doorbell`: nothing waits out an idle poll;
 //! - `outages`: each link cut or frozen, shorter and longer than its
 //!   timeout, in the middle of a stream;
-//! - `takeover`: an active and a standby process, the active one killed.
+//! - `takeover`: an active and a standby process, the active one killed;
+//! - `freeze`: the same, the active one frozen where it holds something.
 #![cfg(feature = "postgres")]
 
 #[path = "../common/mod.rs"]
@@ -18,5 +19,6 @@ mod pumping;
 mod running;
 
 mod doorbell;
+mod freeze;
 mod outages;
 mod takeover;

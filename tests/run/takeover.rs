@@ -28,30 +28,14 @@ use crate::common::sis::day_messages;
 use crate::common::{TestDatabase, eventually};
 use crate::dispatching::{tansu, topics};
 use crate::pumping::{MailboxDatabase, effect_calls, outcome};
-use crate::running::{RunChild, RunSetup, assert_topic_matches_state, clean_run, finished};
+use crate::running::{
+    LEASE, RunChild, RunSetup, assert_topic_matches_state, clean_run, finished, lease,
+};
 
 const FLIGHTS: usize = 20;
-/// `pump.lease_secs` of both processes.
-const LEASE: Duration = Duration::from_secs(3);
 /// Time allowed after the lease runs out for the standby to take it (its
 /// `pump.idle_poll_ms`, a loaded machine).
 const SLACK: Duration = Duration::from_secs(7);
-
-#[derive(QueryableByName)]
-struct Lock {
-    #[diesel(sql_type = Nullable<Text>)]
-    lease_holder: Option<String>,
-    #[diesel(sql_type = BigInt)]
-    lease_epoch: i64,
-}
-
-fn lease(db: &TestDatabase) -> (Option<String>, i64) {
-    let mut conn = db.connect();
-    let lock = diesel::sql_query("SELECT lease_holder, lease_epoch FROM pipeline_lock")
-        .get_result::<Lock>(&mut conn)
-        .expect("read PIPELINE_LOCK");
-    (lock.lease_holder, lock.lease_epoch)
-}
 
 #[derive(QueryableByName)]
 struct Id {

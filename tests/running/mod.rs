@@ -10,6 +10,9 @@ use std::ops::{Deref, DerefMut};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use diesel::sql_types::{BigInt, Nullable, Text};
+use diesel::{QueryableByName, RunQueryDsl};
+
 use crate::common::child::{BIN, Logged, Running};
 use crate::common::sis::state_documents;
 use crate::common::{TestDatabase, eventually};
@@ -32,6 +35,8 @@ pub struct RunSetup {
 pub const IO_TIMEOUT: Duration = Duration::from_secs(3);
 /// `kafka.delivery_timeout_ms` of the runs.
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(3);
+/// `pump.lease_secs` of the runs.
+pub const LEASE: Duration = Duration::from_secs(3);
 
 /// A running `flightstate run` (its log read as [`Running`]'s), killed with
 /// the guard if still running.
@@ -75,7 +80,7 @@ impl RunChild {
             .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "50")
             .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")
             .env("FLIGHTSTATE_KAFKA_BACKOFF_MAX_MS", "1000")
-            .env("FLIGHTSTATE_PUMP_LEASE_SECS", "3")
+            .env("FLIGHTSTATE_PUMP_LEASE_SECS", LEASE.as_secs().to_string())
             .env("FLIGHTSTATE_PUMP_IDLE_POLL_MS", "100")
             .env("FLIGHTSTATE_PUMP_BACKOFF_INITIAL_MS", "100")
             .env("FLIGHTSTATE_PUMP_BACKOFF_MAX_MS", "4000")
@@ -111,6 +116,23 @@ impl DerefMut for RunChild {
     fn deref_mut(&mut self) -> &mut Running {
         &mut self.process
     }
+}
+
+#[derive(QueryableByName)]
+struct Lock {
+    #[diesel(sql_type = Nullable<Text>)]
+    lease_holder: Option<String>,
+    #[diesel(sql_type = BigInt)]
+    lease_epoch: i64,
+}
+
+/// `PIPELINE_LOCK`'s holder and epoch.
+pub fn lease(db: &TestDatabase) -> (Option<String>, i64) {
+    let mut conn = db.connect();
+    let lock = diesel::sql_query("SELECT lease_holder, lease_epoch FROM pipeline_lock")
+        .get_result::<Lock>(&mut conn)
+        .expect("read PIPELINE_LOCK");
+    (lock.lease_holder, lock.lease_epoch)
 }
 
 /// Every one of `count` mailbox rows written back, and both outboxes empty.

@@ -4,11 +4,15 @@
 -- idle_in_transaction_session_timeout for this transaction only (set_config's
 -- third argument). Every session of the commands starts with the pump lease
 -- as its limit, so that a frozen process gives up PIPELINE_LOCK and the
--- lease row within the lease (docs/pump.md, "A frozen holder"). A
--- transaction that waits for another system on purpose, holding nothing a
--- takeover needs, sets its own: the dispatcher's pass (it waits for the
--- broker's delivery reports, holding only its claimed outbox rows) and the
--- read API's full read (it waits for the HTTP client, holding no lock).
+-- lease row within the lease (docs/pump.md, "A frozen holder"). The
+-- journal's grant and receipt, which compute nothing between statements,
+-- shorten it, so that one queued for PIPELINE_LOCK behind a frozen pump
+-- transaction does not hold the lock another lease. Two transactions that
+-- hold nothing a takeover needs lift it: the dispatcher's
+-- pass (a frozen pass keeps its claimed outbox rows until it wakes, so that
+-- nothing it handed to the Kafka client before the freeze lands after a
+-- newer version sent by another dispatcher) and the read API's full read
+-- (it waits for the HTTP client, holding no lock).
 -- binds: $1 text  the limit in milliseconds, '0' for none
 -- returns: the setting's new value (ignored)
 -- locks: none

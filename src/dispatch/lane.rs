@@ -138,7 +138,7 @@ impl Lane {
             if rows.is_empty() {
                 return Ok(PassReport::default());
             }
-            tx.set_idle_limit(Some(producer.pass_idle_limit()))?;
+            keep_claim_while_frozen(tx)?;
             let span = pass_span(rows.iter().map(|r| r.event_id), &settings.state_topic);
             let _enter = span.enter();
             let flights = group_by_flight(&rows);
@@ -204,7 +204,7 @@ impl Lane {
             if rows.is_empty() {
                 return Ok(PassReport::default());
             }
-            tx.set_idle_limit(Some(producer.pass_idle_limit()))?;
+            keep_claim_while_frozen(tx)?;
             let claimed = Instant::now();
             let span = pass_span(rows.iter().map(|r| r.event_id), &settings.change_topic);
             let _enter = span.enter();
@@ -249,6 +249,21 @@ impl Lane {
             ))
         })
     }
+}
+
+/// Lifts the session's limit on an idle transaction for this pass: a pass
+/// whose process froze keeps its claimed rows until it wakes, and so its
+/// flights, which no other dispatcher sends meanwhile (the claim's flight
+/// rule). Were the server to end it, another dispatcher would send newer
+/// versions of those flights while messages this pass handed to librdkafka
+/// before the freeze could still reach the broker after the thaw (a message
+/// librdkafka reports timed out may have been sent: "possibly persisted"),
+/// after them. Woken, the pass settles its reports first: a message timed
+/// out keeps its rows pending, and they go out again at the flight's
+/// current version. The rows wait, the pump does not.
+fn keep_claim_while_frozen<T: ReadOps + ?Sized>(tx: &mut T) -> Result<(), OutboxError> {
+    tx.set_idle_limit(None)?;
+    Ok(())
 }
 
 /// The last moment the pass whose last statement ended at `claimed` may

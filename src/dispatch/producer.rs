@@ -332,23 +332,12 @@ impl Producer {
         Ok(())
     }
 
-    /// How long a pass may go without a statement while it holds its
-    /// claimed rows: one wait to enqueue in ([`Producer::enqueue_until`]),
-    /// one for the reports, and a margin for the statements that settle
-    /// the rows. The pass asks the server to end its transaction after that
-    /// (`set_idle_limit`), so that a frozen process keeps no flight from
-    /// the other dispatchers for longer.
-    pub(crate) fn pass_idle_limit(&self) -> Duration {
-        self.wait * 2 + Duration::from_secs(5)
-    }
-
     /// The last moment a pass whose last statement ended at `claimed` may
-    /// hand a message to librdkafka. A message enqueued before it is sent
-    /// or timed out by librdkafka (`message.timeout.ms`, which it checks
-    /// before it sends again after a pause of the process) before the
-    /// server could end the pass's transaction ([`Producer::pass_idle_limit`]):
-    /// while the pass's rows stay locked, no other dispatcher sends its
-    /// flights, so nothing it produces lands after a newer version.
+    /// hand a message to librdkafka: one report wait later. A pass that
+    /// comes to produce after that stood still in between (a frozen or
+    /// starved process); if the server ended its transaction meanwhile (a
+    /// paused VM's sessions end by keepalive), another dispatcher may have
+    /// sent newer versions of its flights, so it produces nothing.
     pub(crate) fn enqueue_until(&self, claimed: Instant) -> Instant {
         claimed + self.wait
     }

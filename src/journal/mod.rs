@@ -29,8 +29,13 @@ use chrono::NaiveDateTime;
 
 use crate::failure::Causes;
 use crate::store::{
-    CallStatus, Grant, JournalOps, NewCall, StateTx, Store, StoreError, StoredCall,
+    CallStatus, Grant, JournalOps, NewCall, ReadOps, StateTx, Store, StoreError, StoredCall,
 };
+
+/// The longest the journal's own transactions (grant, receipt) may wait
+/// for their client between two statements: they compute nothing in
+/// between, so only a frozen or starved process waits that long.
+pub const BOOKKEEPING_IDLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A call to record: what, where, with what, named by a stable sub-key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -394,6 +399,11 @@ impl<'e> Executor<'e> {
     }
 
     /// The grant transaction: lease check under the lock, then `DISPATCHED`.
+    /// Like the receipt's, it computes nothing between its statements, so
+    /// the server ends it after [`BOOKKEEPING_IDLE_LIMIT`] idle: a frozen
+    /// process whose worker was waiting for `PIPELINE_LOCK` when the pump's
+    /// frozen transaction was ended must not hold the lock for another
+    /// lease (`docs/pump.md`, "A frozen holder").
     fn grant<S: Store>(
         &self,
         store: &S,
@@ -402,6 +412,7 @@ impl<'e> Executor<'e> {
         now: &impl Fn() -> NaiveDateTime,
     ) -> Result<Vec<Grant>, JournalError> {
         store.transaction(|tx| {
+            tx.set_idle_limit(Some(BOOKKEEPING_IDLE_LIMIT))?;
             let at = now();
             let current = tx.lock_pipeline()?;
             let held = current.epoch == lease.epoch
@@ -426,6 +437,7 @@ impl<'e> Executor<'e> {
         report: &mut PassReport,
     ) -> Result<(), JournalError> {
         let current = store.transaction(|tx| {
+            tx.set_idle_limit(Some(BOOKKEEPING_IDLE_LIMIT))?;
             let at = now();
             for (call_id, token, result) in results {
                 tx.record_effect_receipt(

@@ -35,6 +35,8 @@ pub struct RunSetup {
 pub const IO_TIMEOUT: Duration = Duration::from_secs(3);
 /// `kafka.delivery_timeout_ms` of the runs.
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(3);
+/// `kafka.linger_ms` of the runs.
+pub const LINGER: Duration = Duration::from_millis(1);
 /// `pump.lease_secs` of the runs.
 pub const LEASE: Duration = Duration::from_secs(3);
 
@@ -75,7 +77,10 @@ impl RunChild {
                 "FLIGHTSTATE_KAFKA_DELIVERY_TIMEOUT_MS",
                 DELIVERY_TIMEOUT.as_millis().to_string(),
             )
-            .env("FLIGHTSTATE_KAFKA_LINGER_MS", "1")
+            .env(
+                "FLIGHTSTATE_KAFKA_LINGER_MS",
+                LINGER.as_millis().to_string(),
+            )
             .env("FLIGHTSTATE_KAFKA_LANES", "2")
             .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "50")
             .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")

@@ -174,6 +174,7 @@ fn a_statement_waiting_for_its_answer_on_a_frozen_link_fails_and_its_session_end
         connect: Duration::from_secs(2),
         io: IO_TIMEOUT,
         statement: Some(Duration::from_secs(60)),
+        idle_in_transaction: None,
     };
     let store = PgStore::connect_with(&proxied, 2, Duration::from_secs(3), &timeouts)
         .expect("pool through the proxy");

@@ -280,7 +280,7 @@ fn fresh_claim(producer: &Producer, claimed: Instant) -> Result<Instant, OutboxE
         Ok(until)
     } else {
         Err(OutboxError::ClaimTooOld {
-            held_ms: claimed.elapsed().as_millis(),
+            held_ms: u64::try_from(claimed.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
     }
 }

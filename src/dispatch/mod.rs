@@ -221,7 +221,7 @@ pub enum OutboxError {
     )]
     ClaimTooOld {
         /// How long after its last statement the pass came to produce.
-        held_ms: u128,
+        held_ms: u64,
     },
     /// A test's failure point fired.
     #[cfg(feature = "failpoints")]

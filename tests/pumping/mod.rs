@@ -165,6 +165,35 @@ impl MailboxDatabase {
             .expect("read the general log")
     }
 
+    /// The server's clock now, as the general log stamps its lines
+    /// (`YYYY-MM-DD hh:mm:ss.ffffff`).
+    pub fn server_time(&self) -> String {
+        self.conn()
+            .query_first("SELECT DATE_FORMAT(NOW(6), '%Y-%m-%d %H:%i:%s.%f')")
+            .expect("read the server's clock")
+            .expect("one row")
+    }
+
+    /// How many statements whose text is `LIKE` `pattern` reached the
+    /// server from connections to this database in `(from, to]` (moments of
+    /// [`MailboxDatabase::server_time`]). Read from the server's general
+    /// log, which [`GeneralLog`] turns on before the connections are made.
+    pub fn statements_between(&self, pattern: &str, from: &str, to: &str) -> i64 {
+        self.conn()
+            .exec_first(
+                "SELECT COUNT(*) FROM mysql.general_log g \
+                 WHERE g.command_type IN ('Query', 'Execute') \
+                   AND g.argument LIKE ? \
+                   AND g.event_time > ? AND g.event_time <= ? \
+                   AND g.thread_id IN ( \
+                       SELECT c.thread_id FROM mysql.general_log c \
+                       WHERE c.command_type = 'Connect' AND c.argument LIKE CONCAT('% on ', ?, ' %'))",
+                (pattern, from, to, &self.name),
+            )
+            .expect("read the general log")
+            .expect("one row")
+    }
+
     /// Asserts every row was written back exactly once.
     #[track_caller]
     pub fn assert_each_written_back_once(&self) {
@@ -638,6 +667,7 @@ pub fn pump_settings(holder: &str) -> flightstate::pump::PumpSettings {
         bypass_after: None,
         idle_poll: Duration::from_millis(20),
         arrival_poll: None,
+        arrival_quiet: Duration::from_secs(60),
         head_batch: 100,
         effect_batch: 100,
         group_commit: 50,

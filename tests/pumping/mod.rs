@@ -248,6 +248,8 @@ pub struct Proxy {
     frozen: Mutex<bool>,
     /// Connections closed at once because the link was cut.
     refused: Arc<AtomicUsize>,
+    /// When the first connection was refused since the link was last cut.
+    first_refused: Arc<Mutex<Option<Instant>>>,
 }
 
 impl Proxy {
@@ -260,11 +262,13 @@ impl Proxy {
         let stop = Arc::new(AtomicBool::new(false));
         let sockets: Arc<Mutex<Vec<TcpStream>>> = Arc::new(Mutex::new(Vec::new()));
         let refused = Arc::new(AtomicUsize::new(0));
-        let (c, s, socks, r, target) = (
+        let first_refused = Arc::new(Mutex::new(None));
+        let (c, s, socks, r, first, target) = (
             Arc::clone(&cut),
             Arc::clone(&stop),
             Arc::clone(&sockets),
             Arc::clone(&refused),
+            Arc::clone(&first_refused),
             target.to_owned(),
         );
         std::thread::spawn(move || {
@@ -274,6 +278,10 @@ impl Proxy {
                         if c.load(Ordering::SeqCst) {
                             let _ = client.shutdown(Shutdown::Both);
                             r.fetch_add(1, Ordering::SeqCst);
+                            first
+                                .lock()
+                                .expect("proxy state")
+                                .get_or_insert_with(Instant::now);
                             continue;
                         }
                         let _ = client.set_nonblocking(false);
@@ -303,7 +311,14 @@ impl Proxy {
             sockets,
             frozen: Mutex::new(false),
             refused,
+            first_refused,
         }
+    }
+
+    /// When the proxy first refused a connection since the link was last
+    /// cut: the moment a cut met a client.
+    pub fn first_refused(&self) -> Option<Instant> {
+        *self.first_refused.lock().expect("proxy state")
     }
 
     /// How many connections the proxy closed as they came because the link
@@ -345,6 +360,7 @@ impl Proxy {
 
     /// Closes every connection and refuses new ones.
     pub fn cut(&self) {
+        *self.first_refused.lock().expect("proxy state") = None;
         self.cut.store(true, Ordering::SeqCst);
         for socket in self.sockets.lock().expect("proxy sockets").drain(..) {
             let _ = socket.shutdown(Shutdown::Both);

@@ -32,6 +32,13 @@ pub struct RunSetup {
 pub const IO_TIMEOUT: Duration = Duration::from_secs(3);
 /// `kafka.delivery_timeout_ms` of the runs.
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(3);
+/// `database.connection_timeout_secs` of the runs: how long the state
+/// database's pool waits for a connection.
+pub const CONNECTION_WAIT: Duration = Duration::from_secs(3);
+/// `mailbox.connect_timeout_secs` of the runs.
+pub const MAILBOX_CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// `pump.lease_secs` of the runs (renewed every third).
+pub const LEASE: Duration = Duration::from_secs(3);
 
 /// A running `flightstate run` (its log read as [`Running`]'s), killed with
 /// the guard if still running.
@@ -56,12 +63,18 @@ impl RunChild {
             .env("FLIGHTSTATE_API_BIND", "")
             .env("FLIGHTSTATE_PUMP_HOLDER", &setup.holder)
             .env("FLIGHTSTATE_DATABASE_CONNECT_TIMEOUT_SECS", "2")
-            .env("FLIGHTSTATE_DATABASE_CONNECTION_TIMEOUT_SECS", "3")
+            .env(
+                "FLIGHTSTATE_DATABASE_CONNECTION_TIMEOUT_SECS",
+                CONNECTION_WAIT.as_secs().to_string(),
+            )
             .env(
                 "FLIGHTSTATE_DATABASE_IO_TIMEOUT_SECS",
                 IO_TIMEOUT.as_secs().to_string(),
             )
-            .env("FLIGHTSTATE_MAILBOX_CONNECT_TIMEOUT_SECS", "2")
+            .env(
+                "FLIGHTSTATE_MAILBOX_CONNECT_TIMEOUT_SECS",
+                MAILBOX_CONNECT_TIMEOUT.as_secs().to_string(),
+            )
             .env(
                 "FLIGHTSTATE_MAILBOX_IO_TIMEOUT_SECS",
                 IO_TIMEOUT.as_secs().to_string(),
@@ -75,7 +88,7 @@ impl RunChild {
             .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "50")
             .env("FLIGHTSTATE_KAFKA_BACKOFF_INITIAL_MS", "200")
             .env("FLIGHTSTATE_KAFKA_BACKOFF_MAX_MS", "1000")
-            .env("FLIGHTSTATE_PUMP_LEASE_SECS", "3")
+            .env("FLIGHTSTATE_PUMP_LEASE_SECS", LEASE.as_secs().to_string())
             .env("FLIGHTSTATE_PUMP_IDLE_POLL_MS", "100")
             .env("FLIGHTSTATE_PUMP_BACKOFF_INITIAL_MS", "100")
             .env("FLIGHTSTATE_PUMP_BACKOFF_MAX_MS", "4000")

@@ -4,9 +4,10 @@
 //! it built must show the backlog, a DEAD message's reason and the lease
 //! holder. A phone-sized screenshot is kept in the target directory.
 //!
-//! Chromium comes from `scripts/services` (Debian's `chromium`). Without it
-//! the test says so and passes on a developer's machine, but fails under
-//! `CI=true`: CI must never count a browser test that did not run.
+//! Chromium comes from `scripts/services` (Debian's `chromium`), which
+//! `scripts/test` runs first, as it does for the servers. Without it the
+//! tests fail, naming what to run: a browser test that did not run is never
+//! counted as passed.
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -109,14 +110,24 @@ fn run_bounded(mut command: Command, limit: Duration, what: &str) -> Output {
     }
 }
 
-fn chromium() -> Option<&'static str> {
+/// The browser.
+///
+/// # Panics
+///
+/// When `chromium` does not run.
+#[track_caller]
+fn chromium() -> &'static str {
     let found = Command::new("chromium")
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    found.then_some("chromium")
+    assert!(
+        found,
+        "chromium is missing: run scripts/services (it installs chromium and chromium-driver)"
+    );
+    "chromium"
 }
 
 fn headless(browser: &str, profile: &std::path::Path) -> Command {
@@ -138,14 +149,7 @@ fn headless(browser: &str, profile: &std::path::Path) -> Command {
 
 #[test]
 fn chromium_shows_backlog_dead_reason_and_lease_holder() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "chromium is missing: run scripts/services (it installs chromium and chromium-driver)"
-        );
-        eprintln!("skipped: no chromium (run scripts/services)");
-        return;
-    };
+    let browser = chromium();
     let db = TestDatabase::migrated();
     let mailbox = MailboxDatabase::create("api_browser");
     let day = airport_day(&DayOptions {
@@ -327,14 +331,7 @@ fn screenshot(browser: &str, url: &str, name: &str) {
 
 #[test]
 fn chromium_finds_a_flight_by_number_opens_it_and_sees_the_pumped_minutes() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "chromium is missing: run scripts/services (it installs chromium and chromium-driver)"
-        );
-        eprintln!("skipped: no chromium (run scripts/services)");
-        return;
-    };
+    let browser = chromium();
     let db = TestDatabase::migrated();
     let mailbox = MailboxDatabase::create("api_browser_pages");
     let day = airport_day(&DayOptions {

@@ -1,8 +1,9 @@
 //! `flightstate doctor` against real servers: a healthy set-up holds every
 //! check (exit 0); each fault a site can have — a wrong mailbox password, a
-//! mailbox table without a column, a schema one migration behind, an
-//! unreachable broker, a taken port — is made for real and fails its own
-//! line alone (exit 1). And the long-running commands refuse a schema that
+//! mailbox table without a column, a schema one migration behind or ahead
+//! of the binary, a table the user may not delete from, an unreachable
+//! broker, a missing topic the dispatcher may not create, a taken port — is
+//! made for real and fails its own line (exit 1). And the long-running commands refuse a schema that
 //! is not their binary's: refused, `migrate`, accepted.
 #![cfg(feature = "postgres")]
 
@@ -262,4 +263,123 @@ fn a_schema_behind_is_refused_at_start_then_accepted_after_migrate() {
         "dispatch --until-idle after migrate: {}",
         String::from_utf8_lossy(&dispatched.stderr)
     );
+}
+
+#[test]
+fn a_schema_ahead_of_the_binary_fails_the_schema_line() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("doctor_ahead");
+    // A newer release migrated the database: its history holds a migration
+    // this binary does not carry.
+    diesel::sql_query("INSERT INTO __diesel_schema_migrations (version) VALUES ($1)")
+        .bind::<diesel::sql_types::Text, _>(NEWER_RELEASE)
+        .execute(&mut db.connect())
+        .expect("record a newer release's migration");
+    let output = flightstate("doctor", &db, &mb, |_| {});
+    only_failure(
+        &output,
+        "schema",
+        &["ahead", NEWER_RELEASE, "`migrate` never goes back"],
+    );
+}
+
+/// A migration version no release has yet.
+const NEWER_RELEASE: &str = "99991231000000";
+
+/// A login role of the test's own on the server (trust authentication, as
+/// every test connection), dropped with the guard after the grants it was
+/// given in `db` are revoked.
+struct Role {
+    name: String,
+}
+
+impl Role {
+    fn create(tag: &str) -> Role {
+        let name = format!("fs_{tag}_{}", std::process::id());
+        // Test role names, like test database names, are formatted.
+        diesel::connection::SimpleConnection::batch_execute(
+            &mut common::admin_connection(),
+            &format!("DROP ROLE IF EXISTS {name}; CREATE ROLE {name} LOGIN"),
+        )
+        .expect("create a role");
+        Role { name }
+    }
+
+    /// `db`'s URL, connecting as this role.
+    fn url(&self, db: &TestDatabase) -> String {
+        let (scheme, rest) = db.url().split_once("://").expect("a URL");
+        let (_, host) = rest.split_once('@').expect("a user in the URL");
+        format!("{scheme}://{}@{host}", self.name)
+    }
+}
+
+impl Drop for Role {
+    fn drop(&mut self) {
+        let _ = diesel::connection::SimpleConnection::batch_execute(
+            &mut common::admin_connection(),
+            &format!("DROP ROLE IF EXISTS {}", self.name),
+        );
+    }
+}
+
+#[test]
+fn a_table_the_user_cannot_delete_from_fails_the_privileges_line() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("doctor_grant");
+    let role = Role::create("doctor_grant");
+    // A DBA granted the pipeline's user everything but DELETE on one table:
+    // the pipeline replaces a flight's gates by a delete-insert, and would
+    // fail there at the first message.
+    diesel::connection::SimpleConnection::batch_execute(
+        &mut db.connect(),
+        &format!(
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {r}; \
+             GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {r}; \
+             REVOKE DELETE ON flight_gate FROM {r}",
+            r = role.name
+        ),
+    )
+    .expect("grant all but one privilege");
+    let url = role.url(&db);
+    let output = flightstate("doctor", &db, &mb, |c| {
+        c.env("FLIGHTSTATE_DATABASE_URL", &url);
+    });
+    only_failure(
+        &output,
+        "privileges",
+        &["FLIGHT_GATE", "or grant them to this user"],
+    );
+    let failed = failed_lines(&output);
+    assert!(
+        !failed[0].contains("FLIGHT_SCHD"),
+        "only the table short of a privilege is named: {failed:?}"
+    );
+    // The grants go with the database, before the role.
+    drop(db);
+    drop(role);
+}
+
+#[test]
+fn a_missing_topic_fails_its_line_when_the_dispatcher_may_not_create_it() {
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("doctor_topic");
+    let stamp = std::process::id();
+    let (state, change) = (
+        format!("fs-doctor-absent-{stamp}.state"),
+        format!("fs-doctor-absent-{stamp}.change"),
+    );
+    let output = flightstate("doctor", &db, &mb, |c| {
+        c.env("FLIGHTSTATE_KAFKA_CREATE_TOPICS", "false")
+            .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &state)
+            .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &change);
+    });
+    let failed = failed_lines(&output);
+    assert_eq!(failed.len(), 2, "one line per missing topic: {failed:?}");
+    for (line, topic) in failed.iter().zip([&state, &change]) {
+        assert!(
+            line.starts_with(&format!("FAIL topic: {topic} does not exist"))
+                && line.contains("`kafka.create_topics` is off"),
+            "{failed:?}"
+        );
+    }
 }

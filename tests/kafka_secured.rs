@@ -17,16 +17,16 @@ mod dispatching;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-use common::TestDatabase;
 use common::binaries::binaries;
-use common::child::{terminate, wait_for_exit};
+use common::child::Running;
 use common::operator::printed;
 use common::secured_broker::{Scram, SecuredBroker};
 use common::server::Folder;
 use common::tls::TestCa;
+use common::{TestDatabase, eventually};
 use dispatching::{outbox_of_a_day, pending, read_all_with, rebuild, stored, topics};
 
 const USER: &str = "flightstate";
@@ -43,11 +43,13 @@ fn settings_file(
 ) -> std::path::PathBuf {
     let mut text = format!(
         "[kafka]\nbrokers = \"{}\"\nstate_topic = \"{}\"\nchange_topic = \"{}\"\n\
-         lanes = 2\ndelivery_timeout_ms = 5000\nbackoff_initial_ms = 500\nbackoff_max_ms = 4000\n\
+         lanes = 2\ndelivery_timeout_ms = 5000\nbackoff_initial_ms = {}\nbackoff_max_ms = {}\n\
          [api]\nbind = \"\"\n[kafka.client]\n",
         broker.brokers(),
         topics.0,
-        topics.1
+        topics.1,
+        BACKOFF_INITIAL.as_millis(),
+        BACKOFF_MAX.as_millis(),
     );
     for (name, value) in broker.client_properties(scram, USER, ca) {
         text.push_str(&format!("\"{name}\" = \"{value}\"\n"));
@@ -110,23 +112,48 @@ fn the_right_credentials_over_tls_deliver_every_event() {
     }
 }
 
+/// `kafka.backoff_initial_ms` and `kafka.backoff_max_ms` of the settings
+/// file: the dispatcher waits the first, then twice as long after each
+/// failed try, up to the second.
+const BACKOFF_INITIAL: Duration = Duration::from_millis(500);
+const BACKOFF_MAX: Duration = Duration::from_millis(4000);
+/// Tries of a refused dispatcher the test waits for: three waits between
+/// them (0.5, 1 and 2 s) show the back-off.
+const TRIES: usize = 4;
+/// Connections a refused try may open: its first, and the reconnects
+/// librdkafka makes meanwhile at `reconnect.backoff.ms` (its default
+/// 100 ms, doubled each time), while the try waits out the 100 ms slice of
+/// its metadata request after which it reads the refusal
+/// (`kafka::KafkaClient::metadata`), or a second slice: at most three.
+const CONNECTIONS_PER_TRY: usize = 3;
+
 /// Runs `flightstate dispatch` (no `--until-idle`: it waits for the broker
-/// as `run` does) for `secs` seconds at `debug`, then stops it; returns
-/// what it logged.
-fn dispatch_for(mut command: Command, secs: u64) -> String {
-    let mut child: Child = command
+/// as `run` does) at `debug` until it has tried [`TRIES`] times, then stops
+/// it; returns what it logged and when each try ended ("will retry").
+fn dispatch_until_refused(mut command: Command) -> (String, Vec<Instant>) {
+    command
         .arg("dispatch")
         .env("RUST_LOG", "flightstate=debug")
         .env("FLIGHTSTATE_LOG_FORMAT", "text")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start dispatch");
-    std::thread::sleep(Duration::from_secs(secs));
-    terminate(&child);
-    wait_for_exit(&mut child, Duration::from_secs(60), "dispatch on SIGTERM");
-    let out = child.wait_with_output().expect("its output");
-    String::from_utf8_lossy(&out.stderr).into_owned()
+        .stdout(Stdio::null());
+    let running = Running::start(command, "flightstate dispatch");
+    let tries = |running: &Running| -> Vec<Instant> {
+        running
+            .events()
+            .into_iter()
+            .filter(|(_, line)| line.as_str().is_some_and(|l| l.contains("will retry")))
+            .map(|(at, _)| at)
+            .collect()
+    };
+    assert!(
+        eventually(Duration::from_secs(60), || tries(&running).len() >= TRIES),
+        "the dispatcher did not try {TRIES} times in 60 s:\n{}",
+        running.text()
+    );
+    let log = running.text();
+    let ends = tries(&running);
+    running.stop(Duration::from_secs(60));
+    (log, ends)
 }
 
 /// The pending rows of the two outboxes.
@@ -154,6 +181,7 @@ fn assert_refused_once(
     db: &TestDatabase,
     rows: (i64, i64),
     connections: usize,
+    tries: &[Instant],
 ) {
     let errors = at_level(log, "ERROR");
     assert_eq!(
@@ -170,20 +198,30 @@ fn assert_refused_once(
         );
     }
     // Back-off, not a hot loop: each try of the dispatcher ends as soon as
-    // the broker refuses it, and the waits between tries double from 0.5 s
-    // to 4 s (the settings file's back-off): about six tries in the 12 s.
-    // Its producers are not made until the topics are ready, so the
-    // connections the broker sees are a few per try, counted where the
-    // broker accepts them (librdkafka retries a failed TLS handshake many
-    // times a second, but a try ends within 0.1 s of the refusal). A loop
-    // without back-off would make thousands.
-    let tries = log.matches("will retry").count();
-    assert!((2..=8).contains(&tries), "{tries} tries:\n{log}");
+    // the broker refuses it, and the wait after the n-th try is the
+    // settings file's back-off, doubled from its first value up to its
+    // longest; the next try ends after that wait.
+    let mut wait = BACKOFF_INITIAL;
+    for (n, pair) in tries.windows(2).enumerate() {
+        let gap = pair[1].duration_since(pair[0]);
+        assert!(
+            gap >= wait,
+            "try {} ended {gap:?} after the one before, within the back-off of {wait:?}:\n{log}",
+            n + 2
+        );
+        wait = (wait * 2).min(BACKOFF_MAX);
+    }
+    // Its producers are not made until the topics are ready, so each try is
+    // one metadata request of one client, dropped once it read the
+    // refusal: the connections the broker accepts (counted where it
+    // accepts them) are a few per try. A loop without back-off would make
+    // thousands.
     assert!(
-        connections <= 10 * tries,
-        "{connections} connections in {tries} tries"
+        connections <= CONNECTIONS_PER_TRY * tries.len(),
+        "{connections} connections in {} tries",
+        tries.len()
     );
-    eprintln!("{tries} tries, {connections} connections");
+    eprintln!("{} tries, {connections} connections", tries.len());
     assert!(!log.contains(PASSWORD), "{log}");
     assert_eq!(pending_rows(db), rows, "every row still pending");
 }
@@ -205,7 +243,7 @@ fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_o
     );
     let bin = Path::new(env!("CARGO_BIN_EXE_flightstate"));
     let before = broker.connections();
-    let log = dispatch_for(command(bin, &file, &db, "not-the-password"), 12);
+    let (log, tries) = dispatch_until_refused(command(bin, &file, &db, "not-the-password"));
     let connections = broker.connections() - before;
     let broker_name = format!("sasl_ssl://{}", broker.brokers());
     assert_refused_once(
@@ -219,6 +257,7 @@ fn a_wrong_password_is_one_error_naming_the_broker_and_the_mechanism_then_back_o
         &db,
         rows,
         connections,
+        &tries,
     );
     let out = command(bin, &file, &db, "not-the-password")
         .arg("doctor")
@@ -247,7 +286,7 @@ fn a_broker_certificate_of_an_unknown_ca_is_refused_the_same_way() {
         let topics = topics("secured-ca");
         let file = settings_file(&folder, &broker, Scram::Sha512, &other.ca_pem(), &topics);
         let before = broker.connections();
-        let log = dispatch_for(command(&binary.path, &file, &db, PASSWORD), 12);
+        let (log, tries) = dispatch_until_refused(command(&binary.path, &file, &db, PASSWORD));
         let connections = broker.connections() - before;
         assert_refused_once(
             &log,
@@ -259,6 +298,7 @@ fn a_broker_certificate_of_an_unknown_ca_is_refused_the_same_way() {
             &db,
             rows,
             connections,
+            &tries,
         );
     }
 }

@@ -17,16 +17,17 @@ mod dispatching;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
+use common::child::Running;
 use common::sis::{at, day_messages, flop, site_settings};
 use common::{TestDatabase, admin_connection};
 use diesel::RunQueryDsl;
 use diesel::connection::SimpleConnection;
 use diesel::sql_types::BigInt;
 use dispatching::{
-    Record, drain, kafka, read_all, rebuild, settings, stored, tansu, tansu_dispatcher,
+    Record, drain, kafka, pending, read_all, rebuild, settings, stored, tansu, tansu_dispatcher,
 };
 use flightstate::dispatch::{Dispatcher, Gate};
 use flightstate::kafka::KafkaClient;
@@ -568,10 +569,18 @@ fn a_resync_refuses_to_start_while_a_pump_holds_the_lease() {
     assert!(changed.is_empty(), "the refused resync changed {changed:?}");
 }
 
+/// `flightstate dispatch` started while a resync holds the lease, with
+/// state events pending: it says it waits and sends nothing; once the
+/// resync lets the lease go it says so and sends them all. A pump's lease
+/// leaves it free to send, as before.
 #[test]
 fn a_dispatcher_alone_waits_while_a_resync_holds_the_lease() {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
+    let mut next = 1;
+    apply_all(&store, &Rules::default(), &mut next, &day_messages(4)[..1]);
+    let pending_events = pending(&mut db.connect(), "kafka_schd");
+    assert!(pending_events > 0, "the day's state events wait");
     let gate = NotDuringResync::new(store.clone());
     assert!(gate.is_open(), "no lease held");
     let now = flightstate::pump::utc_now();
@@ -582,10 +591,78 @@ fn a_dispatcher_alone_waits_while_a_resync_holds_the_lease() {
         .expect("lease")
         .expect("taken");
     assert!(!gate.is_open(), "a resync holds the lease");
+
+    let topics = dispatching::topics("resync-gate");
+    let mut command = Command::new(BIN);
+    command
+        .args(["--config", "/nonexistent/flightstate.toml", "dispatch"])
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_KAFKA_BROKERS", tansu())
+        .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
+        .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
+        .env("FLIGHTSTATE_KAFKA_IDLE_POLL_MS", "50")
+        .env("FLIGHTSTATE_LOG_FORMAT", "json")
+        .env("RUST_LOG", "info")
+        .env_remove("FLIGHTSTATE_FAILPOINTS")
+        .stdout(std::process::Stdio::null());
+    let started = Instant::now();
+    let dispatch = Running::start(command, "flightstate dispatch");
+    // The gate is asked before every pass, the first one included.
+    assert!(
+        common::eventually(Duration::from_secs(30), || dispatch
+            .first_saying(started, "the dispatcher waits")
+            .is_some()),
+        "the dispatcher did not say it waits for the resync:\n{}",
+        dispatch.text()
+    );
+    let said = dispatch
+        .first_saying(started, "the dispatcher waits")
+        .expect("said");
+    assert!(
+        said.1["fields"]["why"]
+            .as_str()
+            .is_some_and(|why| why.contains("resync")),
+        "{}",
+        said.1
+    );
+    assert_eq!(
+        pending(&mut db.connect(), "kafka_schd"),
+        pending_events,
+        "nothing was sent while the resync held the lease:\n{}",
+        dispatch.text()
+    );
+    assert!(
+        read_all(&tansu(), &topics.0).is_empty(),
+        "nothing reached the state topic"
+    );
+
+    let released = Instant::now();
     store
         .transaction(|tx| tx.release_lease(&holder, epoch, flightstate::pump::utc_now()))
         .expect("release");
     assert!(gate.is_open(), "the lease was let go");
+    assert!(
+        common::eventually(Duration::from_secs(30), || pending(
+            &mut db.connect(),
+            "kafka_schd"
+        ) == 0),
+        "the dispatcher did not send once the lease was let go:\n{}",
+        dispatch.text()
+    );
+    assert!(
+        dispatch
+            .first_saying(released, "the dispatcher dispatches now")
+            .is_some(),
+        "{}",
+        dispatch.text()
+    );
+    assert_eq!(
+        read_all(&tansu(), &topics.0).len(),
+        usize::try_from(pending_events).expect("a count"),
+        "every state event reached the topic"
+    );
+    dispatch.stop(Duration::from_secs(30));
+
     // A pump's lease leaves a dispatcher alone free to send, as before.
     let now = flightstate::pump::utc_now();
     store

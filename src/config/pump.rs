@@ -39,6 +39,9 @@ pub struct PumpConfig {
     /// read of its primary key's end) to read a new row at once; 0 sleeps
     /// the whole `idle_poll_ms`.
     pub arrival_poll_ms: u64,
+    /// How long nothing must arrive before those looks stop (the head alone
+    /// is read every `idle_poll_ms` until a row arrives).
+    pub arrival_quiet_secs: u64,
     /// Mailbox rows read per look at the head.
     pub head_batch: u32,
     /// Write-backs made per pass of the effect worker.
@@ -61,6 +64,7 @@ impl Default for PumpConfig {
             bypass_after_secs: 0,
             idle_poll_ms: 500,
             arrival_poll_ms: 100,
+            arrival_quiet_secs: 60,
             head_batch: 500,
             effect_batch: 500,
             group_commit: 50,
@@ -86,6 +90,7 @@ impl PumpConfig {
             idle_poll: Duration::from_millis(config.idle_poll_ms),
             arrival_poll: (config.arrival_poll_ms > 0)
                 .then(|| Duration::from_millis(config.arrival_poll_ms)),
+            arrival_quiet: Duration::from_secs(config.arrival_quiet_secs),
             head_batch: usize::try_from(config.head_batch).unwrap_or(usize::MAX),
             effect_batch: i64::from(config.effect_batch),
             group_commit: usize::try_from(config.group_commit).unwrap_or(usize::MAX),

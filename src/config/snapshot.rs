@@ -20,7 +20,7 @@ pub struct SnapshotConfig {
     /// From this size on (bytes), a message is read on a thread of its own
     /// while a snapshot's flights are written a part at a time
     /// (`docs/snapshot-ledger.md`, "A large snapshot is written while it is read"); a smaller one is read
-    /// whole first. A value above `protocol.max_bytes` reads every message
+    /// whole first. A value above `protocol.max_message_bytes` reads every message
     /// whole. Either way a message has the same outcome.
     pub stream_from_bytes: u64,
 }

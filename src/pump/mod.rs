@@ -112,13 +112,6 @@ struct HeldLease {
 /// The least a stand-by pump waits between two tries to take the lease.
 const STANDBY_LOOK: Duration = Duration::from_secs(1);
 
-/// How long nothing must arrive before the idle pump stops looking at the
-/// mailbox's last id between reads of the head: long enough that a site's
-/// steady flow (a message every few seconds at the quietest) keeps the
-/// looks, short enough that a quiet night costs the mailbox no more than
-/// the head's reads.
-const QUIET_AFTER: Duration = Duration::from_secs(60);
-
 /// The main pump over state database `S` and a mailbox.
 pub struct Pump<S: Store + Clone> {
     store: S,
@@ -426,7 +419,7 @@ impl<S: Store + Clone> Pump<S> {
     /// `arrival_poll` at the mailbox's last id and ending the sleep when it
     /// grew: a new row is read within `arrival_poll`, while the head (a read
     /// through the pending rows) is read at most every `idle_poll`. Once
-    /// nothing has arrived for [`QUIET_AFTER`], the looks stop and the head
+    /// nothing has arrived for `arrival_quiet`, the looks stop and the head
     /// alone is read every `idle_poll`: a quiet mailbox is asked no more
     /// often than before the looks existed, and the first row after the
     /// quiet is read within `idle_poll`. A row
@@ -440,7 +433,7 @@ impl<S: Store + Clone> Pump<S> {
         if let Some(lease) = &self.lease {
             deadline = deadline.min(lease.renew_at);
         }
-        let quiet = self.last_arrival.elapsed() >= QUIET_AFTER;
+        let quiet = self.last_arrival.elapsed() >= self.settings.arrival_quiet;
         let Some(every) = self.settings.arrival_poll.filter(|_| !quiet) else {
             sleep_unless_stopped(deadline.saturating_duration_since(Instant::now()), stop);
             return;

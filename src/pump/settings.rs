@@ -34,6 +34,12 @@ pub struct PumpSettings {
     /// How often an idle pump looks at the mailbox's last id meanwhile;
     /// `None`: it does not.
     pub arrival_poll: Option<Duration>,
+    /// How long nothing must arrive before the idle pump stops those looks
+    /// and reads the head alone every `idle_poll`: long enough that a
+    /// site's steady flow (a message every few seconds at the quietest)
+    /// keeps the looks, short enough that a quiet night costs the mailbox
+    /// no more than the head's reads.
+    pub arrival_quiet: Duration,
     /// Mailbox rows read per look at the head.
     pub head_batch: usize,
     /// Journaled calls made per pass of the effect worker.

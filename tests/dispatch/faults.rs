@@ -1,8 +1,11 @@
-//! The dispatcher under broker faults, injected with rdkafka's in-process
-//! `MockCluster`. The mock is for fault injection only (DESIGN §8): a real
-//! broker cannot be made to go down or refuse requests on cue. What the
-//! consumer sees of a real broker is tested against tansu
-//! (`tansu.rs`).
+//! The dispatcher under broker faults. A broker outage is a tansu broker of
+//! the test's own cut at its proxy, and a flight refused for its size is
+//! refused by the producer's own limit on the shared tansu: a real broker
+//! makes both. rdkafka's in-process `MockCluster` stands in only where a
+//! real broker cannot be made to give the error on cue (DESIGN §8):
+//! retriable Produce errors, and a broker refusing the producer itself;
+//! each such test says so. What the consumer sees of a real broker is
+//! tested against tansu (`tansu.rs`).
 
 use std::time::Duration;
 
@@ -18,7 +21,10 @@ use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
 use crate::common::TestDatabase;
 use crate::common::log::Captured;
 use crate::common::sis::{at, flight, sep};
-use crate::dispatching::{apply, day_of, drain, pending, read_all, rebuild, reno, stored, topics};
+use crate::dispatching::{
+    apply, day_of, drain, pending, read_all, rebuild, reno, stored, tansu, topics,
+};
+use crate::pumping::OwnBroker;
 
 type Mock = MockCluster<'static, DefaultProducerContext>;
 
@@ -62,9 +68,40 @@ fn state_rows(conn: &mut PgConnection) -> Vec<Row> {
         .expect("read kafka_schd")
 }
 
-/// Waits until the rows' back-off (settings: 200 ms, at most 1 s) is over.
-fn after_backoff() {
-    std::thread::sleep(Duration::from_millis(1100));
+#[derive(QueryableByName)]
+struct Waiting {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// Waits until every pending row of both outboxes is due again (its
+/// back-off, computed in SQL, is over by the dispatcher's clock), at most
+/// twice the longest back-off of the settings (1 s).
+#[track_caller]
+fn until_due(conn: &mut PgConnection) {
+    let longest = crate::dispatching::settings(&(String::new(), String::new())).backoff_max;
+    let waiting = |conn: &mut PgConnection| {
+        let now = flightstate::pump::utc_now();
+        ["kafka_schd", "kafka_msg"]
+            .iter()
+            .map(|table| {
+                // Test-only SQL: the table is a constant of this function.
+                diesel::sql_query(format!(
+                    "SELECT count(*) AS n FROM {table} \
+                     WHERE sent_at IS NULL AND next_attempt_at > $1"
+                ))
+                .bind::<diesel::sql_types::Timestamp, _>(now)
+                .get_result::<Waiting>(conn)
+                .expect("read the outbox")
+                .n
+            })
+            .sum::<i64>()
+    };
+    assert!(
+        crate::common::eventually(longest * 2, || waiting(conn) == 0),
+        "rows still waiting for their retry after {:?}",
+        longest * 2
+    );
 }
 
 #[test]
@@ -72,17 +109,23 @@ fn a_broker_outage_keeps_rows_pending_and_they_are_delivered_after_recovery() {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let topics = topics("outage");
-    let mock = mock_with(&topics);
+    let broker = OwnBroker::start();
     let mut dispatcher = Dispatcher::new(
         store.clone(),
-        kafka(&mock),
+        KafkaSettings {
+            // Short, so that the outage is noticed within the test.
+            delivery_timeout: Duration::from_secs(2),
+            ..crate::dispatching::kafka(&broker.brokers())
+        },
         crate::dispatching::settings(&topics),
     )
     .expect("dispatcher");
+    // The topics are made before the outage, as a running site has them.
+    dispatcher.prepare_topics().expect("the topics");
     apply(&store, 1, &day_of(&[1, 2, 3, 4, 5]));
     let mut conn = db.connect();
 
-    mock.broker_down(1).expect("broker down");
+    broker.proxy.cut();
     let report = dispatcher
         .dispatch_once()
         .expect("a pass during the outage");
@@ -92,6 +135,7 @@ fn a_broker_outage_keeps_rows_pending_and_they_are_delivered_after_recovery() {
         "{report:?}"
     );
     assert_eq!(report.change.sent, 0);
+    assert!(broker.proxy.refused() > 0, "the pass met the outage");
     assert_eq!(pending(&mut conn, "kafka_schd"), 5);
     assert_eq!(pending(&mut conn, "kafka_msg"), 6);
     for row in state_rows(&mut conn) {
@@ -108,19 +152,28 @@ fn a_broker_outage_keeps_rows_pending_and_they_are_delivered_after_recovery() {
         5
     );
 
-    mock.broker_up(1).expect("broker up");
-    after_backoff();
-    let report = drain(&mut dispatcher);
-    assert_eq!(report.state.sent, 5, "{report:?}");
-    assert_eq!(pending(&mut conn, "kafka_schd"), 0);
-    assert_eq!(pending(&mut conn, "kafka_msg"), 0);
+    // Back: each row goes out at one of its next tries (a pass may still
+    // meet the producer the outage left behind, which is then replaced).
+    broker.proxy.restore();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while pending(&mut conn, "kafka_schd") + pending(&mut conn, "kafka_msg") > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "rows still pending 30 s after the broker came back: {:?}",
+            state_rows(&mut conn)
+        );
+        until_due(&mut conn);
+        dispatcher.dispatch_once().expect("a pass");
+    }
 
     // None lost: the consumer rebuilds every flight (duplicates from the
     // uncertain first try would be harmless too).
-    let records = read_all(&mock.bootstrap_servers(), &topics.0);
+    let records = read_all(&broker.brokers(), &topics.0);
     assert_eq!(rebuild(&records), stored(&store, &mut conn));
 }
 
+/// The mock stands in for the broker: a real one cannot be made to answer
+/// a Produce request with a retriable error on cue.
 #[test]
 fn retriable_produce_errors_are_retried_until_delivered() {
     let db = TestDatabase::migrated();
@@ -171,14 +224,14 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
     let topics = topics("refused");
-    let mock = mock_with(&topics);
-    let mut kafka = kafka(&mock);
+    let mut kafka = crate::dispatching::kafka(&tansu());
     // Flight 3's state is larger than the producer may send: refused before
     // it leaves the process, a fault no retry can fix.
     kafka.client.set_property("message.max.bytes", "1500");
     let mut dispatcher =
         Dispatcher::new(store.clone(), kafka, crate::dispatching::settings(&topics))
             .expect("dispatcher");
+    dispatcher.prepare_topics().expect("the topics");
     let mut big = flight(3, at(9, 8, 0));
     big.remc = Field::Value("x".repeat(1000));
     big.exsr = Field::Value("y".repeat(1000));
@@ -228,7 +281,7 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
         b"<MSG><META><SNDR>AODB</SNDR><SEQN>2</SEQN><DTTM>20260909080000</DTTM>\
           <TYPE>FLOP</TYPE><STYP>RENO</STYP></META><FLOP><FLID>1</FLID><RENO>B77</RENO></FLOP></MSG>",
     );
-    after_backoff();
+    until_due(&mut conn);
     let report = drain(&mut dispatcher);
     assert_eq!(
         (report.state.sent, report.state.failed),
@@ -239,7 +292,7 @@ fn a_refused_flight_is_logged_with_its_flid_and_kept_while_the_others_go_on() {
     let refused = state_rows(&mut conn);
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!((refused[0].flid, refused[0].attempts), (3, 2));
-    let records = read_all(&mock.bootstrap_servers(), &topics.0);
+    let records = read_all(&tansu(), &topics.0);
     assert!(records.iter().all(|r| r.key.as_deref() != Some("3")));
     assert_eq!(
         rebuild(&records)[&1].state.fields.reno.as_deref(),
@@ -300,7 +353,7 @@ fn a_producer_the_broker_refuses_is_replaced_and_the_pending_rows_go_out() {
                     "{code:?}: rows still pending: {:?}",
                     state_rows(&mut conn)
                 );
-                after_backoff();
+                until_due(&mut conn);
                 dispatcher.dispatch_once().expect("a pass");
             }
         });

@@ -165,6 +165,35 @@ impl MailboxDatabase {
             .expect("read the general log")
     }
 
+    /// The server's clock now, as the general log stamps its lines
+    /// (`YYYY-MM-DD hh:mm:ss.ffffff`).
+    pub fn server_time(&self) -> String {
+        self.conn()
+            .query_first("SELECT DATE_FORMAT(NOW(6), '%Y-%m-%d %H:%i:%s.%f')")
+            .expect("read the server's clock")
+            .expect("one row")
+    }
+
+    /// How many statements whose text is `LIKE` `pattern` reached the
+    /// server from connections to this database in `(from, to]` (moments of
+    /// [`MailboxDatabase::server_time`]). Read from the server's general
+    /// log, which [`GeneralLog`] turns on before the connections are made.
+    pub fn statements_between(&self, pattern: &str, from: &str, to: &str) -> i64 {
+        self.conn()
+            .exec_first(
+                "SELECT COUNT(*) FROM mysql.general_log g \
+                 WHERE g.command_type IN ('Query', 'Execute') \
+                   AND g.argument LIKE ? \
+                   AND g.event_time > ? AND g.event_time <= ? \
+                   AND g.thread_id IN ( \
+                       SELECT c.thread_id FROM mysql.general_log c \
+                       WHERE c.command_type = 'Connect' AND c.argument LIKE CONCAT('% on ', ?, ' %'))",
+                (pattern, from, to, &self.name),
+            )
+            .expect("read the general log")
+            .expect("one row")
+    }
+
     /// Asserts every row was written back exactly once.
     #[track_caller]
     pub fn assert_each_written_back_once(&self) {
@@ -220,6 +249,8 @@ pub struct Proxy {
     frozen: Mutex<bool>,
     /// Connections closed at once because the link was cut.
     refused: Arc<AtomicUsize>,
+    /// When the first connection was refused since the link was last cut.
+    first_refused: Arc<Mutex<Option<Instant>>>,
 }
 
 impl Proxy {
@@ -232,11 +263,13 @@ impl Proxy {
         let stop = Arc::new(AtomicBool::new(false));
         let sockets: Arc<Mutex<Vec<TcpStream>>> = Arc::new(Mutex::new(Vec::new()));
         let refused = Arc::new(AtomicUsize::new(0));
-        let (c, s, socks, r, target) = (
+        let first_refused = Arc::new(Mutex::new(None));
+        let (c, s, socks, r, first, target) = (
             Arc::clone(&cut),
             Arc::clone(&stop),
             Arc::clone(&sockets),
             Arc::clone(&refused),
+            Arc::clone(&first_refused),
             target.to_owned(),
         );
         std::thread::spawn(move || {
@@ -246,6 +279,10 @@ impl Proxy {
                         if c.load(Ordering::SeqCst) {
                             let _ = client.shutdown(Shutdown::Both);
                             r.fetch_add(1, Ordering::SeqCst);
+                            first
+                                .lock()
+                                .expect("proxy state")
+                                .get_or_insert_with(Instant::now);
                             continue;
                         }
                         let _ = client.set_nonblocking(false);
@@ -275,7 +312,14 @@ impl Proxy {
             sockets,
             frozen: Mutex::new(false),
             refused,
+            first_refused,
         }
+    }
+
+    /// When the proxy first refused a connection since the link was last
+    /// cut: the moment a cut met a client.
+    pub fn first_refused(&self) -> Option<Instant> {
+        *self.first_refused.lock().expect("proxy state")
     }
 
     /// How many connections the proxy closed as they came because the link
@@ -317,6 +361,7 @@ impl Proxy {
 
     /// Closes every connection and refuses new ones.
     pub fn cut(&self) {
+        *self.first_refused.lock().expect("proxy state") = None;
         self.cut.store(true, Ordering::SeqCst);
         for socket in self.sockets.lock().expect("proxy sockets").drain(..) {
             let _ = socket.shutdown(Shutdown::Both);
@@ -639,6 +684,7 @@ pub fn pump_settings(holder: &str) -> flightstate::pump::PumpSettings {
         bypass_after: None,
         idle_poll: Duration::from_millis(20),
         arrival_poll: None,
+        arrival_quiet: Duration::from_secs(60),
         head_batch: 100,
         effect_batch: 100,
         group_commit: 50,

@@ -37,7 +37,12 @@ pub const IO_TIMEOUT: Duration = Duration::from_secs(3);
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(3);
 /// `kafka.linger_ms` of the runs.
 pub const LINGER: Duration = Duration::from_millis(1);
-/// `pump.lease_secs` of the runs.
+/// `database.connection_timeout_secs` of the runs: how long the state
+/// database's pool waits for a connection.
+pub const CONNECTION_WAIT: Duration = Duration::from_secs(3);
+/// `mailbox.connect_timeout_secs` of the runs.
+pub const MAILBOX_CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// `pump.lease_secs` of the runs (renewed every third).
 pub const LEASE: Duration = Duration::from_secs(3);
 
 /// A running `flightstate run` (its log read as [`Running`]'s), killed with
@@ -63,12 +68,18 @@ impl RunChild {
             .env("FLIGHTSTATE_API_BIND", "")
             .env("FLIGHTSTATE_PUMP_HOLDER", &setup.holder)
             .env("FLIGHTSTATE_DATABASE_CONNECT_TIMEOUT_SECS", "2")
-            .env("FLIGHTSTATE_DATABASE_CONNECTION_TIMEOUT_SECS", "3")
+            .env(
+                "FLIGHTSTATE_DATABASE_CONNECTION_TIMEOUT_SECS",
+                CONNECTION_WAIT.as_secs().to_string(),
+            )
             .env(
                 "FLIGHTSTATE_DATABASE_IO_TIMEOUT_SECS",
                 IO_TIMEOUT.as_secs().to_string(),
             )
-            .env("FLIGHTSTATE_MAILBOX_CONNECT_TIMEOUT_SECS", "2")
+            .env(
+                "FLIGHTSTATE_MAILBOX_CONNECT_TIMEOUT_SECS",
+                MAILBOX_CONNECT_TIMEOUT.as_secs().to_string(),
+            )
             .env(
                 "FLIGHTSTATE_MAILBOX_IO_TIMEOUT_SECS",
                 IO_TIMEOUT.as_secs().to_string(),

@@ -3,6 +3,8 @@
 //! The same directory drives the `diesel` CLI (through `diesel.toml`), so a DBA may run
 //! either; both record what they applied in diesel's `__diesel_schema_migrations` table.
 
+use std::collections::BTreeSet;
+
 use diesel::migration::MigrationSource;
 use diesel::pg::Pg;
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Text};
@@ -134,6 +136,9 @@ const PIPELINE_TABLES: &[&str] = &[
     "SEQN_EVIDENCE",
 ];
 
+/// What the pipeline does to every one of [`PIPELINE_TABLES`].
+const PIPELINE_PRIVILEGES: [&str; 4] = ["SELECT", "INSERT", "UPDATE", "DELETE"];
+
 /// The migrations this binary carries and those the database at `database_url` has applied,
 /// read without writing (a database never migrated has applied none).
 ///
@@ -174,11 +179,17 @@ pub fn inspect(database_url: &str, timeouts: &Timeouts) -> Result<DatabaseFacts,
         .get_result(&mut conn)
         .map_err(|e| errors::query("select_server_version", e))?;
     let tables: Vec<String> = PIPELINE_TABLES.iter().map(|t| (*t).to_owned()).collect();
-    let missing: Vec<Table> = diesel::sql_query(statements::SELECT_MISSING_PRIVILEGES)
-        .bind::<Array<Text>, _>(&tables)
-        .bind::<Text, _>("SELECT, INSERT, UPDATE, DELETE")
-        .load(&mut conn)
-        .map_err(|e| errors::query("select_missing_privileges", e))?;
+    // One privilege per look: `has_table_privilege` given a list holds when
+    // any one of them is held.
+    let mut missing = BTreeSet::new();
+    for privilege in PIPELINE_PRIVILEGES {
+        let short: Vec<Table> = diesel::sql_query(statements::SELECT_MISSING_PRIVILEGES)
+            .bind::<Array<Text>, _>(&tables)
+            .bind::<Text, _>(privilege)
+            .load(&mut conn)
+            .map_err(|e| errors::query("select_missing_privileges", e))?;
+        missing.extend(short.into_iter().map(|t| t.table_name));
+    }
     Ok(DatabaseFacts {
         server: format!("PostgreSQL {}", version.version),
         server_too_old: (version.version_num < PG_MIN_VERSION_NUM)
@@ -186,7 +197,7 @@ pub fn inspect(database_url: &str, timeouts: &Timeouts) -> Result<DatabaseFacts,
         client: None,
         character_set: None,
         schema: read_schema_level(&mut conn)?,
-        missing_privileges: Some(missing.into_iter().map(|t| t.table_name).collect()),
+        missing_privileges: Some(missing.into_iter().collect()),
     })
 }
 

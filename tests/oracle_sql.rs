@@ -66,6 +66,11 @@ const PG_ONLY_FILES: &[(&str, &str)] = &[
          as the schema owner",
     ),
     (
+        "set_idle_limit",
+        "Oracle has no per-transaction limit on an idle transaction: the DBA's Resource \
+         Manager (MAX_IDLE_BLOCKER_TIME) ends a frozen session, docs/pump.md \"A frozen holder\"",
+    ),
+    (
         "select_server_version",
         "Oracle's server and client versions come from the driver (ODPI-C), not a statement",
     ),

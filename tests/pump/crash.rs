@@ -341,6 +341,12 @@ fn assert_written_back_once_per_delivery(mb: &MailboxDatabase, point: &str) {
     );
     for (id, statements) in sent {
         let deliveries = if RESENT.contains(&id) { 2 } else { 1 };
+        if point == "write_back.before_commit" && statements == deliveries + 1 {
+            // The killed batch's UPDATEs reached the server inside a
+            // transaction that never committed (rolled back with the
+            // connection): made again after the restart, written once.
+            continue;
+        }
         assert_eq!(
             statements, deliveries,
             "row {id}: write-back statements that reached MariaDB after `{point}`"
@@ -361,6 +367,14 @@ fn assert_each_call_sent_once(db: &TestDatabase, point: &str) {
         assert!(
             again.iter().all(|c| c.2 == 2) && again.len() == 3,
             "the calls of the killed grant (a batch of 3), and only they, went round again: {again:?}"
+        );
+    } else if point == "write_back.before_commit" {
+        // The killed batch was granted and its UPDATEs rolled back with the
+        // connection: read back pending (NOT_SENT), its calls, and only
+        // they, are granted once more.
+        assert!(
+            !again.is_empty() && again.iter().all(|c| c.2 == 2),
+            "the calls of the killed write-back went round once more: {again:?}"
         );
     } else {
         assert!(

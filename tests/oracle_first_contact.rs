@@ -15,7 +15,7 @@ use chrono::{NaiveDateTime, Utc};
 use flightstate::FailureKind;
 use flightstate::store::oracle::{OracleStore, run_pending_migrations, script_statements};
 use flightstate::store::{
-    EventKind, JournalOps, Lane, NewCall, OutboxOps, Outcome, ProcStatus, StateEvent, StateTx,
+    DeadOps, EventKind, JournalOps, Lane, NewCall, OutboxOps, Outcome, ProcStatus, StateEvent, StateTx,
     Store, StoreError,
 };
 
@@ -138,9 +138,12 @@ fn seed_flights(url: &str, flids: &[i64]) {
     conn.commit().expect("commit the flights");
 }
 
+/// The id-list collection in reads and in the lock reads that replaced `DELETE … RETURNING`
+/// (no collection bind beside `RETURNING`, docs/oracle.md): flights read, locked and deleted
+/// by key, and DEAD messages locked and requeued by key, 1,500 of each.
 #[test]
 #[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
-fn oracle_binds_a_collection_and_deletes_many_rows_returning_them() {
+fn oracle_binds_a_collection_and_deletes_and_requeues_many_locked_rows() {
     let (url, _guard) = schema();
     run_pending_migrations(&url).expect("migrate");
     let flids: Vec<i64> = (9_000_001..=9_001_500).collect(); // over 1000: no IN list could
@@ -152,9 +155,41 @@ fn oracle_binds_a_collection_and_deletes_many_rows_returning_them() {
     assert_eq!(digests.len(), flids.len());
     let deleted = store
         .transaction(|tx| tx.delete_flights(&flids))
-        .expect("DELETE … RETURNING … INTO over many rows");
+        .expect("lock_flights, then delete_flights by key");
     assert_eq!(deleted.len(), flids.len());
     assert!(deleted.iter().all(|&(_, version)| version == 3));
+    let left = store
+        .transaction(|tx| tx.flight_digests(&flids))
+        .expect("read again");
+    assert!(left.is_empty(), "{} flights left", left.len());
+
+    let ids: Vec<i64> = (8_100_001..=8_101_500).collect();
+    let dead: Vec<Outcome> = ids
+        .iter()
+        .map(|&message_id| Outcome {
+            message_id,
+            identity_key: "first-contact",
+            status: ProcStatus::Dead,
+            error_kind: Some("Malformed"),
+            error_text: Some("first contact"),
+            msg_type: None,
+            msg_subtype: None,
+            next_attempt_at: None,
+            now: now(),
+        })
+        .collect();
+    store
+        .transaction(|tx| tx.record_outcomes(&dead))
+        .expect("record 1,500 DEAD outcomes");
+    let requeued = store
+        .transaction(|tx| tx.requeue_dead_letters(&ids, "first-contact", now()))
+        .expect("lock_dead_letters, then requeue_dead_letters by key");
+    assert_eq!(requeued.len(), ids.len());
+    assert!(requeued.iter().all(|&(_, count)| count == 1));
+    let again = store
+        .transaction(|tx| tx.requeue_dead_letters(&ids, "first-contact", now()))
+        .expect("requeue again");
+    assert!(again.is_empty(), "FAILED messages are not DEAD: {again:?}");
 }
 
 #[test]

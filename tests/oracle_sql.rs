@@ -61,6 +61,12 @@ const PG_ONLY_FILES: &[(&str, &str)] = &[
         "diesel's history table; Oracle reads FLIGHTSTATE_MIGRATION with select_migrations",
     ),
     (
+        "delete_flights_of_day",
+        "a DELETE … RETURNING beside the new list's collection bind, which Oracle does not \
+         bind (docs/oracle.md, \"No collection beside RETURNING\"); Oracle reads and locks the \
+         same flights with lock_flights_of_day and deletes them by key with delete_flights",
+    ),
+    (
         "select_missing_privileges",
         "`flightstate doctor` checks table privileges on PostgreSQL only: Oracle's dialect runs \
          as the schema owner",
@@ -261,7 +267,8 @@ fn is_plsql(code: &str) -> bool {
 /// `string_agg`); REPEATABLE READ; `AS` before a table alias (Oracle allows `AS` for column
 /// aliases only); a literal `IN` list of more than 1000 items; reserved words as bind names;
 /// a CLOB bind before a shorter one, in a select list or `USING` clause, or in a statement
-/// with `RETURNING`; a bound id list (`TABLE(CAST(…))`) without a `CARDINALITY` hint.
+/// with `RETURNING`; a collection bind in a statement with `RETURNING`; a bound id list
+/// (`TABLE(CAST(…))`) without a `CARDINALITY` hint.
 fn statement_findings(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let body = body(text);
@@ -400,6 +407,17 @@ fn statement_findings(text: &str) -> Vec<String> {
             ));
         }
     }
+    // With RETURNING, ODPI-C binds every variable dynamically and hands an object bind
+    // through a callback: an input collection there is a path no test of ODPI-C or the
+    // `oracle` crate covers (ORA-21525/22060/03146 or worse on first contact).
+    if !is_plsql(&code) && w.iter().any(|x| x == "RETURNING") {
+        for bind in collection_binds(&code) {
+            bad(&format!(
+                "collection bind :{bind} with RETURNING (lock the rows by the list, then change \
+                 them by key)"
+            ));
+        }
+    }
     for list in id_lists_without_cardinality(&body) {
         bad(&format!(
             "id list {list} without a CARDINALITY hint in its query block (the optimiser \
@@ -442,6 +460,27 @@ fn id_lists_without_cardinality(body: &str) -> Vec<String> {
             .unwrap_or("");
         if alias.is_empty() || !hint.contains(&format!("CARDINALITY({alias} ")) {
             out.push(bind);
+        }
+    }
+    out
+}
+
+/// The binds `code` (upper-cased, see [`code_only`]) reads as a SQL collection:
+/// `TABLE(CAST(:x AS …))`, `CAST(:x AS …)` and `TABLE(:x)`, lower case.
+fn collection_binds(code: &str) -> Vec<String> {
+    let compact: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    let compact = compact.replace("( ", "(");
+    let mut out: Vec<String> = Vec::new();
+    for opener in ["CAST(:", "TABLE(:"] {
+        for (at, _) in compact.match_indices(opener) {
+            let name: String = compact[at + opener.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let name = name.to_ascii_lowercase();
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
         }
     }
     out
@@ -1397,6 +1436,18 @@ fn the_lint_catches_what_11g_refuses() {
         (
             "DELETE FROM T WHERE FLID IN (SELECT COLUMN_VALUE FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)))",
             "id list :FLIDS without a CARDINALITY hint",
+        ),
+        (
+            "-- binds: :flids FLIGHTSTATE_ID_LIST; out :flid number\n\
+             DELETE FROM T WHERE FLID IN (SELECT /*+ CARDINALITY(ids 100) */ ids.COLUMN_VALUE \
+             FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids) RETURNING FLID INTO :flid",
+            "collection bind :flids with RETURNING",
+        ),
+        (
+            "-- binds: :ids FLIGHTSTATE_ID_LIST; out :n number\n\
+             UPDATE T SET N = N + 1 WHERE ID IN (SELECT COLUMN_VALUE FROM TABLE( :ids )) \
+             RETURNING N INTO :n",
+            "collection bind :ids with RETURNING",
         ),
         (
             "SELECT /*+ LEADING(ids) USE_NL(d) */ d.A\nFROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids, T d\n\

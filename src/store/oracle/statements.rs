@@ -34,7 +34,6 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_delays", DELETE_DELAYS),
     ("delete_effect_calls", DELETE_EFFECT_CALLS),
     ("delete_flights", DELETE_FLIGHTS),
-    ("delete_flights_of_day", DELETE_FLIGHTS_OF_DAY),
     ("delete_gates", DELETE_GATES),
     ("delete_proc_states", DELETE_PROC_STATES),
     ("delete_route_points", DELETE_ROUTE_POINTS),
@@ -67,6 +66,9 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_snapshot_list", INSERT_SNAPSHOT_LIST),
     ("insert_stands", INSERT_STANDS),
     ("insert_state_events", INSERT_STATE_EVENTS),
+    ("lock_dead_letters", LOCK_DEAD_LETTERS),
+    ("lock_flights", LOCK_FLIGHTS),
+    ("lock_flights_of_day", LOCK_FLIGHTS_OF_DAY),
     ("lock_pipeline", LOCK_PIPELINE),
     ("next_effect_call_id", NEXT_EFFECT_CALL_ID),
     ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
@@ -150,14 +152,20 @@ pub(crate) const ALL: &[(&str, &str)] = &[
 
 /// The statements that only the Oracle dialect has, so `sql/pg/` has no file
 /// of that name: its migration runner's (PostgreSQL's is diesel's), the
-/// claims' confirmation counts, and the two that keep CLOB binds out of
+/// claims' confirmation counts, the two that keep CLOB binds out of
 /// select lists and `RETURNING` (`next_effect_call_id`,
-/// `update_state_documents`; PostgreSQL binds the same text anywhere).
+/// `update_state_documents`; PostgreSQL binds the same text anywhere), and
+/// the three lock reads that keep id-list collections away from `RETURNING`
+/// (`lock_flights`, `lock_flights_of_day`, `lock_dead_letters`; the rows are
+/// then changed by key).
 pub(crate) const ORACLE_ONLY: &[&str] = &[
     "count_due_change_notices",
     "count_due_state_events",
     "finish_migration",
     "insert_migration",
+    "lock_dead_letters",
+    "lock_flights",
+    "lock_flights_of_day",
     "next_effect_call_id",
     "record_migration_error",
     "record_migration_step",
@@ -170,6 +178,9 @@ pub(crate) const ORACLE_ONLY: &[&str] = &[
     "update_state_documents",
 ];
 
+pub(crate) const LOCK_DEAD_LETTERS: &str = sql!("lock_dead_letters");
+pub(crate) const LOCK_FLIGHTS: &str = sql!("lock_flights");
+pub(crate) const LOCK_FLIGHTS_OF_DAY: &str = sql!("lock_flights_of_day");
 pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices");
 pub(crate) const COUNT_DUE_STATE_EVENTS: &str = sql!("count_due_state_events");
 pub(crate) const SELECT_SCHEMA_OBJECT: &str = sql!("select_schema_object");
@@ -189,7 +200,6 @@ pub(crate) const DELETE_CHUTES: &str = sql!("delete_chutes");
 pub(crate) const DELETE_COUNTERS: &str = sql!("delete_counters");
 pub(crate) const DELETE_DELAYS: &str = sql!("delete_delays");
 pub(crate) const DELETE_FLIGHTS: &str = sql!("delete_flights");
-pub(crate) const DELETE_FLIGHTS_OF_DAY: &str = sql!("delete_flights_of_day");
 pub(crate) const DELETE_GATES: &str = sql!("delete_gates");
 pub(crate) const DELETE_ROUTE_POINTS: &str = sql!("delete_route_points");
 pub(crate) const DELETE_SENT_CHANGE_NOTICES: &str = sql!("delete_sent_change_notices");

@@ -184,20 +184,20 @@ impl StateTx for OracleTx<'_> {
         day: NaiveDate,
         new_list: &[i64],
     ) -> Result<Vec<(i64, i64)>, StoreError> {
-        let op = "delete_flights_of_day";
+        let op = "lock_flights_of_day";
         let list = self.id_list(new_list, op)?;
         let binds: [(&str, &dyn ToSql); 2] =
             [("operation_day", &AsDate::day(day)), ("new_list", &list)];
-        self.delete_returning(sql::DELETE_FLIGHTS_OF_DAY, op, &binds)
+        self.delete_locked(sql::LOCK_FLIGHTS_OF_DAY, op, &binds)
     }
 
     fn delete_flights(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
         if flids.is_empty() {
             return Ok(Vec::new());
         }
-        let op = "delete_flights";
+        let op = "lock_flights";
         let list = self.id_list(&distinct(flids), op)?;
-        self.delete_returning(sql::DELETE_FLIGHTS, op, &[("flids", &list)])
+        self.delete_locked(sql::LOCK_FLIGHTS, op, &[("flids", &list)])
     }
 
     fn append_state_events(

@@ -41,7 +41,9 @@ fn locked_pairs(
     op: &'static str,
     binds: &[(&str, &dyn ToSql)],
 ) -> Result<Vec<(i64, i64)>, StoreError> {
-    let rows = conn.query_as_named::<(i64, i64)>(text, binds).map_err(at(op))?;
+    let rows = conn
+        .query_as_named::<(i64, i64)>(text, binds)
+        .map_err(at(op))?;
     let mut pairs = rows
         .collect::<oracle::Result<Vec<(i64, i64)>>>()
         .map_err(at(op))?;

@@ -267,7 +267,8 @@ fn is_plsql(code: &str) -> bool {
 /// `string_agg`); REPEATABLE READ; `AS` before a table alias (Oracle allows `AS` for column
 /// aliases only); a literal `IN` list of more than 1000 items; reserved words as bind names;
 /// a CLOB bind before a shorter one, in a select list or `USING` clause, or in a statement
-/// with `RETURNING`; a collection bind in a statement with `RETURNING`; a bound id list
+/// with `RETURNING`; a collection bind in a statement with `RETURNING`; an aggregate,
+/// `DISTINCT` or `GROUP BY` (scalar subqueries included) beside `FOR UPDATE`; a bound id list
 /// (`TABLE(CAST(…))`) without a `CARDINALITY` hint.
 fn statement_findings(text: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -416,6 +417,18 @@ fn statement_findings(text: &str) -> Vec<String> {
                 "collection bind :{bind} with RETURNING (lock the rows by the list, then change \
                  them by key)"
             ));
+        }
+    }
+    // 11g refuses aggregates, DISTINCT and GROUP BY in a FOR UPDATE query (ORA-01786), and
+    // whether it takes a COUNT in a scalar subquery beside FOR UPDATE SKIP LOCKED has not been
+    // shown on an 11.2 server: counts go in a statement of their own.
+    if has_word_seq(&code, &["FOR", "UPDATE"]) {
+        for word in ["COUNT", "SUM", "MIN", "MAX", "AVG", "DISTINCT", "GROUP"] {
+            if has_word_seq(&code, &[word]) {
+                bad(&format!(
+                    "{word} beside FOR UPDATE (count in a statement of its own)"
+                ));
+            }
         }
     }
     for list in id_lists_without_cardinality(&body) {
@@ -1436,6 +1449,11 @@ fn the_lint_catches_what_11g_refuses() {
         (
             "DELETE FROM T WHERE FLID IN (SELECT COLUMN_VALUE FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)))",
             "id list :FLIDS without a CARDINALITY hint",
+        ),
+        (
+            "SELECT k.A, (SELECT COUNT(*) FROM T p WHERE p.F = k.F) AS N FROM T k \
+             WHERE k.B IS NULL FOR UPDATE SKIP LOCKED",
+            "COUNT beside FOR UPDATE",
         ),
         (
             "-- binds: :flids FLIGHTSTATE_ID_LIST; out :flid number\n\

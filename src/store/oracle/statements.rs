@@ -24,6 +24,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("complete_request", COMPLETE_REQUEST),
     ("count_due_change_notices", COUNT_DUE_CHANGE_NOTICES),
     ("count_due_state_events", COUNT_DUE_STATE_EVENTS),
+    ("count_earlier_change_notices", COUNT_EARLIER_CHANGE_NOTICES),
+    ("count_flight_pending_events", COUNT_FLIGHT_PENDING_EVENTS),
     ("count_pending_events", COUNT_PENDING_EVENTS),
     ("decide_held_message", DECIDE_HELD_MESSAGE),
     ("delete_bridges", DELETE_BRIDGES),
@@ -152,7 +154,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
 
 /// The statements that only the Oracle dialect has, so `sql/pg/` has no file
 /// of that name: its migration runner's (PostgreSQL's is diesel's), the
-/// claims' confirmation counts, the two that keep CLOB binds out of
+/// claims' confirmation and per-flight counts, the two that keep CLOB binds out of
 /// select lists and `RETURNING` (`next_effect_call_id`,
 /// `update_state_documents`; PostgreSQL binds the same text anywhere), and
 /// the three lock reads that keep id-list collections away from `RETURNING`
@@ -161,6 +163,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
 pub(crate) const ORACLE_ONLY: &[&str] = &[
     "count_due_change_notices",
     "count_due_state_events",
+    "count_earlier_change_notices",
+    "count_flight_pending_events",
     "finish_migration",
     "insert_migration",
     "lock_dead_letters",
@@ -183,6 +187,8 @@ pub(crate) const LOCK_FLIGHTS: &str = sql!("lock_flights");
 pub(crate) const LOCK_FLIGHTS_OF_DAY: &str = sql!("lock_flights_of_day");
 pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices");
 pub(crate) const COUNT_DUE_STATE_EVENTS: &str = sql!("count_due_state_events");
+pub(crate) const COUNT_EARLIER_CHANGE_NOTICES: &str = sql!("count_earlier_change_notices");
+pub(crate) const COUNT_FLIGHT_PENDING_EVENTS: &str = sql!("count_flight_pending_events");
 pub(crate) const SELECT_SCHEMA_OBJECT: &str = sql!("select_schema_object");
 pub(crate) const SELECT_TABLE_COLUMN: &str = sql!("select_table_column");
 pub(crate) const SELECT_TABLE_CONSTRAINT: &str = sql!("select_table_constraint");

@@ -11,7 +11,7 @@ use flightstate::state::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, Gate, RoutePoint, Stand, TableRow,
 };
 use flightstate::store::oracle::{
-    migration_scripts, oracle_only_statements, script_statements, statements,
+    clob_binds, migration_scripts, oracle_only_statements, script_statements, statements,
 };
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -270,7 +270,10 @@ fn is_plsql(code: &str) -> bool {
 /// with `RETURNING`; a collection bind in a statement with `RETURNING`; an aggregate,
 /// `DISTINCT` or `GROUP BY` (scalar subqueries included) beside `FOR UPDATE`; a bound id list
 /// (`TABLE(CAST(…))`) without a `CARDINALITY` hint.
-fn statement_findings(text: &str) -> Vec<String> {
+///
+/// `long` are the statement's CLOB binds: for the statements of `sql/oracle/`, those the
+/// binding code declares ([`declared_clob_binds`]), never a word of the header.
+fn statement_findings(text: &str, long: &[String]) -> Vec<String> {
     let mut found = Vec::new();
     let body = body(text);
     let code = code_only(&body);
@@ -378,7 +381,6 @@ fn statement_findings(text: &str) -> Vec<String> {
     }
     // OCI wants long (CLOB) binds after the short ones (ORA-24816); RETURNING's out-binds
     // come after them by construction.
-    let long = clob_binds(text);
     let in_binds = binds(body.split("RETURNING").next().unwrap_or(&body));
     if let Some(first_long) = in_binds.iter().position(|b| long.contains(b))
         && let Some(short) = in_binds[first_long..].iter().find(|b| !long.contains(b))
@@ -392,7 +394,7 @@ fn statement_findings(text: &str) -> Vec<String> {
     // computed: in a select list (MERGE's USING, INSERT … SELECT) a value over 4,000 bytes
     // fails with ORA-01461, and with RETURNING every bind is sent at execute time
     // (ORA-22816 territory).
-    for bind in &long {
+    for bind in long {
         let uses = bind_positions(&code, bind);
         if uses
             .iter()
@@ -527,8 +529,20 @@ fn in_using_clause(code: &str, at: usize) -> bool {
         && matches!((using, on), (Some(u), o) if o.is_none_or(|o| o < u))
 }
 
-/// The binds a statement's header documents as `clob` (`:payload clob`).
-fn clob_binds(text: &str) -> Vec<String> {
+/// The CLOB binds of statement `name` as the binding code declares them
+/// (`flightstate::store::oracle::clob_binds`, which `binds::ClobBind` requires of every
+/// long bind it sends), lower case.
+fn declared_clob_binds(name: &str) -> Vec<String> {
+    clob_binds()
+        .iter()
+        .filter(|(statement, _)| *statement == name)
+        .map(|(_, bind)| bind.to_ascii_lowercase())
+        .collect()
+}
+
+/// The binds a statement's header documents as `clob` (`:payload clob`): for people, and
+/// checked against [`declared_clob_binds`].
+fn documented_clob_binds(text: &str) -> Vec<String> {
     let header: String = text
         .lines()
         .filter(|l| l.trim_start().starts_with("--"))
@@ -1328,11 +1342,41 @@ fn every_statement_passes_the_11g_lint() {
     let mut failures = Vec::new();
     let not_null = not_null_text_columns();
     for (name, text) in statements() {
-        for finding in statement_findings(text)
+        for finding in statement_findings(text, &declared_clob_binds(name))
             .into_iter()
             .chain(empty_text_findings(name, text, &not_null))
         {
             failures.push(format!("sql/oracle/{name}.sql: {finding}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The lint takes a statement's CLOB binds from the binding code's declaration: each declared
+/// bind is a bind of an existing statement, and each statement's header calls `clob` exactly
+/// the declared binds, so that what a DBA reads, what the lint checks and what the code sends
+/// are one list.
+#[test]
+fn clob_binds_are_those_the_binding_code_declares() {
+    let mut failures = Vec::new();
+    for (statement_name, bind) in clob_binds() {
+        match statements().iter().find(|(n, _)| n == statement_name) {
+            None => failures.push(format!("{statement_name}: no such statement")),
+            Some((_, text)) if !binds(&body(text)).iter().any(|b| b == bind) => {
+                failures.push(format!("{statement_name}: no bind :{bind}"));
+            }
+            Some(_) => {}
+        }
+    }
+    for (name, text) in statements() {
+        let mut declared = declared_clob_binds(name);
+        let mut documented = documented_clob_binds(text);
+        declared.sort();
+        documented.sort();
+        if declared != documented {
+            failures.push(format!(
+                "{name}: the header calls {documented:?} clob, the code binds {declared:?} as CLOB"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -1480,13 +1524,13 @@ fn the_lint_catches_what_11g_refuses() {
     ]);
     for (sql, rule) in statement_cases {
         let text = format!("-- name: x\n{sql}");
-        let found = statement_findings(&text);
+        let found = statement_findings(&text, &documented_clob_binds(&text));
         assert!(
             found.iter().any(|f| f.contains(rule)),
             "`{sql}` should break `{rule}`, found {found:?}"
         );
     }
-    assert!(statement_findings("BEGIN\n    :s := F(id => :lock_id);\nEND;").is_empty());
+    assert!(statement_findings("BEGIN\n    :s := F(id => :lock_id);\nEND;", &[]).is_empty());
     // An empty text into a NOT NULL column: ORA-01400 on Oracle alone, unless refused first.
     let not_null = not_null_text_columns();
     let unguarded = "-- name: x\nINSERT INTO KAFKA_MSG (EVENT_ID, MESSAGE_ID, CHANGE_KIND, CREATED_AT, PAYLOAD)\n\

@@ -42,6 +42,12 @@ pub fn oracle_only_statements() -> &'static [&'static str] {
     statements::ORACLE_ONLY
 }
 
+/// The binds that carry long text into a `CLOB` column, as `(statement, bind)`: the
+/// declaration the binding code takes its long binds from, for the 11g lint.
+pub fn clob_binds() -> &'static [(&'static str, &'static str)] {
+    statements::CLOB_BINDS
+}
+
 /// Every `V` script of `migrations_oracle/` as `(version, name, text)`, in the order
 /// `flightstate migrate` applies them.
 pub fn migration_scripts() -> &'static [(u16, &'static str, &'static str)] {

@@ -152,6 +152,19 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("withdraw_request_calls", WITHDRAW_REQUEST_CALLS),
 ];
 
+/// The binds that carry long text (state documents, payloads) into a `CLOB` column, as
+/// `(statement, bind)`: the one declaration that both the binding code (`binds::ClobBind`,
+/// the only way to bind long text) and the 11g lint (`tests/oracle_sql.rs`: long binds last,
+/// never in a select list, `USING` clause or beside `RETURNING`) read, so the two cannot
+/// disagree.
+pub(crate) const CLOB_BINDS: &[(&str, &str)] = &[
+    ("insert_change_notices", "payload"),
+    ("insert_effect_intent", "payload"),
+    ("insert_flights", "state_document"),
+    ("raise_state_versions", "state_document"),
+    ("update_state_documents", "state_document"),
+];
+
 /// The statements that only the Oracle dialect has, so `sql/pg/` has no file
 /// of that name: its migration runner's (PostgreSQL's is diesel's), the
 /// claims' confirmation and per-flight counts, the two that keep CLOB binds out of

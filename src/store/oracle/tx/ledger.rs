@@ -8,7 +8,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use oracle::sql_type::{OracleType, Timestamp, ToSql};
 
 use super::super::binds::{
-    AsDate, AsTimestamp, Clob, LONG_TEXT_BIND, Text, clip, read_time, run_batch,
+    AsDate, AsTimestamp, ClobBind, LONG_TEXT_BIND, Text, clip, read_time, run_batch,
 };
 use super::super::errors::{at, query};
 use super::super::statements as sql;
@@ -236,16 +236,19 @@ impl StateTx for OracleTx<'_> {
     ) -> Result<(), StoreError> {
         crate::store::nonempty::refuse_empty_notices(notices)?;
         let created_at = AsTimestamp(Some(now));
+        let op = "insert_change_notices";
+        let payload = ClobBind::of(op, "payload")?;
+        let longest = notices.iter().map(|n| n.payload.len()).max();
         run_batch(
             self.conn,
             sql::INSERT_CHANGE_NOTICES,
-            "insert_change_notices",
+            op,
             &[
                 ("flid", OracleType::Int64),
                 ("change_kind", OracleType::Varchar2(32)),
                 ("message_id", OracleType::Int64),
                 ("created_at", OracleType::Timestamp(6)),
-                ("payload", OracleType::CLOB),
+                (payload.name(), payload.batch_type(longest.unwrap_or(0))),
             ],
             notices.len(),
             |batch, row| {
@@ -254,7 +257,7 @@ impl StateTx for OracleTx<'_> {
                 batch.set("change_kind", &Text(Some(notice.change_kind)))?;
                 batch.set("message_id", &notice.message_id)?;
                 batch.set("created_at", &created_at)?;
-                batch.set("payload", &Clob(&notice.payload))
+                batch.set(payload.name(), &payload.value(&notice.payload))
             },
         )
     }

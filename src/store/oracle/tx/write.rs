@@ -7,7 +7,7 @@
 use oracle::Connection;
 use oracle::sql_type::{OracleType, ToSql};
 
-use super::super::binds::{AsDate, Clob, Text, batch_type, of_kind, run_batch, set_cell};
+use super::super::binds::{AsDate, ClobBind, Text, batch_type, of_kind, run_batch, set_cell};
 use super::super::errors::at;
 use super::super::statements as sql;
 use super::OracleTx;
@@ -131,6 +131,7 @@ impl TableWriter for OracleTx<'_> {
         let text = detail::statement(sql::ALL, op)?;
         let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
         let documents: Vec<String> = flights.iter().map(|f| state_document(f)).collect();
+        let longest = documents.iter().map(String::len).max().unwrap_or(0);
         let with_document = rows == FlightRows::New;
         let mut types = vec![("flid", OracleType::Int64)];
         types.extend(
@@ -145,9 +146,13 @@ impl TableWriter for OracleTx<'_> {
             ("updated_at", OracleType::Date),
             ("state_digest", OracleType::Varchar2(64)),
         ]);
-        if with_document {
-            types.push(("state_document", OracleType::CLOB));
-        }
+        let document = if with_document {
+            let document = ClobBind::of(op, "state_document")?;
+            types.push((document.name(), document.batch_type(longest)));
+            Some(document)
+        } else {
+            None
+        };
         debug_assert!(
             columns
                 .iter()
@@ -168,26 +173,28 @@ impl TableWriter for OracleTx<'_> {
             batch.set("last_message_id", &flight.last_message_id)?;
             batch.set("updated_at", &AsDate(Some(flight.updated_at)))?;
             batch.set("state_digest", &Text(Some(writes[row].digest.as_str())))?;
-            if with_document {
-                batch.set("state_document", &Clob(&documents[row]))?;
+            if let Some(document) = document {
+                batch.set(document.name(), &document.value(&documents[row]))?;
             }
             Ok(())
         })?;
         if with_document {
             return Ok(());
         }
+        let op = "update_state_documents";
+        let document = ClobBind::of(op, "state_document")?;
         run_batch(
             self.conn,
             sql::UPDATE_STATE_DOCUMENTS,
-            "update_state_documents",
+            op,
             &[
                 ("flid", OracleType::Int64),
-                ("state_document", OracleType::CLOB),
+                (document.name(), document.batch_type(longest)),
             ],
             flights.len(),
             |batch, row| {
                 batch.set("flid", &flights[row].state.flid)?;
-                batch.set("state_document", &Clob(&documents[row]))
+                batch.set(document.name(), &document.value(&documents[row]))
             },
         )
     }

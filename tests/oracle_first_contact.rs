@@ -100,9 +100,21 @@ fn oracle_migrates_an_empty_schema_twice_and_resumes_after_a_failure() {
     assert_eq!(status, "APPLYING");
     assert!(error.is_some_and(|e| e.contains("ORA-00955")));
 
-    // Cleared, the next run resumes V004 at the failed statement and completes.
+    // The DBA fixes it by hand: drops the sequence in the way and runs the failed statement
+    // itself. The next run finds it in the dictionary (no ORA-00955), records it, resumes
+    // V004 after it and completes.
     conn.execute("DROP SEQUENCE KAFKA_MSG_SEQ", &[])
         .expect("drop the blocking sequence");
+    let v004 = flightstate::store::oracle::migration_scripts()
+        .iter()
+        .find(|(version, _, _)| *version == 4)
+        .expect("V004");
+    let create = script_statements(v004.2)
+        .into_iter()
+        .find(|s| s.starts_with("CREATE SEQUENCE KAFKA_MSG_SEQ"))
+        .expect("V004 creates KAFKA_MSG_SEQ");
+    conn.execute(&create, &[])
+        .expect("the DBA's own CREATE SEQUENCE");
     let applied = run_pending_migrations(&url).expect("resume");
     assert_eq!(applied.first().map(String::as_str), Some("V004__outbox"));
     assert!(run_pending_migrations(&url).expect("again").is_empty());

@@ -140,6 +140,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_table_constraint", SELECT_TABLE_CONSTRAINT),
     ("select_version_floors", SELECT_VERSION_FLOORS),
     ("set_current_schema", SET_CURRENT_SCHEMA),
+    ("set_ddl_lock_timeout", SET_DDL_LOCK_TIMEOUT),
     ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
@@ -192,6 +193,7 @@ pub(crate) const ORACLE_ONLY: &[&str] = &[
     "select_table_column",
     "select_table_constraint",
     "set_current_schema",
+    "set_ddl_lock_timeout",
     "update_state_documents",
 ];
 
@@ -199,6 +201,7 @@ pub(crate) const LOCK_DEAD_LETTERS: &str = sql!("lock_dead_letters");
 pub(crate) const LOCK_FLIGHTS: &str = sql!("lock_flights");
 pub(crate) const LOCK_FLIGHTS_OF_DAY: &str = sql!("lock_flights_of_day");
 pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices");
+pub(crate) const SET_DDL_LOCK_TIMEOUT: &str = sql!("set_ddl_lock_timeout");
 pub(crate) const COUNT_DUE_STATE_EVENTS: &str = sql!("count_due_state_events");
 pub(crate) const COUNT_EARLIER_CHANGE_NOTICES: &str = sql!("count_earlier_change_notices");
 pub(crate) const COUNT_FLIGHT_PENDING_EVENTS: &str = sql!("count_flight_pending_events");

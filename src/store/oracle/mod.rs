@@ -17,6 +17,7 @@ mod errors;
 mod evidence;
 mod journal;
 mod lease;
+mod limits;
 mod migrate;
 mod outbox;
 mod read;
@@ -27,6 +28,7 @@ pub(crate) mod statements;
 mod store;
 mod tx;
 
+pub use limits::{SessionLimits, session_limits};
 pub use migrate::{inspect, run_pending_migrations, schema_level, script_statements};
 pub use store::OracleStore;
 pub use tx::OracleTx;

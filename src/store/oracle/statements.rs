@@ -111,6 +111,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_message_record", SELECT_MESSAGE_RECORD),
     ("select_migration_table", SELECT_MIGRATION_TABLE),
     ("select_migrations", SELECT_MIGRATIONS),
+    ("select_object_access", SELECT_OBJECT_ACCESS),
+    ("select_open_cursors", SELECT_OPEN_CURSORS),
     ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
     ("select_order_evidence", SELECT_ORDER_EVIDENCE),
     ("select_outbox_backlog", SELECT_OUTBOX_BACKLOG),
@@ -167,8 +169,10 @@ pub(crate) const CLOB_BINDS: &[(&str, &str)] = &[
 ];
 
 /// The statements that only the Oracle dialect has, so `sql/pg/` has no file
-/// of that name: its migration runner's (PostgreSQL's is diesel's), the
-/// claims' confirmation and per-flight counts, the two that keep CLOB binds out of
+/// of that name: its migration runner's (PostgreSQL's is diesel's; with
+/// `set_ddl_lock_timeout`), the session limits' reads (`select_open_cursors`,
+/// `select_object_access`), the claims' confirmation and per-flight counts,
+/// the two that keep CLOB binds out of
 /// select lists and `RETURNING` (`next_effect_call_id`,
 /// `update_state_documents`; PostgreSQL binds the same text anywhere), and
 /// the three lock reads that keep id-list collections away from `RETURNING`
@@ -189,6 +193,8 @@ pub(crate) const ORACLE_ONLY: &[&str] = &[
     "record_migration_step",
     "select_character_set",
     "select_migrations",
+    "select_object_access",
+    "select_open_cursors",
     "select_schema_object",
     "select_table_column",
     "select_table_constraint",
@@ -202,6 +208,8 @@ pub(crate) const LOCK_FLIGHTS: &str = sql!("lock_flights");
 pub(crate) const LOCK_FLIGHTS_OF_DAY: &str = sql!("lock_flights_of_day");
 pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices");
 pub(crate) const SET_DDL_LOCK_TIMEOUT: &str = sql!("set_ddl_lock_timeout");
+pub(crate) const SELECT_OBJECT_ACCESS: &str = sql!("select_object_access");
+pub(crate) const SELECT_OPEN_CURSORS: &str = sql!("select_open_cursors");
 pub(crate) const COUNT_DUE_STATE_EVENTS: &str = sql!("count_due_state_events");
 pub(crate) const COUNT_EARLIER_CHANGE_NOTICES: &str = sql!("count_earlier_change_notices");
 pub(crate) const COUNT_FLIGHT_PENDING_EVENTS: &str = sql!("count_flight_pending_events");

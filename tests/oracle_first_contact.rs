@@ -374,7 +374,7 @@ fn oracle_dispatcher_claims_while_a_pump_commits() {
         })
     };
     let mut claimed = 0;
-    let mut conflicts = 0;
+    let mut conflicts: Vec<String> = Vec::new();
     let lane = Lane::ALL;
     while Instant::now() < until || claimed == 0 {
         let pass = store.transaction(|tx| {
@@ -386,17 +386,25 @@ fn oracle_dispatcher_claims_while_a_pump_commits() {
         });
         match pass {
             Ok(n) => claimed += n,
-            Err(e) if e.kind() == FailureKind::Conflict => conflicts += 1,
+            Err(e) if e.kind() == FailureKind::Conflict => conflicts.push(format!("{e:#}")),
             Err(e) => panic!("a dispatcher pass failed: {e:#}"),
         }
     }
     let written = writer.join().expect("the writer").expect("the writes");
     assert!(claimed > 0 && written > 0);
-    // ROWDEPENDENCIES and INITRANS leave only real conflicts (a row another pass changed):
-    // with one dispatcher there are none, and an empty claim with due rows is one.
+    // None expected, from Oracle's documented behaviour: a serializable transaction may
+    // change a row unless another transaction changed it after this one began (11.2
+    // Concepts, "Serializable Isolation Level"); the writer only inserts, the one dispatcher
+    // changes only rows it locked, and ROWDEPENDENCIES (a change SCN per row) with INITRANS 8
+    // (an interested-transaction slot per concurrent transaction in every block, the
+    // Concepts' advice of at least 3 for serializable work) remove the block-level checks that
+    // could otherwise fail it. An empty claim with due rows needs a second dispatcher. So any
+    // ORA-08177 here is the design not holding, and each one is printed for the report.
     assert!(
-        conflicts * 10 <= claimed.max(10),
-        "{conflicts} conflicts for {claimed} claimed rows: ORA-08177 on hot blocks?"
+        conflicts.is_empty(),
+        "{} conflicts for {claimed} claimed rows (ORA-08177 on hot blocks?):\n{}",
+        conflicts.len(),
+        conflicts.join("\n")
     );
 }
 
@@ -438,7 +446,9 @@ mod day_rows {
         ),
     ];
 
-    /// A value as both dialects can give it: a date or time as `YYYY-MM-DD HH:MM:SS[.f]` with no
+    /// A value as both dialects can give it (Oracle's in the `oracle` crate's own text forms,
+    /// not the session's NLS formats: a `DATE` or `TIMESTAMP` as `YYYY-MM-DD HH:MM:SS[.ffffff]`,
+    /// a `NUMBER` as ODPI-C's decimal text): a date or time as `YYYY-MM-DD HH:MM:SS[.f]` with no
     /// trailing zero (PostgreSQL's JSON writes a `T` and no zero fraction, Oracle's
     /// `TIMESTAMP(6)` six digits), a decimal number with no trailing fractional zero and a
     /// leading `0` (PostgreSQL's JSON keeps `NUMERIC`'s scale, `12.50`; Oracle gives `12.5`).
@@ -563,6 +573,11 @@ mod day_rows {
         for text in ["1000000", "007", "CTU", "{\"a\":1.50}", "1.2.3", "."] {
             assert_eq!(neutral(text), text);
         }
+        // Oracle stores a zero-length VARCHAR2 as NULL (11.2 SQL Reference, "Nulls"); the
+        // state layer never writes an empty text, so PostgreSQL never holds one either. An
+        // empty text on PostgreSQL against NULL on Oracle is therefore a real difference.
+        let (postgres, oracle): (Option<String>, Option<String>) = (Some(neutral("")), None);
+        assert_ne!(postgres, oracle);
     }
 }
 

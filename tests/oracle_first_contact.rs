@@ -133,6 +133,40 @@ fn oracle_migrates_an_empty_schema_twice_and_resumes_after_a_failure() {
         vec!["V009__state_document".to_owned()]
     );
     assert!(run_pending_migrations(&url).expect("up to date").is_empty());
+
+    // V009's LOB storage: BasicFile, CACHE, RETENTION (no PCTVERSION).
+    let (cache, securefile, pctversion): (String, String, Option<i64>) = conn
+        .query_row_as(
+            "SELECT CACHE, SECUREFILE, PCTVERSION FROM USER_LOBS \
+             WHERE TABLE_NAME = 'FLIGHT_SCHD' AND COLUMN_NAME = 'STATE_DOCUMENT'",
+            &[],
+        )
+        .expect("the document's LOB");
+    assert_eq!(
+        (cache.trim(), securefile.trim(), pctversion),
+        ("YES", "NO", None)
+    );
+}
+
+/// What `flightstate doctor` reads of a session: `OPEN_CURSORS` (when this user may read
+/// `V$PARAMETER`) with the cache fitted under it, and the `DBMS_LOCK` grant the test schema
+/// was given (docs/oracle.md, step 2).
+#[test]
+#[ignore = "needs an Oracle 11g server: scripts/test runs it when FLIGHTSTATE_ORACLE_URL is set"]
+fn oracle_reads_its_session_limits() {
+    let (url, _guard) = schema();
+    let limits = flightstate::store::oracle::session_limits(&url).expect("the session limits");
+    assert!(
+        limits.dbms_lock,
+        "the test schema needs EXECUTE ON SYS.DBMS_LOCK"
+    );
+    if let Some(open_cursors) = limits.open_cursors {
+        assert!(limits.cached_statements + 16 <= open_cursors, "{limits:?}");
+    }
+    assert!(
+        limits.cached_statements <= limits.every_statement,
+        "{limits:?}"
+    );
 }
 
 /// Flights with only the main-row columns the schema requires, written directly (the test is

@@ -109,6 +109,9 @@ impl DeadOps for OracleTx<'_> {
                     .map_err(at(op))?,
             );
         }
+        // An id given twice, in two chunks, is locked twice and requeued once.
+        requeued.sort_unstable();
+        requeued.dedup_by_key(|r| r.0);
         let ids: Vec<i64> = requeued.iter().map(|r| r.0).collect();
         let (failed, kind, dead) = (
             Text(Some(ProcStatus::Failed.code())),
@@ -135,7 +138,6 @@ impl DeadOps for OracleTx<'_> {
                 batch.set("dead", &dead)
             },
         )?;
-        requeued.sort_unstable();
         Ok(requeued)
     }
 

@@ -5,7 +5,10 @@
 //! some; the dispatcher takes short batches as they come (STYLE §3.7). The cut comes before
 //! the skip, so rows another pass holds can hide free ones: a claim that locks nothing is
 //! confirmed with a count of the lane's due rows, and reported as a `Conflict` (retried after
-//! a pause) when some wait, so that the lane is never called idle while work waits.
+//! a pause) when some wait, so that the lane is never called idle while work waits. The
+//! per-flight counts that keep one dispatcher per flight (`whole_flights`,
+//! `notices_in_order`) are statements of their own right after the claim, in its
+//! transaction: 11g takes no aggregate beside `FOR UPDATE`.
 
 use std::collections::HashMap;
 

@@ -10,9 +10,18 @@ SET DEFINE OFF
 -- 4,000 bytes, ORA-01461 past them). NULL means "not stored", and the dispatcher then builds
 -- the document from the main row and the nine detail tables, one statement per table per batch.
 
+-- Storage (docs/oracle.md, "LOB storage"): BasicFile, in any tablespace and edition, kept in
+-- the row up to 3,964 bytes; CACHE, so that a document past that is read and written through
+-- the buffer cache rather than by direct-path I/O on every state written and every dispatcher
+-- read; RETENTION (automatic undo), so that older versions of a rewritten document are kept as
+-- long as UNDO_RETENTION says rather than in 10% of the segment (PCTVERSION 10, the default),
+-- which a dispatcher reading beside a busy pump could outrun (ORA-22924). SecureFile is the
+-- DBA's choice where the tablespace is ASSM (docs/oracle.md gives the statement): it moves the
+-- table, which a migration should not impose.
 ALTER TABLE FLIGHT_SCHD ADD (
     STATE_DOCUMENT   CLOB
-);
+)
+LOB (STATE_DOCUMENT) STORE AS BASICFILE (ENABLE STORAGE IN ROW CACHE RETENTION);
 
 COMMENT ON COLUMN FLIGHT_SCHD.STATE_DOCUMENT IS 'The flight''s whole state as the JSON the state topic carries (docs/kafka.md), at STATE_VERSION; NULL when not stored (always, on Oracle: the dispatcher builds it from the tables)';
 

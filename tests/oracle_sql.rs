@@ -11,7 +11,7 @@ use flightstate::state::{
     Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, Gate, RoutePoint, Stand, TableRow,
 };
 use flightstate::store::oracle::{
-    migration_scripts, oracle_only_statements, script_statements, statements,
+    clob_binds, migration_scripts, oracle_only_statements, script_statements, statements,
 };
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -59,6 +59,12 @@ const PG_ONLY_FILES: &[(&str, &str)] = &[
     (
         "select_applied_migrations",
         "diesel's history table; Oracle reads FLIGHTSTATE_MIGRATION with select_migrations",
+    ),
+    (
+        "delete_flights_of_day",
+        "a DELETE … RETURNING beside the new list's collection bind, which Oracle does not \
+         bind (docs/oracle.md, \"No collection beside RETURNING\"); Oracle reads and locks the \
+         same flights with lock_flights_of_day and deletes them by key with delete_flights",
     ),
     (
         "select_missing_privileges",
@@ -266,8 +272,13 @@ fn is_plsql(code: &str) -> bool {
 /// `string_agg`); REPEATABLE READ; `AS` before a table alias (Oracle allows `AS` for column
 /// aliases only); a literal `IN` list of more than 1000 items; reserved words as bind names;
 /// a CLOB bind before a shorter one, in a select list or `USING` clause, or in a statement
-/// with `RETURNING`; a bound id list (`TABLE(CAST(…))`) without a `CARDINALITY` hint.
-fn statement_findings(text: &str) -> Vec<String> {
+/// with `RETURNING`; a collection bind in a statement with `RETURNING`; an aggregate,
+/// `DISTINCT` or `GROUP BY` (scalar subqueries included) beside `FOR UPDATE`; a bound id list
+/// (`TABLE(CAST(…))`) without a `CARDINALITY` hint.
+///
+/// `long` are the statement's CLOB binds: for the statements of `sql/oracle/`, those the
+/// binding code declares ([`declared_clob_binds`]), never a word of the header.
+fn statement_findings(text: &str, long: &[String]) -> Vec<String> {
     let mut found = Vec::new();
     let body = body(text);
     let code = code_only(&body);
@@ -375,7 +386,6 @@ fn statement_findings(text: &str) -> Vec<String> {
     }
     // OCI wants long (CLOB) binds after the short ones (ORA-24816); RETURNING's out-binds
     // come after them by construction.
-    let long = clob_binds(text);
     let in_binds = binds(body.split("RETURNING").next().unwrap_or(&body));
     if let Some(first_long) = in_binds.iter().position(|b| long.contains(b))
         && let Some(short) = in_binds[first_long..].iter().find(|b| !long.contains(b))
@@ -389,7 +399,7 @@ fn statement_findings(text: &str) -> Vec<String> {
     // computed: in a select list (MERGE's USING, INSERT … SELECT) a value over 4,000 bytes
     // fails with ORA-01461, and with RETURNING every bind is sent at execute time
     // (ORA-22816 territory).
-    for bind in &long {
+    for bind in long {
         let uses = bind_positions(&code, bind);
         if uses
             .iter()
@@ -403,6 +413,29 @@ fn statement_findings(text: &str) -> Vec<String> {
             bad(&format!(
                 "LOB bind :{bind} with RETURNING (take the key first, insert without RETURNING)"
             ));
+        }
+    }
+    // With RETURNING, ODPI-C binds every variable dynamically and hands an object bind
+    // through a callback: an input collection there is a path no test of ODPI-C or the
+    // `oracle` crate covers (ORA-21525/22060/03146 or worse on first contact).
+    if !is_plsql(&code) && w.iter().any(|x| x == "RETURNING") {
+        for bind in collection_binds(&code) {
+            bad(&format!(
+                "collection bind :{bind} with RETURNING (lock the rows by the list, then change \
+                 them by key)"
+            ));
+        }
+    }
+    // 11g refuses aggregates, DISTINCT and GROUP BY in a FOR UPDATE query (ORA-01786), and
+    // whether it takes a COUNT in a scalar subquery beside FOR UPDATE SKIP LOCKED has not been
+    // shown on an 11.2 server: counts go in a statement of their own.
+    if has_word_seq(&code, &["FOR", "UPDATE"]) {
+        for word in ["COUNT", "SUM", "MIN", "MAX", "AVG", "DISTINCT", "GROUP"] {
+            if has_word_seq(&code, &[word]) {
+                bad(&format!(
+                    "{word} beside FOR UPDATE (count in a statement of its own)"
+                ));
+            }
         }
     }
     for list in id_lists_without_cardinality(&body) {
@@ -452,6 +485,27 @@ fn id_lists_without_cardinality(body: &str) -> Vec<String> {
     out
 }
 
+/// The binds `code` (upper-cased, see [`code_only`]) reads as a SQL collection:
+/// `TABLE(CAST(:x AS …))`, `CAST(:x AS …)` and `TABLE(:x)`, lower case.
+fn collection_binds(code: &str) -> Vec<String> {
+    let compact: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    let compact = compact.replace("( ", "(");
+    let mut out: Vec<String> = Vec::new();
+    for opener in ["CAST(:", "TABLE(:"] {
+        for (at, _) in compact.match_indices(opener) {
+            let name: String = compact[at + opener.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let name = name.to_ascii_lowercase();
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
 /// Where `:bind` is used in `code` (upper-cased, see [`code_only`]).
 fn bind_positions(code: &str, bind: &str) -> Vec<usize> {
     let needle = format!(":{}", bind.to_ascii_uppercase());
@@ -480,8 +534,20 @@ fn in_using_clause(code: &str, at: usize) -> bool {
         && matches!((using, on), (Some(u), o) if o.is_none_or(|o| o < u))
 }
 
-/// The binds a statement's header documents as `clob` (`:payload clob`).
-fn clob_binds(text: &str) -> Vec<String> {
+/// The CLOB binds of statement `name` as the binding code declares them
+/// (`flightstate::store::oracle::clob_binds`, which `binds::ClobBind` requires of every
+/// long bind it sends), lower case.
+fn declared_clob_binds(name: &str) -> Vec<String> {
+    clob_binds()
+        .iter()
+        .filter(|(statement, _)| *statement == name)
+        .map(|(_, bind)| bind.to_ascii_lowercase())
+        .collect()
+}
+
+/// The binds a statement's header documents as `clob` (`:payload clob`): for people, and
+/// checked against [`declared_clob_binds`].
+fn documented_clob_binds(text: &str) -> Vec<String> {
     let header: String = text
         .lines()
         .filter(|l| l.trim_start().starts_with("--"))
@@ -1281,11 +1347,41 @@ fn every_statement_passes_the_11g_lint() {
     let mut failures = Vec::new();
     let not_null = not_null_text_columns();
     for (name, text) in statements() {
-        for finding in statement_findings(text)
+        for finding in statement_findings(text, &declared_clob_binds(name))
             .into_iter()
             .chain(empty_text_findings(name, text, &not_null))
         {
             failures.push(format!("sql/oracle/{name}.sql: {finding}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The lint takes a statement's CLOB binds from the binding code's declaration: each declared
+/// bind is a bind of an existing statement, and each statement's header calls `clob` exactly
+/// the declared binds, so that what a DBA reads, what the lint checks and what the code sends
+/// are one list.
+#[test]
+fn clob_binds_are_those_the_binding_code_declares() {
+    let mut failures = Vec::new();
+    for (statement_name, bind) in clob_binds() {
+        match statements().iter().find(|(n, _)| n == statement_name) {
+            None => failures.push(format!("{statement_name}: no such statement")),
+            Some((_, text)) if !binds(&body(text)).iter().any(|b| b == bind) => {
+                failures.push(format!("{statement_name}: no bind :{bind}"));
+            }
+            Some(_) => {}
+        }
+    }
+    for (name, text) in statements() {
+        let mut declared = declared_clob_binds(name);
+        let mut documented = documented_clob_binds(text);
+        declared.sort();
+        documented.sort();
+        if declared != documented {
+            failures.push(format!(
+                "{name}: the header calls {documented:?} clob, the code binds {declared:?} as CLOB"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -1404,6 +1500,23 @@ fn the_lint_catches_what_11g_refuses() {
             "id list :FLIDS without a CARDINALITY hint",
         ),
         (
+            "SELECT k.A, (SELECT COUNT(*) FROM T p WHERE p.F = k.F) AS N FROM T k \
+             WHERE k.B IS NULL FOR UPDATE SKIP LOCKED",
+            "COUNT beside FOR UPDATE",
+        ),
+        (
+            "-- binds: :flids FLIGHTSTATE_ID_LIST; out :flid number\n\
+             DELETE FROM T WHERE FLID IN (SELECT /*+ CARDINALITY(ids 100) */ ids.COLUMN_VALUE \
+             FROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids) RETURNING FLID INTO :flid",
+            "collection bind :flids with RETURNING",
+        ),
+        (
+            "-- binds: :ids FLIGHTSTATE_ID_LIST; out :n number\n\
+             UPDATE T SET N = N + 1 WHERE ID IN (SELECT COLUMN_VALUE FROM TABLE( :ids )) \
+             RETURNING N INTO :n",
+            "collection bind :ids with RETURNING",
+        ),
+        (
             "SELECT /*+ LEADING(ids) USE_NL(d) */ d.A\nFROM TABLE(CAST(:flids AS FLIGHTSTATE_ID_LIST)) ids, T d\n\
              WHERE d.FLID = ids.COLUMN_VALUE",
             "id list :FLIDS without a CARDINALITY hint",
@@ -1416,13 +1529,13 @@ fn the_lint_catches_what_11g_refuses() {
     ]);
     for (sql, rule) in statement_cases {
         let text = format!("-- name: x\n{sql}");
-        let found = statement_findings(&text);
+        let found = statement_findings(&text, &documented_clob_binds(&text));
         assert!(
             found.iter().any(|f| f.contains(rule)),
             "`{sql}` should break `{rule}`, found {found:?}"
         );
     }
-    assert!(statement_findings("BEGIN\n    :s := F(id => :lock_id);\nEND;").is_empty());
+    assert!(statement_findings("BEGIN\n    :s := F(id => :lock_id);\nEND;", &[]).is_empty());
     // An empty text into a NOT NULL column: ORA-01400 on Oracle alone, unless refused first.
     let not_null = not_null_text_columns();
     let unguarded = "-- name: x\nINSERT INTO KAFKA_MSG (EVENT_ID, MESSAGE_ID, CHANGE_KIND, CREATED_AT, PAYLOAD)\n\

@@ -19,20 +19,17 @@
 -- notices go through one lane, in order.
 -- binds: :now timestamp (UTC), :row_limit number  the most rows to claim,
 --        :lanes number  lanes (1: the whole outbox), :lane number  this lane, 0..:lanes-1
--- One dispatcher at a time per flight: EARLIER_PENDING is how many pending
--- notices of the same flight come before the row (same index; 0 for a
--- notice without a FLID); the repository keeps a flight's notices only from
--- the first on whose earlier ones are all in this claim, so a notice never
--- overtakes an earlier one of its flight that another dispatcher's pass
--- holds. A scalar subquery: 11g refuses analytic functions next to FOR UPDATE.
+-- One dispatcher at a time per flight: count_earlier_change_notices then
+-- counts, for each claimed notice of a flight, the pending notices of the
+-- same flight before it, in the same transaction (the same snapshot under
+-- SERIALIZABLE); the repository keeps a flight's notices only from the first
+-- on whose earlier ones are all in this claim, so a notice never overtakes
+-- an earlier one of its flight that another dispatcher's pass holds. A
+-- statement of its own, not a scalar subquery here: see claim_state_events.
 -- returns: event_id, flid, change_kind, payload, message_id, created_at,
---          attempts of each claimed row, and earlier_pending, by event_id
+--          attempts of each claimed row, by event_id
 -- locks: the claimed KAFKA_MSG rows (FOR UPDATE SKIP LOCKED), until commit
-SELECT m.EVENT_ID, m.FLID, m.CHANGE_KIND, m.PAYLOAD, m.MESSAGE_ID, m.CREATED_AT, m.ATTEMPTS,
-       (SELECT COUNT(*)
-        FROM KAFKA_MSG e
-        WHERE (CASE WHEN e.SENT_AT IS NULL THEN e.FLID END) = m.FLID
-          AND (CASE WHEN e.SENT_AT IS NULL THEN e.EVENT_ID END) < m.EVENT_ID) AS EARLIER_PENDING
+SELECT m.EVENT_ID, m.FLID, m.CHANGE_KIND, m.PAYLOAD, m.MESSAGE_ID, m.CREATED_AT, m.ATTEMPTS
 FROM KAFKA_MSG m
 WHERE m.EVENT_ID IN (
     SELECT due.EVENT_ID

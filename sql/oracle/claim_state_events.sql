@@ -15,13 +15,16 @@
 -- row whose NEXT_ATTEMPT_AT is later than :now gives no head row; FLID is NOT
 -- NULL here); it probes KAFKA_SCHD_FLID_PENDING_IX, which holds pending rows
 -- only, so neither step reads the rows already sent.
--- One dispatcher at a time per flight: FLIGHT_PENDING is how many pending
--- rows the flight has in the claim's snapshot (the same index); a flight of
--- which this claim locked fewer rows has rows in another dispatcher's pass,
--- and the repository drops it from the claim (its rows are left alone), so
--- a newer row of a flight never goes out while an older one is still in
--- flight elsewhere. A scalar subquery, not an analytic COUNT: 11g refuses
--- analytic functions next to FOR UPDATE.
+-- One dispatcher at a time per flight: count_flight_pending_events then
+-- counts the pending rows of each claimed flight, in the same transaction
+-- (the same snapshot under SERIALIZABLE); a flight of which this claim
+-- locked fewer rows has rows in another dispatcher's pass, and the
+-- repository drops it from the claim (its rows are left alone), so a newer
+-- row of a flight never goes out while an older one is still in flight
+-- elsewhere. The count is a statement of its own, not a scalar subquery
+-- here: 11g refuses aggregates and analytic functions beside FOR UPDATE, and
+-- whether it takes them in a scalar subquery beside FOR UPDATE SKIP LOCKED
+-- has not been shown on an 11.2 server.
 -- Lanes: a dispatcher with several lanes claims on each lane only the
 -- flights whose FLID modulo :lanes is :lane, so every row of a flight goes
 -- through one lane (one producer, in order); lanes never contend for rows.
@@ -29,13 +32,9 @@
 -- binds: :now timestamp (UTC), :row_limit number  the most due rows to start from,
 --        :lanes number  lanes (1: the whole outbox), :lane number  this lane, 0..:lanes-1
 -- returns: event_id, flid, state_version, event_kind, created_at, attempts
---          of each claimed row, and flight_pending (the pending rows of its
---          flight), by flid then event_id
+--          of each claimed row, by flid then event_id
 -- locks: the claimed KAFKA_SCHD rows (FOR UPDATE SKIP LOCKED), until commit
-SELECT k.EVENT_ID, k.FLID, k.STATE_VERSION, k.EVENT_KIND, k.CREATED_AT, k.ATTEMPTS,
-       (SELECT COUNT(*)
-        FROM KAFKA_SCHD p
-        WHERE (CASE WHEN p.SENT_AT IS NULL THEN p.FLID END) = k.FLID) AS FLIGHT_PENDING
+SELECT k.EVENT_ID, k.FLID, k.STATE_VERSION, k.EVENT_KIND, k.CREATED_AT, k.ATTEMPTS
 FROM KAFKA_SCHD k
 WHERE (CASE WHEN k.SENT_AT IS NULL THEN k.FLID END) IN (
     SELECT head.FLID

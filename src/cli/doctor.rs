@@ -16,6 +16,9 @@ use flightstate::failure::Causes;
 use flightstate::kafka::{KafkaClient, LinkError, TopicAdmin, keeps_every_flight};
 use flightstate::mailbox::Mailbox;
 
+#[cfg(feature = "oracle")]
+mod oracle;
+
 #[derive(Debug, clap::Args)]
 pub struct Opts {}
 
@@ -119,6 +122,10 @@ fn state_database(report: &mut Report, config: &Config) {
             Err(e) => Verdict::Fail(e.to_string()),
         },
     );
+    #[cfg(feature = "oracle")]
+    if url.starts_with("oracle://") {
+        oracle::session_checks(report, url);
+    }
     report.line(
         "privileges",
         match &facts.missing_privileges {

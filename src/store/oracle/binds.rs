@@ -121,13 +121,80 @@ impl ToSql for Text<'_> {
     }
 }
 
-/// Text for a `CLOB` column: no 4000-byte limit on the bind.
+/// The most bytes a long text is bound as text rather than as a temporary LOB: OCI takes a
+/// character bind of up to 32,767 bytes into a `CLOB` column of an `INSERT`'s `VALUES` or an
+/// `UPDATE`'s `SET` (the data interface for LOBs), sent with the statement in its one round
+/// trip. A longer text goes as a `CLOB` bind, for which ODPI-C creates a temporary LOB and
+/// writes it (about three round trips more).
+pub(super) const LONG_TEXT_AS_TEXT_MAX_BYTES: usize = 32_767;
+
+/// A long-text bind of a statement, declared in [`statements::CLOB_BINDS`]: the only way
+/// to bind text into a `CLOB` column, so that the binds the lint checks (long binds last,
+/// none in a select list or beside `RETURNING`) are the binds the code sends.
+///
+/// [`statements::CLOB_BINDS`]: super::statements::CLOB_BINDS
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Clob<'a>(pub(super) &'a str);
+pub(super) struct ClobBind {
+    name: &'static str,
+}
+
+impl ClobBind {
+    /// Bind `name` of `statement`, which [`statements::CLOB_BINDS`] must declare.
+    ///
+    /// # Errors
+    ///
+    /// `Other` when it does not: a bind the lint has not checked is never sent.
+    ///
+    /// [`statements::CLOB_BINDS`]: super::statements::CLOB_BINDS
+    pub(super) fn of(statement: &'static str, name: &'static str) -> Result<ClobBind, StoreError> {
+        if super::statements::CLOB_BINDS.contains(&(statement, name)) {
+            Ok(ClobBind { name })
+        } else {
+            Err(StoreError::new(
+                FailureKind::Other,
+                statement,
+                format!(
+                    "bind :{name} is not declared a CLOB bind of {statement} (statements::CLOB_BINDS)"
+                ),
+            ))
+        }
+    }
+
+    /// The bind's name.
+    pub(super) fn name(self) -> &'static str {
+        self.name
+    }
+
+    /// `text` as this bind's value.
+    pub(super) fn value(self, text: &str) -> Clob<'_> {
+        Clob(text)
+    }
+
+    /// The type a batch declares for this bind when its longest value has `longest` bytes:
+    /// text (`LONG` to ODPI-C, no temporary LOB) while every value fits
+    /// [`LONG_TEXT_AS_TEXT_MAX_BYTES`], else `CLOB`.
+    pub(super) fn batch_type(self, longest: usize) -> OracleType {
+        long_text_type(longest)
+    }
+}
+
+fn long_text_type(bytes: usize) -> OracleType {
+    if bytes <= LONG_TEXT_AS_TEXT_MAX_BYTES {
+        OracleType::Long
+    } else {
+        OracleType::CLOB
+    }
+}
+
+/// Text for a `CLOB` column, built by [`ClobBind::value`]: no 4000-byte limit on the bind;
+/// up to [`LONG_TEXT_AS_TEXT_MAX_BYTES`] sent as text with the statement, longer as a
+/// temporary LOB.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Clob<'a>(&'a str);
 
 impl ToSql for Clob<'_> {
     fn oratype(&self, _conn: &Connection) -> oracle::Result<OracleType> {
-        Ok(OracleType::CLOB)
+        Ok(long_text_type(self.0.len()))
     }
 
     fn to_sql(&self, val: &mut SqlValue) -> oracle::Result<()> {
@@ -263,6 +330,51 @@ mod tests {
 
     fn t(s: &str) -> NaiveDateTime {
         NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").expect("test time")
+    }
+
+    #[test]
+    fn only_declared_clob_binds_are_sent() {
+        let bind = ClobBind::of("insert_flights", "state_document").expect("declared");
+        assert_eq!(bind.name(), "state_document");
+        let err = ClobBind::of("insert_flights", "remc").expect_err("not declared");
+        assert_eq!(err.kind(), FailureKind::Other);
+        let err = ClobBind::of("upsert_flights", "state_document").expect_err("not declared");
+        assert_eq!(err.op(), "upsert_flights");
+    }
+
+    #[test]
+    fn long_text_goes_as_text_up_to_32_kb_and_as_a_lob_past_it() {
+        let bind = ClobBind::of("insert_change_notices", "payload").expect("declared");
+        assert_eq!(bind.batch_type(4_001), OracleType::Long);
+        assert_eq!(bind.batch_type(32_767), OracleType::Long);
+        assert_eq!(bind.batch_type(32_768), OracleType::CLOB);
+    }
+
+    /// Every long bind goes through [`ClobBind`]: no other file of the dialect names the
+    /// `CLOB` or `LONG` bind types.
+    #[test]
+    fn no_long_bind_type_outside_this_file() {
+        fn visit(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("read the dialect's sources") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    visit(&path, found);
+                } else if path.file_name().is_some_and(|n| n != "binds.rs") {
+                    let text = std::fs::read_to_string(&path).expect("read a source");
+                    for needle in ["OracleType::CLOB", "OracleType::Long"] {
+                        if text.contains(needle) {
+                            found.push(format!("{}: {needle}", path.display()));
+                        }
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        visit(
+            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src/store/oracle")),
+            &mut found,
+        );
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]

@@ -191,7 +191,8 @@ impl OracleManager {
     }
 
     /// Opens one session: autocommit off (the crate's default; the transaction guard commits),
-    /// a statement cache holding every statement of the dialect (STYLE §3.6), and the module
+    /// a statement cache holding every statement of the dialect (STYLE §3.6) where the
+    /// instance's `OPEN_CURSORS` allows, as many as fit under it where not, and the module
     /// name a DBA sees in `V$SESSION`.
     pub(super) fn open(&self) -> oracle::Result<Connection> {
         let conn = Connector::new(
@@ -200,7 +201,10 @@ impl OracleManager {
             self.url.connect_string.as_str(),
         )
         .connect()?;
-        conn.set_stmt_cache_size(u32::try_from(statements::ALL.len()).unwrap_or(64) + 8)?;
+        // Every cached statement keeps a cursor open: the cache fits under the instance's
+        // OPEN_CURSORS (ORA-01000 past it), holding every statement where that allows.
+        let cache = super::limits::statement_cache_size(super::limits::open_cursors(&conn));
+        conn.set_stmt_cache_size(cache)?;
         conn.set_module("flightstate")?;
         if let Some(owner) = self.url.other_owner() {
             conn.execute_named(

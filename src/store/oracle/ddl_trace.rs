@@ -146,6 +146,17 @@ mod tests {
                 "STATE_DIGEST".into()
             ))
         );
+        // A column with its LOB storage (V009).
+        assert_eq!(
+            leaves(
+                "ALTER TABLE FLIGHT_SCHD ADD (\n    STATE_DOCUMENT   CLOB\n)\n\
+                 LOB (STATE_DOCUMENT) STORE AS BASICFILE (ENABLE STORAGE IN ROW CACHE RETENTION)"
+            ),
+            Some(DdlTrace::Column(
+                "FLIGHT_SCHD".into(),
+                "STATE_DOCUMENT".into()
+            ))
+        );
         assert_eq!(
             leaves("ALTER TABLE T ADD CONSTRAINT T_CK CHECK (A > 0)"),
             Some(DdlTrace::Constraint("T".into(), "T_CK".into()))

@@ -6,7 +6,7 @@ use chrono::NaiveDateTime;
 use oracle::Row;
 use oracle::sql_type::{OracleType, Timestamp};
 
-use super::binds::{AsTimestamp, Text, read_time, required_time};
+use super::binds::{AsTimestamp, Text, read_time, required_time, run_batch};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
@@ -88,33 +88,56 @@ impl DeadOps for OracleTx<'_> {
         by: &str,
         now: NaiveDateTime,
     ) -> Result<Vec<(i64, i32)>, StoreError> {
-        let op = "requeue_dead_letters";
-        let mut requeued = Vec::new();
+        // Read and locked by the id list, then requeued by key: no collection bind beside
+        // RETURNING (docs/oracle.md, "No collection beside RETURNING").
+        let op = "lock_dead_letters";
+        let mut requeued: Vec<(i64, i32)> = Vec::new();
         for batch in message_ids.chunks(REQUEUE_BATCH) {
             let list = self.id_list(batch, op)?;
-            let id_out = OracleType::Number(19, 0);
-            let count_out = OracleType::Number(10, 0);
-            let stmt = self
+            let rows = self
                 .conn()
-                .execute_named(
-                    sql::REQUEUE_DEAD_LETTERS,
+                .query_as_named::<(i64, i32)>(
+                    sql::LOCK_DEAD_LETTERS,
                     &[
                         ("ids", &list),
-                        ("failed", &Text(Some(ProcStatus::Failed.code()))),
-                        ("requeued", &Text(Some(REQUEUED))),
-                        ("requeued_by", &Text(Some(by))),
-                        ("now", &AsTimestamp(Some(now))),
                         ("dead", &Text(Some(ProcStatus::Dead.code()))),
-                        ("message_id", &id_out),
-                        ("requeue_count", &count_out),
                     ],
                 )
                 .map_err(at(op))?;
-            let ids: Vec<i64> = stmt.returned_values("message_id").map_err(at(op))?;
-            let counts: Vec<i32> = stmt.returned_values("requeue_count").map_err(at(op))?;
-            requeued.extend(ids.into_iter().zip(counts));
+            requeued.extend(
+                rows.collect::<oracle::Result<Vec<(i64, i32)>>>()
+                    .map_err(at(op))?,
+            );
         }
+        // An id given twice, in two chunks, is locked twice and requeued once.
         requeued.sort_unstable();
+        requeued.dedup_by_key(|r| r.0);
+        let ids: Vec<i64> = requeued.iter().map(|r| r.0).collect();
+        let (failed, kind, dead) = (
+            Text(Some(ProcStatus::Failed.code())),
+            Text(Some(REQUEUED)),
+            Text(Some(ProcStatus::Dead.code())),
+        );
+        let (who, at_now) = (Text(Some(by)), AsTimestamp(Some(now)));
+        run_batch(
+            self.conn(),
+            sql::REQUEUE_DEAD_LETTERS,
+            "requeue_dead_letters",
+            // The texts are the same in every row: each is typed by its first value.
+            &[
+                ("now", OracleType::Timestamp(6)),
+                ("message_id", OracleType::Int64),
+            ],
+            ids.len(),
+            |batch, row| {
+                batch.set("failed", &failed)?;
+                batch.set("requeued", &kind)?;
+                batch.set("requeued_by", &who)?;
+                batch.set("now", &at_now)?;
+                batch.set("message_id", &ids[row])?;
+                batch.set("dead", &dead)
+            },
+        )?;
         Ok(requeued)
     }
 

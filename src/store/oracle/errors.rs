@@ -23,6 +23,25 @@ mod error_codes {
     pub(super) const CANNOT_SERIALIZE: i32 = 8177;
     /// ORA-00060 deadlock detected while waiting for resource → `Conflict`.
     pub(super) const DEADLOCK: i32 = 60;
+    /// Transient and retried → `Conflict`: concurrent work won, and the same work a moment
+    /// later succeeds. ORA-00054 resource busy and acquire with NOWAIT specified or timeout
+    /// expired (a DDL of `migrate` waiting out `DDL_LOCK_TIMEOUT` beside a running pump, or
+    /// a row another session holds), ORA-01555 snapshot too old (the undo a long read needed
+    /// was overwritten by concurrent writers), ORA-22924 snapshot too old (the same for a LOB
+    /// version: a state document rewritten while a dispatcher's pass read it).
+    pub(super) const TRANSIENT: &[i32] = &[54, 1555, 22924];
+    /// The server or the site's settings cannot give this session what it needs now, whatever
+    /// the message → `ConnectionLost`, the kind that is retried and never counted by the head
+    /// bypass rule (a good message is never bypassed for the server's condition):
+    /// ORA-00018 maximum number of sessions exceeded, ORA-00020 maximum number of processes
+    /// exceeded, ORA-12518 TNS listener could not hand off client connection, ORA-12520 TNS
+    /// listener could not find available handler for requested type of server, ORA-04031
+    /// unable to allocate bytes of shared memory; and two that are the site's configuration,
+    /// which a DBA fixes while the pump waits: ORA-02391 exceeded simultaneous
+    /// SESSIONS_PER_USER limit (the profile allows fewer sessions than the pools open) and
+    /// ORA-01000 maximum open cursors exceeded (`OPEN_CURSORS` below what a session keeps
+    /// open; `flightstate doctor` checks it).
+    pub(super) const SERVER_CONDITION: &[i32] = &[18, 20, 12518, 12520, 4031, 2391, 1000];
     /// The session or the instance went away, or the listener cannot hand a session over
     /// now → `ConnectionLost`: the message says nothing of why, and a new session (after the
     /// instance is back) applies it. Never counted by the head bypass rule.
@@ -80,7 +99,10 @@ fn classify(kind: ErrorKind, oci_code: Option<i32>, dpi_code: Option<i32>) -> Fa
             PARENT_KEY_NOT_FOUND => FailureKind::MissingParent,
             CANNOT_SERIALIZE | DEADLOCK => FailureKind::Conflict,
             USER_CANCEL => FailureKind::Timeout,
-            _ if CONNECTION_LOST.contains(&code) => FailureKind::ConnectionLost,
+            _ if TRANSIENT.contains(&code) => FailureKind::Conflict,
+            _ if CONNECTION_LOST.contains(&code) || SERVER_CONDITION.contains(&code) => {
+                FailureKind::ConnectionLost
+            }
             _ if DATA_REJECTED.contains(&code) => FailureKind::DataRejected,
             _ => FailureKind::Other,
         },
@@ -143,6 +165,65 @@ mod tests {
                 "ORA-{code:05}"
             );
         }
+    }
+
+    #[track_caller]
+    fn assert_ora(code: i32, expected: FailureKind) {
+        assert_eq!(
+            classify(ErrorKind::OciError, Some(code), None),
+            expected,
+            "ORA-{code:05}"
+        );
+    }
+
+    #[test]
+    fn ora_00054_resource_busy_is_a_conflict_retried() {
+        assert_ora(54, FailureKind::Conflict);
+    }
+
+    #[test]
+    fn ora_01555_snapshot_too_old_is_a_conflict_retried() {
+        assert_ora(1555, FailureKind::Conflict);
+    }
+
+    #[test]
+    fn ora_22924_lob_snapshot_too_old_is_a_conflict_retried() {
+        assert_ora(22924, FailureKind::Conflict);
+    }
+
+    #[test]
+    fn ora_00018_maximum_sessions_is_a_server_condition() {
+        assert_ora(18, FailureKind::ConnectionLost);
+    }
+
+    #[test]
+    fn ora_00020_maximum_processes_is_a_server_condition() {
+        assert_ora(20, FailureKind::ConnectionLost);
+    }
+
+    #[test]
+    fn ora_02391_sessions_per_user_is_the_sites_configuration_never_the_message() {
+        assert_ora(2391, FailureKind::ConnectionLost);
+    }
+
+    #[test]
+    fn ora_12518_listener_could_not_hand_off_is_a_server_condition() {
+        assert_ora(12518, FailureKind::ConnectionLost);
+    }
+
+    #[test]
+    fn ora_12520_listener_found_no_handler_is_a_server_condition() {
+        assert_ora(12520, FailureKind::ConnectionLost);
+    }
+
+    #[test]
+    fn ora_04031_shared_memory_is_a_server_condition() {
+        assert_ora(4031, FailureKind::ConnectionLost);
+    }
+
+    #[test]
+    fn ora_01000_open_cursors_is_the_sites_configuration_never_the_message() {
+        assert_ora(1000, FailureKind::ConnectionLost);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use chrono::NaiveDateTime;
 use oracle::Row;
 use oracle::sql_type::{OracleType, Timestamp};
 
-use super::binds::{AsTimestamp, Clob, Text, read_time};
+use super::binds::{AsTimestamp, ClobBind, Text, read_time};
 use super::errors::{at, query};
 use super::statements as sql;
 use super::tx::OracleTx;
@@ -50,6 +50,7 @@ impl JournalOps for OracleTx<'_> {
         // The id first, so that the insert needs no RETURNING (which would send the CLOB
         // payload at execute time with the out-bind). A key journaled already costs a
         // sequence number, a gap like a rollback's.
+        let payload = ClobBind::of(op, "payload")?;
         let call_id = self.next_value(sql::NEXT_EFFECT_CALL_ID, "next_effect_call_id")?;
         let result = self.conn().execute_named(
             sql::INSERT_EFFECT_INTENT,
@@ -65,7 +66,7 @@ impl JournalOps for OracleTx<'_> {
                 ("deadline_at", &AsTimestamp(call.deadline_at)),
                 ("now", &AsTimestamp(Some(now))),
                 // Last in the statement too: long binds after the short ones.
-                ("payload", &Clob(call.payload)),
+                (payload.name(), &payload.value(call.payload)),
             ],
         );
         match result {

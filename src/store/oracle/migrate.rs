@@ -283,6 +283,10 @@ pub fn run_pending_migrations(database_url: &str) -> Result<Vec<String>, StoreEr
     let conn = manager
         .open()
         .map_err(|e| query("connect to the Oracle state database", e))?;
+    // A DDL statement beside a running pump's transaction waits for it instead of failing
+    // at once with ORA-00054.
+    conn.execute(sql::SET_DDL_LOCK_TIMEOUT, &[])
+        .map_err(at("set_ddl_lock_timeout"))?;
     lock(
         &conn,
         sql::TAKE_MIGRATION_LOCK,
@@ -394,22 +398,48 @@ fn apply_all(conn: &Connection) -> Result<Vec<String>, StoreError> {
         let row = done.iter().find(|a| a.version == i64::from(version));
         let (start, resumed) = match row {
             Some(a) if a.status == "APPLIED" => continue,
-            // A recorded error means the next statement failed, so what the dictionary holds
-            // under its name is not its work; without one the run stopped between a
-            // statement and its step, and the dictionary tells whether it ran.
             Some(a) => (
                 resume_point(version, name, text, a)?,
-                a.last_error.is_none(),
+                Some(resumed_after(a)),
             ),
             None => {
                 start(conn, version, name, text)?;
-                (0, false)
+                (0, None)
             }
         };
         run_tracked(conn, version, name, text, start, resumed)?;
         applied.push(format!("V{version:03}__{name}"));
     }
     Ok(applied)
+}
+
+/// Why a half-applied script stopped, for its resumed first statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StoppedAt {
+    /// The run stopped between a statement and its step (killed, connection lost): the DDL
+    /// may have committed without its step.
+    Unrecorded,
+    /// The statement failed and its error was recorded: a DBA may since have done its work
+    /// by hand (or removed what was in its way).
+    RecordedError,
+}
+
+/// How a resumed script's first statement is checked: always against the dictionary, a
+/// recorded error or not. Without an error the run stopped between a statement and its step;
+/// with one, the DBA who read it may have run the statement by hand, and running it again
+/// would fail with ORA-00955 where the schema is already right.
+fn resumed_after(row: &Applied) -> StoppedAt {
+    if row.last_error.is_some() {
+        StoppedAt::RecordedError
+    } else {
+        StoppedAt::Unrecorded
+    }
+}
+
+/// Whether statement `i` of a script run from `start` asks the dictionary first: the first
+/// statement of a resumed run, however the last run stopped.
+fn asks_dictionary(i: usize, start: usize, resumed: Option<StoppedAt>) -> bool {
+    i == start && resumed.is_some()
 }
 
 /// Where a half-applied script resumes: after its last completed statement, if the script is
@@ -471,50 +501,72 @@ fn run_untracked(conn: &Connection, version: u16, text: &str) -> Result<(), Stor
     conn.commit().map_err(at(op))
 }
 
+/// Records why statement `i` of `script` failed in its history row (best effort: the error
+/// is returned whether or not it could be recorded), and returns it.
+fn record_failure(
+    conn: &Connection,
+    script: &str,
+    i: usize,
+    total: usize,
+    version: i64,
+    e: oracle::Error,
+) -> StoreError {
+    let cause = query("migration statement", e);
+    let why = format!(
+        "statement {} of {total} of {script} failed: {cause:#}; fix the cause and run migrate \
+         again: it resumes at that statement",
+        i + 1
+    );
+    let _ = conn.rollback();
+    let recorded = conn
+        .execute_named(
+            sql::RECORD_MIGRATION_ERROR,
+            &[
+                ("version", &version),
+                ("error", &Text(Some(clip(&why, 2000)))),
+            ],
+        )
+        .and_then(|_| conn.commit());
+    if let Err(e) = recorded {
+        tracing::warn!(error = %e, "could not record the migration error");
+    }
+    migration_error("apply migrations_oracle/", why)
+}
+
 fn run_tracked(
     conn: &Connection,
     version: u16,
     name: &str,
     text: &str,
     start: usize,
-    resumed: bool,
+    resumed: Option<StoppedAt>,
 ) -> Result<(), StoreError> {
     let statements = script_statements(text);
     let total = statements.len();
     let version_bind = i64::from(version);
     for (i, statement) in statements.iter().enumerate().skip(start) {
-        // Only the first statement of a run resumed after a stop without a recorded error can
-        // have run without its step being recorded (DDL commits before the step's own
-        // commit); DML commits with its step.
-        let skip = resumed && i == start && already_done(conn, statement)?;
-        if skip {
-            tracing::info!(
-                script = %format!("V{version:03}__{name}"),
+        // Only the first statement of a resumed run can have been done without its step
+        // being recorded: by the run that stopped (DDL commits before the step's own commit;
+        // DML commits with its step), or by hand after a recorded error.
+        let skip = asks_dictionary(i, start, resumed) && already_done(conn, statement)?;
+        let script = format!("V{version:03}__{name}");
+        match (skip, resumed) {
+            (true, Some(StoppedAt::RecordedError)) => tracing::warn!(
+                %script,
+                statement = i + 1,
+                "the statement that failed last time is found done in the dictionary (by hand, \
+                 after its error); recording it done: check that the object is the script's"
+            ),
+            (true, _) => tracing::info!(
+                %script,
                 statement = i + 1,
                 "statement already applied before the run stopped; recording it"
-            );
-        } else if let Err(e) = conn.execute(statement, &[]) {
-            let cause = query("migration statement", e);
-            let why = format!(
-                "statement {} of {total} of V{version:03}__{name} failed: {cause:#}; fix the cause \
-                 and run migrate again: it resumes at that statement",
-                i + 1
-            );
-            // Best effort: the error is returned whether or not it could be recorded.
-            let _ = conn.rollback();
-            let recorded = conn
-                .execute_named(
-                    sql::RECORD_MIGRATION_ERROR,
-                    &[
-                        ("version", &version_bind),
-                        ("error", &Text(Some(clip(&why, 2000)))),
-                    ],
-                )
-                .and_then(|_| conn.commit());
-            if let Err(e) = recorded {
-                tracing::warn!(error = %e, "could not record the migration error");
+            ),
+            (false, _) => {
+                if let Err(e) = conn.execute(statement, &[]) {
+                    return Err(record_failure(conn, &script, i, total, version_bind, e));
+                }
             }
-            return Err(migration_error("apply migrations_oracle/", why));
         }
         let steps = i64::try_from(i + 1).unwrap_or(i64::MAX);
         conn.execute_named(
@@ -612,6 +664,29 @@ fn read_schema_level(conn: &Connection) -> Result<SchemaLevel, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn half_applied(last_error: Option<&str>) -> Applied {
+        Applied {
+            version: 4,
+            status: "APPLYING".to_owned(),
+            steps_done: Some(3),
+            checksum: None,
+            last_error: last_error.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_resumed_first_statement_asks_the_dictionary_even_after_a_recorded_error() {
+        let failed = resumed_after(&half_applied(Some("statement 4 of 9 … ORA-00955")));
+        assert_eq!(failed, StoppedAt::RecordedError);
+        assert!(asks_dictionary(3, 3, Some(failed)));
+        let stopped = resumed_after(&half_applied(None));
+        assert_eq!(stopped, StoppedAt::Unrecorded);
+        assert!(asks_dictionary(3, 3, Some(stopped)));
+        // Only the first statement of the resumed run, and never in a fresh run.
+        assert!(!asks_dictionary(4, 3, Some(failed)));
+        assert!(!asks_dictionary(0, 0, None));
+    }
 
     #[test]
     fn statements_end_at_a_line_ending_semicolon_outside_quotes() {

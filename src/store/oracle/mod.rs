@@ -17,6 +17,7 @@ mod errors;
 mod evidence;
 mod journal;
 mod lease;
+mod limits;
 mod migrate;
 mod outbox;
 mod read;
@@ -27,6 +28,7 @@ pub(crate) mod statements;
 mod store;
 mod tx;
 
+pub use limits::{SessionLimits, session_limits};
 pub use migrate::{inspect, run_pending_migrations, schema_level, script_statements};
 pub use store::OracleStore;
 pub use tx::OracleTx;
@@ -40,6 +42,12 @@ pub fn statements() -> &'static [(&'static str, &'static str)] {
 /// The statements `sql/oracle/` has and `sql/pg/` has not (the Oracle migration runner's).
 pub fn oracle_only_statements() -> &'static [&'static str] {
     statements::ORACLE_ONLY
+}
+
+/// The binds that carry long text into a `CLOB` column, as `(statement, bind)`: the
+/// declaration the binding code takes its long binds from, for the 11g lint.
+pub fn clob_binds() -> &'static [(&'static str, &'static str)] {
+    statements::CLOB_BINDS
 }
 
 /// Every `V` script of `migrations_oracle/` as `(version, name, text)`, in the order

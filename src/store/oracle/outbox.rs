@@ -5,7 +5,12 @@
 //! some; the dispatcher takes short batches as they come (STYLE §3.7). The cut comes before
 //! the skip, so rows another pass holds can hide free ones: a claim that locks nothing is
 //! confirmed with a count of the lane's due rows, and reported as a `Conflict` (retried after
-//! a pause) when some wait, so that the lane is never called idle while work waits.
+//! a pause) when some wait, so that the lane is never called idle while work waits. The
+//! per-flight counts that keep one dispatcher per flight (`whole_flights`,
+//! `notices_in_order`) are statements of their own right after the claim, in its
+//! transaction: 11g takes no aggregate beside `FOR UPDATE`.
+
+use std::collections::HashMap;
 
 use chrono::NaiveDateTime;
 use oracle::Row;
@@ -34,38 +39,52 @@ fn event_kind(code: &str, op: &'static str) -> Result<EventKind, StoreError> {
     }
 }
 
-/// A claimed state event and the pending rows of its flight.
-fn state_event(row: &Row, op: &'static str) -> Result<(ClaimedStateEvent, i64), StoreError> {
+/// A claimed state event.
+fn state_event(row: &Row, op: &'static str) -> Result<ClaimedStateEvent, StoreError> {
     let kind: String = row.get("event_kind").map_err(at(op))?;
     let created: Timestamp = row.get("created_at").map_err(at(op))?;
-    Ok((
-        ClaimedStateEvent {
-            event_id: row.get("event_id").map_err(at(op))?,
-            flid: row.get("flid").map_err(at(op))?,
-            state_version: row.get("state_version").map_err(at(op))?,
-            kind: event_kind(&kind, op)?,
-            created_at: required_time(created, op)?,
-            attempts: row.get("attempts").map_err(at(op))?,
-        },
-        row.get("flight_pending").map_err(at(op))?,
-    ))
+    Ok(ClaimedStateEvent {
+        event_id: row.get("event_id").map_err(at(op))?,
+        flid: row.get("flid").map_err(at(op))?,
+        state_version: row.get("state_version").map_err(at(op))?,
+        kind: event_kind(&kind, op)?,
+        created_at: required_time(created, op)?,
+        attempts: row.get("attempts").map_err(at(op))?,
+    })
 }
 
-/// A claimed notice and the pending notices of its flight before it.
-fn notice(row: &Row, op: &'static str) -> Result<(ClaimedNotice, i64), StoreError> {
+/// A claimed notice.
+fn notice(row: &Row, op: &'static str) -> Result<ClaimedNotice, StoreError> {
     let created: Timestamp = row.get("created_at").map_err(at(op))?;
-    Ok((
-        ClaimedNotice {
-            event_id: row.get("event_id").map_err(at(op))?,
-            flid: row.get("flid").map_err(at(op))?,
-            change_kind: row.get("change_kind").map_err(at(op))?,
-            payload: row.get("payload").map_err(at(op))?,
-            message_id: row.get("message_id").map_err(at(op))?,
-            created_at: required_time(created, op)?,
-            attempts: row.get("attempts").map_err(at(op))?,
-        },
-        row.get("earlier_pending").map_err(at(op))?,
-    ))
+    Ok(ClaimedNotice {
+        event_id: row.get("event_id").map_err(at(op))?,
+        flid: row.get("flid").map_err(at(op))?,
+        change_kind: row.get("change_kind").map_err(at(op))?,
+        payload: row.get("payload").map_err(at(op))?,
+        message_id: row.get("message_id").map_err(at(op))?,
+        created_at: required_time(created, op)?,
+        attempts: row.get("attempts").map_err(at(op))?,
+    })
+}
+
+/// `(id, count)` rows of a count statement over an id list, as a map.
+fn counts(
+    tx: &OracleTx<'_>,
+    text: &'static str,
+    op: &'static str,
+    list_bind: &str,
+    ids: &[i64],
+) -> Result<HashMap<i64, i64>, StoreError> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let list = tx.id_list(ids, op)?;
+    let rows = tx
+        .conn()
+        .query_as_named::<(i64, i64)>(text, &[(list_bind, &list)])
+        .map_err(at(op))?;
+    rows.collect::<oracle::Result<HashMap<i64, i64>>>()
+        .map_err(at(op))
 }
 
 impl OracleTx<'_> {
@@ -181,6 +200,22 @@ impl OutboxOps for OracleTx<'_> {
         let rows = rows
             .map(|row| state_event(&row.map_err(at(op))?, op))
             .collect::<Result<Vec<_>, StoreError>>()?;
+        let mut flids: Vec<i64> = rows.iter().map(|r| r.flid).collect();
+        flids.dedup(); // the claim returns them by FLID
+        let pending = counts(
+            self,
+            sql::COUNT_FLIGHT_PENDING_EVENTS,
+            "count_flight_pending_events",
+            "flids",
+            &flids,
+        )?;
+        let rows = rows
+            .into_iter()
+            .map(|r| {
+                let flight_pending = pending.get(&r.flid).copied().unwrap_or_default();
+                (r, flight_pending)
+            })
+            .collect();
         let claimed = whole_flights(rows);
         if claimed.is_empty() {
             self.confirm_idle(sql::COUNT_DUE_STATE_EVENTS, op, now, lane)?;
@@ -210,6 +245,25 @@ impl OutboxOps for OracleTx<'_> {
         let rows = rows
             .map(|row| notice(&row.map_err(at(op))?, op))
             .collect::<Result<Vec<_>, StoreError>>()?;
+        let of_flights: Vec<i64> = rows
+            .iter()
+            .filter(|r| r.flid.is_some())
+            .map(|r| r.event_id)
+            .collect();
+        let earlier = counts(
+            self,
+            sql::COUNT_EARLIER_CHANGE_NOTICES,
+            "count_earlier_change_notices",
+            "event_ids",
+            &of_flights,
+        )?;
+        let rows = rows
+            .into_iter()
+            .map(|r| {
+                let earlier_pending = earlier.get(&r.event_id).copied().unwrap_or_default();
+                (r, earlier_pending)
+            })
+            .collect();
         let claimed = notices_in_order(rows);
         if claimed.is_empty() {
             self.confirm_idle(sql::COUNT_DUE_CHANGE_NOTICES, op, now, lane)?;

@@ -3,7 +3,7 @@
 
 use oracle::sql_type::OracleType;
 
-use super::binds::{Clob, run_batch};
+use super::binds::{ClobBind, run_batch};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
@@ -38,15 +38,18 @@ impl ResyncOps for OracleTx<'_> {
     /// so the version guard in the statement is not checked here: the
     /// caller's `PIPELINE_LOCK` keeps every row at the version it read.
     fn raise_state_versions(&mut self, raised: &[RaisedVersion]) -> Result<(), StoreError> {
+        let op = "raise_state_versions";
+        let document = ClobBind::of(op, "state_document")?;
+        let longest = raised.iter().map(|r| r.state_document.len()).max();
         run_batch(
             self.conn(),
             sql::RAISE_STATE_VERSIONS,
-            "raise_state_versions",
+            op,
             &[
                 ("flid", OracleType::Int64),
                 ("from_version", OracleType::Int64),
                 ("state_version", OracleType::Int64),
-                ("state_document", OracleType::CLOB),
+                (document.name(), document.batch_type(longest.unwrap_or(0))),
             ],
             raised.len(),
             |batch, row| {
@@ -54,7 +57,7 @@ impl ResyncOps for OracleTx<'_> {
                 batch.set("flid", &raise.flid)?;
                 batch.set("from_version", &raise.from_version)?;
                 batch.set("state_version", &raise.state_version)?;
-                batch.set("state_document", &Clob(&raise.state_document))
+                batch.set(document.name(), &document.value(&raise.state_document))
             },
         )
     }

@@ -24,6 +24,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("complete_request", COMPLETE_REQUEST),
     ("count_due_change_notices", COUNT_DUE_CHANGE_NOTICES),
     ("count_due_state_events", COUNT_DUE_STATE_EVENTS),
+    ("count_earlier_change_notices", COUNT_EARLIER_CHANGE_NOTICES),
+    ("count_flight_pending_events", COUNT_FLIGHT_PENDING_EVENTS),
     ("count_pending_events", COUNT_PENDING_EVENTS),
     ("decide_held_message", DECIDE_HELD_MESSAGE),
     ("delete_bridges", DELETE_BRIDGES),
@@ -34,7 +36,6 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_delays", DELETE_DELAYS),
     ("delete_effect_calls", DELETE_EFFECT_CALLS),
     ("delete_flights", DELETE_FLIGHTS),
-    ("delete_flights_of_day", DELETE_FLIGHTS_OF_DAY),
     ("delete_gates", DELETE_GATES),
     ("delete_proc_states", DELETE_PROC_STATES),
     ("delete_route_points", DELETE_ROUTE_POINTS),
@@ -67,6 +68,9 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_snapshot_list", INSERT_SNAPSHOT_LIST),
     ("insert_stands", INSERT_STANDS),
     ("insert_state_events", INSERT_STATE_EVENTS),
+    ("lock_dead_letters", LOCK_DEAD_LETTERS),
+    ("lock_flights", LOCK_FLIGHTS),
+    ("lock_flights_of_day", LOCK_FLIGHTS_OF_DAY),
     ("lock_pipeline", LOCK_PIPELINE),
     ("next_effect_call_id", NEXT_EFFECT_CALL_ID),
     ("next_outbound_seqn", NEXT_OUTBOUND_SEQN),
@@ -107,6 +111,8 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_message_record", SELECT_MESSAGE_RECORD),
     ("select_migration_table", SELECT_MIGRATION_TABLE),
     ("select_migrations", SELECT_MIGRATIONS),
+    ("select_object_access", SELECT_OBJECT_ACCESS),
+    ("select_open_cursors", SELECT_OPEN_CURSORS),
     ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
     ("select_order_evidence", SELECT_ORDER_EVIDENCE),
     ("select_outbox_backlog", SELECT_OUTBOX_BACKLOG),
@@ -136,6 +142,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_table_constraint", SELECT_TABLE_CONSTRAINT),
     ("select_version_floors", SELECT_VERSION_FLOORS),
     ("set_current_schema", SET_CURRENT_SCHEMA),
+    ("set_ddl_lock_timeout", SET_DDL_LOCK_TIMEOUT),
     ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
     ("set_repeatable_read", SET_REPEATABLE_READ),
     ("take_migration_lock", TAKE_MIGRATION_LOCK),
@@ -148,30 +155,64 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("withdraw_request_calls", WITHDRAW_REQUEST_CALLS),
 ];
 
+/// The binds that carry long text (state documents, payloads) into a `CLOB` column, as
+/// `(statement, bind)`: the one declaration that both the binding code (`binds::ClobBind`,
+/// the only way to bind long text) and the 11g lint (`tests/oracle_sql.rs`: long binds last,
+/// never in a select list, `USING` clause or beside `RETURNING`) read, so the two cannot
+/// disagree.
+pub(crate) const CLOB_BINDS: &[(&str, &str)] = &[
+    ("insert_change_notices", "payload"),
+    ("insert_effect_intent", "payload"),
+    ("insert_flights", "state_document"),
+    ("raise_state_versions", "state_document"),
+    ("update_state_documents", "state_document"),
+];
+
 /// The statements that only the Oracle dialect has, so `sql/pg/` has no file
-/// of that name: its migration runner's (PostgreSQL's is diesel's), the
-/// claims' confirmation counts, and the two that keep CLOB binds out of
+/// of that name: its migration runner's (PostgreSQL's is diesel's; with
+/// `set_ddl_lock_timeout`), the session limits' reads (`select_open_cursors`,
+/// `select_object_access`), the claims' confirmation and per-flight counts,
+/// the two that keep CLOB binds out of
 /// select lists and `RETURNING` (`next_effect_call_id`,
-/// `update_state_documents`; PostgreSQL binds the same text anywhere).
+/// `update_state_documents`; PostgreSQL binds the same text anywhere), and
+/// the three lock reads that keep id-list collections away from `RETURNING`
+/// (`lock_flights`, `lock_flights_of_day`, `lock_dead_letters`; the rows are
+/// then changed by key).
 pub(crate) const ORACLE_ONLY: &[&str] = &[
     "count_due_change_notices",
     "count_due_state_events",
+    "count_earlier_change_notices",
+    "count_flight_pending_events",
     "finish_migration",
     "insert_migration",
+    "lock_dead_letters",
+    "lock_flights",
+    "lock_flights_of_day",
     "next_effect_call_id",
     "record_migration_error",
     "record_migration_step",
     "select_character_set",
     "select_migrations",
+    "select_object_access",
+    "select_open_cursors",
     "select_schema_object",
     "select_table_column",
     "select_table_constraint",
     "set_current_schema",
+    "set_ddl_lock_timeout",
     "update_state_documents",
 ];
 
+pub(crate) const LOCK_DEAD_LETTERS: &str = sql!("lock_dead_letters");
+pub(crate) const LOCK_FLIGHTS: &str = sql!("lock_flights");
+pub(crate) const LOCK_FLIGHTS_OF_DAY: &str = sql!("lock_flights_of_day");
 pub(crate) const COUNT_DUE_CHANGE_NOTICES: &str = sql!("count_due_change_notices");
+pub(crate) const SET_DDL_LOCK_TIMEOUT: &str = sql!("set_ddl_lock_timeout");
+pub(crate) const SELECT_OBJECT_ACCESS: &str = sql!("select_object_access");
+pub(crate) const SELECT_OPEN_CURSORS: &str = sql!("select_open_cursors");
 pub(crate) const COUNT_DUE_STATE_EVENTS: &str = sql!("count_due_state_events");
+pub(crate) const COUNT_EARLIER_CHANGE_NOTICES: &str = sql!("count_earlier_change_notices");
+pub(crate) const COUNT_FLIGHT_PENDING_EVENTS: &str = sql!("count_flight_pending_events");
 pub(crate) const SELECT_SCHEMA_OBJECT: &str = sql!("select_schema_object");
 pub(crate) const SELECT_TABLE_COLUMN: &str = sql!("select_table_column");
 pub(crate) const SELECT_TABLE_CONSTRAINT: &str = sql!("select_table_constraint");
@@ -189,7 +230,6 @@ pub(crate) const DELETE_CHUTES: &str = sql!("delete_chutes");
 pub(crate) const DELETE_COUNTERS: &str = sql!("delete_counters");
 pub(crate) const DELETE_DELAYS: &str = sql!("delete_delays");
 pub(crate) const DELETE_FLIGHTS: &str = sql!("delete_flights");
-pub(crate) const DELETE_FLIGHTS_OF_DAY: &str = sql!("delete_flights_of_day");
 pub(crate) const DELETE_GATES: &str = sql!("delete_gates");
 pub(crate) const DELETE_ROUTE_POINTS: &str = sql!("delete_route_points");
 pub(crate) const DELETE_SENT_CHANGE_NOTICES: &str = sql!("delete_sent_change_notices");

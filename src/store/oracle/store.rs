@@ -30,8 +30,9 @@ impl std::fmt::Debug for OracleStore {
 impl OracleStore {
     /// Opens a pool of at most `pool_size` sessions to `database_url`
     /// (`oracle://user:password@host:port/service_name`); a thread waits at most
-    /// `connection_timeout` for one. The Oracle client library (Instant Client 11.2 or later)
-    /// is loaded on the first connection, not before.
+    /// `connection_timeout` for one. The Oracle client library (Instant Client 19c or 18c, the last
+    /// that connect to an 11.2 server: `docs/oracle.md`) is loaded on the first connection, not
+    /// before.
     ///
     /// # Errors
     ///
@@ -95,40 +96,75 @@ impl OracleStore {
     }
 }
 
+/// What the transaction guard needs of a session: `oracle::Connection`'s calls, named apart
+/// so that a commit that fails can be tested without a server.
+pub(super) trait Session {
+    fn commit(&self) -> oracle::Result<()>;
+    fn rollback(&self) -> oracle::Result<()>;
+    /// Closes the session: the pool's `has_broken` then sees it closed and drops it.
+    fn close(&self) -> oracle::Result<()>;
+}
+
+impl Session for PooledConnection<OracleManager> {
+    fn commit(&self) -> oracle::Result<()> {
+        oracle::Connection::commit(self)
+    }
+
+    fn rollback(&self) -> oracle::Result<()> {
+        oracle::Connection::rollback(self)
+    }
+
+    fn close(&self) -> oracle::Result<()> {
+        oracle::Connection::close(self)
+    }
+}
+
 /// A pooled session with a transaction open. `oracle` has no transaction type (autocommit
 /// is off; work is committed or rolled back explicitly), so this guard rolls back in `Drop`
-/// unless [`TxGuard::commit`] ran: neither `?` nor a panic can return open work to the pool.
-pub(super) struct TxGuard {
-    conn: PooledConnection<OracleManager>,
+/// unless [`TxGuard::commit`] succeeded: neither `?`, a panic nor a commit that fails can
+/// return open work to the pool.
+pub(super) struct TxGuard<S: Session = PooledConnection<OracleManager>> {
+    conn: S,
     done: bool,
 }
 
-impl TxGuard {
-    pub(super) fn new(conn: PooledConnection<OracleManager>) -> TxGuard {
+impl<S: Session> TxGuard<S> {
+    pub(super) fn new(conn: S) -> TxGuard<S> {
         TxGuard { conn, done: false }
     }
 
-    pub(super) fn conn(&self) -> &oracle::Connection {
-        &self.conn
-    }
-
-    /// Commits the work.
+    /// Commits the work. The transaction counts as done only once the commit succeeded: a
+    /// commit that fails (a deferred constraint, ORA-02091; a lost link; a call timeout)
+    /// leaves it to `Drop`, which rolls back, or closes the session when even that fails.
     pub(super) fn commit(mut self) -> Result<(), StoreError> {
-        self.done = true;
         self.conn
             .commit()
-            .map_err(super::errors::at("commit the transaction"))
+            .map_err(super::errors::at("commit the transaction"))?;
+        self.done = true;
+        Ok(())
     }
 }
 
-impl Drop for TxGuard {
+impl TxGuard {
+    pub(super) fn conn(&self) -> &oracle::Connection {
+        &self.conn
+    }
+}
+
+impl<S: Session> Drop for TxGuard<S> {
     fn drop(&mut self) {
         if self.done {
             return;
         }
-        if let Err(e) = self.conn.rollback() {
-            // The session is then most likely dead, and r2d2's `has_broken` drops it.
-            tracing::warn!(error = %e, "rollback of an abandoned Oracle transaction failed");
+        let Err(e) = self.conn.rollback() else {
+            return;
+        };
+        // Whether the session still holds the work is then unknown: closed, it is dropped by
+        // the pool (`has_broken` reads a closed status) instead of handed to the next caller.
+        // Should the close fail too, the ping on the next check-out still drops it.
+        tracing::warn!(error = %e, "rollback of an abandoned Oracle transaction failed; closing the session");
+        if let Err(e) = self.conn.close() {
+            tracing::warn!(error = %e, "closing the Oracle session after a failed rollback failed");
         }
     }
 }
@@ -152,5 +188,91 @@ impl Store for OracleStore {
 
     fn pool_count(&self) -> Option<PoolCount> {
         Some(PoolCount::of(&self.pool))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The guard over an in-process session whose commit fails: no Oracle server can run
+    //! where this is built, so the failing commit is simulated here; on a real server,
+    //! `tests/oracle_first_contact.rs` makes a deferred constraint fail at commit.
+    use std::cell::RefCell;
+
+    use super::*;
+
+    /// A session that records the calls it gets, failing those it is told to.
+    #[derive(Default)]
+    struct Recorded {
+        calls: RefCell<Vec<&'static str>>,
+        failing: Vec<&'static str>,
+    }
+
+    impl Recorded {
+        fn failing(calls: &[&'static str]) -> Recorded {
+            Recorded {
+                failing: calls.to_vec(),
+                ..Recorded::default()
+            }
+        }
+
+        fn call(&self, name: &'static str) -> oracle::Result<()> {
+            self.calls.borrow_mut().push(name);
+            if self.failing.contains(&name) {
+                #[allow(deprecated)] // the only public way to build an OCI error without a server
+                return Err(oracle::Error::OciError(oracle::DbError::new(
+                    2091,
+                    0,
+                    "ORA-02091: transaction rolled back",
+                    "dpiConn_commit",
+                    name,
+                )));
+            }
+            Ok(())
+        }
+    }
+
+    impl Session for &Recorded {
+        fn commit(&self) -> oracle::Result<()> {
+            self.call("commit")
+        }
+        fn rollback(&self) -> oracle::Result<()> {
+            self.call("rollback")
+        }
+        fn close(&self) -> oracle::Result<()> {
+            self.call("close")
+        }
+    }
+
+    #[test]
+    fn a_commit_that_succeeds_is_all_the_session_sees() {
+        let session = Recorded::default();
+        TxGuard::new(&session).commit().expect("commit");
+        assert_eq!(*session.calls.borrow(), ["commit"]);
+    }
+
+    #[test]
+    fn a_commit_that_fails_is_rolled_back_before_the_session_returns_to_the_pool() {
+        let session = Recorded::failing(&["commit"]);
+        let err = TxGuard::new(&session)
+            .commit()
+            .expect_err("the commit fails");
+        assert_eq!(err.op(), "commit the transaction");
+        assert_eq!(*session.calls.borrow(), ["commit", "rollback"]);
+    }
+
+    #[test]
+    fn a_session_that_cannot_roll_back_is_closed_so_the_pool_drops_it() {
+        let session = Recorded::failing(&["commit", "rollback"]);
+        TxGuard::new(&session)
+            .commit()
+            .expect_err("the commit fails");
+        assert_eq!(*session.calls.borrow(), ["commit", "rollback", "close"]);
+    }
+
+    #[test]
+    fn abandoned_work_is_rolled_back() {
+        let session = Recorded::default();
+        drop(TxGuard::new(&session));
+        assert_eq!(*session.calls.borrow(), ["rollback"]);
     }
 }

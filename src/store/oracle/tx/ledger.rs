@@ -8,7 +8,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use oracle::sql_type::{OracleType, Timestamp, ToSql};
 
 use super::super::binds::{
-    AsDate, AsTimestamp, Clob, LONG_TEXT_BIND, Text, clip, read_time, run_batch,
+    AsDate, AsTimestamp, ClobBind, LONG_TEXT_BIND, Text, clip, read_time, run_batch,
 };
 use super::super::errors::{at, query};
 use super::super::statements as sql;
@@ -184,20 +184,20 @@ impl StateTx for OracleTx<'_> {
         day: NaiveDate,
         new_list: &[i64],
     ) -> Result<Vec<(i64, i64)>, StoreError> {
-        let op = "delete_flights_of_day";
+        let op = "lock_flights_of_day";
         let list = self.id_list(new_list, op)?;
         let binds: [(&str, &dyn ToSql); 2] =
             [("operation_day", &AsDate::day(day)), ("new_list", &list)];
-        self.delete_returning(sql::DELETE_FLIGHTS_OF_DAY, op, &binds)
+        self.delete_locked(sql::LOCK_FLIGHTS_OF_DAY, op, &binds)
     }
 
     fn delete_flights(&mut self, flids: &[i64]) -> Result<Vec<(i64, i64)>, StoreError> {
         if flids.is_empty() {
             return Ok(Vec::new());
         }
-        let op = "delete_flights";
+        let op = "lock_flights";
         let list = self.id_list(&distinct(flids), op)?;
-        self.delete_returning(sql::DELETE_FLIGHTS, op, &[("flids", &list)])
+        self.delete_locked(sql::LOCK_FLIGHTS, op, &[("flids", &list)])
     }
 
     fn append_state_events(
@@ -236,16 +236,19 @@ impl StateTx for OracleTx<'_> {
     ) -> Result<(), StoreError> {
         crate::store::nonempty::refuse_empty_notices(notices)?;
         let created_at = AsTimestamp(Some(now));
+        let op = "insert_change_notices";
+        let payload = ClobBind::of(op, "payload")?;
+        let longest = notices.iter().map(|n| n.payload.len()).max();
         run_batch(
             self.conn,
             sql::INSERT_CHANGE_NOTICES,
-            "insert_change_notices",
+            op,
             &[
                 ("flid", OracleType::Int64),
                 ("change_kind", OracleType::Varchar2(32)),
                 ("message_id", OracleType::Int64),
                 ("created_at", OracleType::Timestamp(6)),
-                ("payload", OracleType::CLOB),
+                (payload.name(), payload.batch_type(longest.unwrap_or(0))),
             ],
             notices.len(),
             |batch, row| {
@@ -254,7 +257,7 @@ impl StateTx for OracleTx<'_> {
                 batch.set("change_kind", &Text(Some(notice.change_kind)))?;
                 batch.set("message_id", &notice.message_id)?;
                 batch.set("created_at", &created_at)?;
-                batch.set("payload", &Clob(&notice.payload))
+                batch.set(payload.name(), &payload.value(&notice.payload))
             },
         )
     }

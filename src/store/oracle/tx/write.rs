@@ -7,7 +7,7 @@
 use oracle::Connection;
 use oracle::sql_type::{OracleType, ToSql};
 
-use super::super::binds::{AsDate, Clob, Text, batch_type, of_kind, run_batch, set_cell};
+use super::super::binds::{AsDate, ClobBind, Text, batch_type, of_kind, run_batch, set_cell};
 use super::super::errors::at;
 use super::super::statements as sql;
 use super::OracleTx;
@@ -33,22 +33,20 @@ fn delete_by_flid(
     )
 }
 
-/// Reads `FLID, STATE_VERSION` pairs returned by a `DELETE … RETURNING … INTO`.
-fn deleted_pairs(
+/// Reads and locks the `FLID, STATE_VERSION` pairs of the main rows a lock read
+/// (`lock_flights`, `lock_flights_of_day`) selects `FOR UPDATE`.
+fn locked_pairs(
     conn: &Connection,
     text: &'static str,
     op: &'static str,
     binds: &[(&str, &dyn ToSql)],
 ) -> Result<Vec<(i64, i64)>, StoreError> {
-    let out = OracleType::Number(19, 0);
-    let mut all: Vec<(&str, &dyn ToSql)> = binds.to_vec();
-    all.push(("deleted_flid", &out));
-    all.push(("deleted_version", &out));
-    let mut stmt = conn.statement(text).build().map_err(at(op))?;
-    stmt.execute_named(&all).map_err(at(op))?;
-    let flids: Vec<i64> = stmt.returned_values("deleted_flid").map_err(at(op))?;
-    let versions: Vec<i64> = stmt.returned_values("deleted_version").map_err(at(op))?;
-    let mut pairs: Vec<(i64, i64)> = flids.into_iter().zip(versions).collect();
+    let rows = conn
+        .query_as_named::<(i64, i64)>(text, binds)
+        .map_err(at(op))?;
+    let mut pairs = rows
+        .collect::<oracle::Result<Vec<(i64, i64)>>>()
+        .map_err(at(op))?;
     // PostgreSQL returns them in no promised order either; sorted, callers and tests agree.
     pairs.sort_unstable();
     Ok(pairs)
@@ -133,6 +131,7 @@ impl TableWriter for OracleTx<'_> {
         let text = detail::statement(sql::ALL, op)?;
         let columns = FlightFields::columns(flights.iter().map(|f| &f.state.fields));
         let documents: Vec<String> = flights.iter().map(|f| state_document(f)).collect();
+        let longest = documents.iter().map(String::len).max().unwrap_or(0);
         let with_document = rows == FlightRows::New;
         let mut types = vec![("flid", OracleType::Int64)];
         types.extend(
@@ -147,9 +146,13 @@ impl TableWriter for OracleTx<'_> {
             ("updated_at", OracleType::Date),
             ("state_digest", OracleType::Varchar2(64)),
         ]);
-        if with_document {
-            types.push(("state_document", OracleType::CLOB));
-        }
+        let document = if with_document {
+            let document = ClobBind::of(op, "state_document")?;
+            types.push((document.name(), document.batch_type(longest)));
+            Some(document)
+        } else {
+            None
+        };
         debug_assert!(
             columns
                 .iter()
@@ -170,26 +173,28 @@ impl TableWriter for OracleTx<'_> {
             batch.set("last_message_id", &flight.last_message_id)?;
             batch.set("updated_at", &AsDate(Some(flight.updated_at)))?;
             batch.set("state_digest", &Text(Some(writes[row].digest.as_str())))?;
-            if with_document {
-                batch.set("state_document", &Clob(&documents[row]))?;
+            if let Some(document) = document {
+                batch.set(document.name(), &document.value(&documents[row]))?;
             }
             Ok(())
         })?;
         if with_document {
             return Ok(());
         }
+        let op = "update_state_documents";
+        let document = ClobBind::of(op, "state_document")?;
         run_batch(
             self.conn,
             sql::UPDATE_STATE_DOCUMENTS,
-            "update_state_documents",
+            op,
             &[
                 ("flid", OracleType::Int64),
-                ("state_document", OracleType::CLOB),
+                (document.name(), document.batch_type(longest)),
             ],
             flights.len(),
             |batch, row| {
                 batch.set("flid", &flights[row].state.flid)?;
-                batch.set("state_document", &Clob(&documents[row]))
+                batch.set(document.name(), &document.value(&documents[row]))
             },
         )
     }
@@ -217,16 +222,20 @@ impl TableWriter for OracleTx<'_> {
 }
 
 impl OracleTx<'_> {
-    /// Runs a `DELETE … RETURNING` of main rows, then deletes the detail rows of the flights
-    /// it deleted.
-    pub(super) fn delete_returning(
+    /// Deletes the flights a lock read (`lock_flights`, `lock_flights_of_day`) selects and
+    /// locks: their main rows by key (`delete_flights`, array DML), then their detail rows.
+    /// Returns each deleted flight's `FLID` and `STATE_VERSION`, as PostgreSQL's
+    /// `DELETE … RETURNING` does; Oracle binds no collection beside `RETURNING`
+    /// (docs/oracle.md, "No collection beside RETURNING").
+    pub(super) fn delete_locked(
         &mut self,
-        text: &'static str,
+        lock: &'static str,
         op: &'static str,
         binds: &[(&str, &dyn ToSql)],
     ) -> Result<Vec<(i64, i64)>, StoreError> {
-        let deleted = deleted_pairs(self.conn, text, op, binds)?;
+        let deleted = locked_pairs(self.conn, lock, op, binds)?;
         let found: Vec<i64> = deleted.iter().map(|d| d.0).collect();
+        delete_by_flid(self.conn, sql::DELETE_FLIGHTS, "delete_flights", &found)?;
         flight_rows::delete_table_rows(self, &found)?;
         Ok(deleted)
     }

@@ -1,0 +1,15 @@
+-- name: set_ddl_lock_timeout
+-- Oracle only: the migrate session's first statement. A DDL statement of a
+-- script (an ALTER TABLE, an index rebuild, a COMMENT) needs its table free
+-- of other transactions; by default it fails at once with ORA-00054 when a
+-- pump or dispatcher transaction holds a row of it. With DDL_LOCK_TIMEOUT
+-- (11.1 and later) it waits up to 60 seconds for those short transactions
+-- to end instead. Past that, ORA-00054 still stops the run (recorded; the next
+-- run resumes at that statement). The recommended upgrade still stops the
+-- pump and the dispatchers first (docs/oracle.md, "Upgrading"); this is for
+-- the one that was forgotten. ALTER SESSION takes no bind: the number is a
+-- constant of the statement.
+-- binds: none
+-- returns: nothing
+-- locks: none
+ALTER SESSION SET DDL_LOCK_TIMEOUT = 60

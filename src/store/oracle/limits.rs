@@ -6,8 +6,7 @@
 use oracle::Connection;
 
 use super::binds::Text;
-use super::conn::{OracleManager, OracleUrl};
-use super::errors::{at, query};
+use super::errors::at;
 use super::statements as sql;
 use crate::store::StoreError;
 
@@ -75,22 +74,10 @@ pub struct SessionLimits {
     pub is_owner: bool,
 }
 
-/// Reads the [`SessionLimits`] of the state database at `database_url`, writing nothing.
-///
-/// # Errors
-///
-/// A [`StoreError`] of kind `ConnectionLost` when the server cannot be reached, or the kind
-/// of the failing statement.
-pub fn session_limits(database_url: &str) -> Result<SessionLimits, StoreError> {
-    let url = OracleUrl::parse(database_url)?;
-    let is_owner = url
-        .schema
-        .as_deref()
-        .is_none_or(|owner| owner.eq_ignore_ascii_case(&url.user));
-    let conn = OracleManager::new(url, None)
-        .open()
-        .map_err(|e| query("connect to the Oracle state database", e))?;
-    let open_cursors = open_cursors(&conn);
+/// Reads the [`SessionLimits`] of `conn`'s instance and user, writing nothing; `is_owner`:
+/// whether the session's user is the schema owner.
+pub(super) fn read(conn: &Connection, is_owner: bool) -> Result<SessionLimits, StoreError> {
+    let open_cursors = open_cursors(conn);
     let op = "select_object_access";
     let dbms_lock: i64 = conn
         .query_row_as_named(

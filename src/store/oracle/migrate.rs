@@ -16,6 +16,7 @@ use super::binds::{AsTimestamp, Text, clip};
 use super::conn::{OracleManager, OracleUrl};
 use super::ddl_trace::already_done;
 use super::errors::{at, query};
+use super::limits::SessionLimits;
 use super::statements as sql;
 use crate::FailureKind;
 use crate::store::preflight::ORACLE_MIN_VERSION;
@@ -637,6 +638,23 @@ pub fn inspect(database_url: &str) -> Result<DatabaseFacts, StoreError> {
         schema: read_schema_level(&conn)?,
         missing_privileges: None,
     })
+}
+
+/// What a session of the state database at `database_url` may hold (`OPEN_CURSORS` and the
+/// statement cache under it) and whether its user may call `SYS.DBMS_LOCK`, for
+/// `flightstate doctor`; nothing is written.
+///
+/// # Errors
+///
+/// As [`schema_level`].
+pub fn session_limits(database_url: &str) -> Result<SessionLimits, StoreError> {
+    let url = OracleUrl::parse(database_url)?;
+    let is_owner = url
+        .schema
+        .as_deref()
+        .is_none_or(|owner| owner.eq_ignore_ascii_case(&url.user));
+    let conn = open_for_inspection(database_url)?;
+    super::limits::read(&conn, is_owner)
 }
 
 fn open_for_inspection(database_url: &str) -> Result<Connection, StoreError> {

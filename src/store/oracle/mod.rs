@@ -28,8 +28,10 @@ pub(crate) mod statements;
 mod store;
 mod tx;
 
-pub use limits::{SessionLimits, session_limits};
-pub use migrate::{inspect, run_pending_migrations, schema_level, script_statements};
+pub use limits::SessionLimits;
+pub use migrate::{
+    inspect, run_pending_migrations, schema_level, script_statements, session_limits,
+};
 pub use store::OracleStore;
 pub use tx::OracleTx;
 

@@ -25,6 +25,7 @@ mod request;
 mod resync;
 pub(crate) mod statements;
 mod store;
+mod tail;
 mod tx;
 
 pub use migrate::{inspect, run_pending_migrations, schema_level, script_statements};

@@ -162,3 +162,31 @@ fn text(report: &CatchUpReport) -> String {
     }
     out
 }
+
+/// The lost tail as `doctor` looks for it: `None` when there is none.
+pub(super) fn look(config: &Config) -> anyhow::Result<Option<flightstate::lost_tail::LostTail>> {
+    let mut found = None;
+    super::state_db::with_store(
+        config,
+        1,
+        Look {
+            config,
+            found: &mut found,
+        },
+    )?;
+    Ok(found)
+}
+
+struct Look<'a> {
+    config: &'a Config,
+    found: &'a mut Option<flightstate::lost_tail::LostTail>,
+}
+
+impl super::state_db::StoreWork for Look<'_> {
+    fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
+        let mailbox = Mailbox::connect(super::pump::mailbox_settings(self.config)?)
+            .context("cannot open the mailbox pool")?;
+        *self.found = detect(&store, &mailbox).context("cannot look for a lost tail")?;
+        Ok(ExitCode::SUCCESS)
+    }
+}

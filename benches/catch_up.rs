@@ -173,7 +173,10 @@ fn run(
     #[allow(clippy::cast_precision_loss)] // counts far below 2^52
     let rate = |n: usize, secs: f64| n as f64 / secs;
     let apply_secs = report.apply_millis as f64 / 1000.0;
-    println!("flights: {flights}, messages lost and caught up: {}", report.applied);
+    println!(
+        "flights: {flights}, messages lost and caught up: {}",
+        report.applied
+    );
     println!(
         "pump (inline write-backs):  {pumped} messages in {pump_secs:.2} s = {:.0} msg/s",
         rate(pumped, pump_secs)

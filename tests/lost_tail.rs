@@ -350,3 +350,94 @@ fn a_restore_taken_mid_stream_is_caught_up_to_a_clean_run() {
         "the consumer holds what the database holds"
     );
 }
+
+/// `flightstate SUBCOMMAND…` on the test's servers and topics.
+fn flightstate(
+    args: &[&str],
+    db: &TestDatabase,
+    mb: &MailboxDatabase,
+    topics: &(String, String),
+) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_flightstate"))
+        .args(["--config", "/nonexistent/flightstate.toml"])
+        .args(args)
+        .env("FLIGHTSTATE_DATABASE_URL", db.url())
+        .env("FLIGHTSTATE_MAILBOX_URL", mb.url())
+        .env("FLIGHTSTATE_KAFKA_BROKERS", tansu())
+        .env("FLIGHTSTATE_KAFKA_STATE_TOPIC", &topics.0)
+        .env("FLIGHTSTATE_KAFKA_CHANGE_TOPIC", &topics.1)
+        .env("FLIGHTSTATE_PUMP_LEASE_SECS", "5")
+        .env("FLIGHTSTATE_STATION_TIME_ZONE", "Asia/Shanghai")
+        .env("RUST_LOG", "info")
+        .env_remove("FLIGHTSTATE_FAILPOINTS")
+        .output()
+        .expect("run flightstate")
+}
+
+#[test]
+fn the_pump_of_flightstate_catches_a_restored_database_up_by_itself() {
+    let messages = day_messages(20);
+    let half = messages.len() / 2;
+    let db = TestDatabase::migrated();
+    let mb = MailboxDatabase::create("tail_cli");
+    let store = PgStore::from_pool(db.pool());
+    let (mut dispatcher, topics) = tansu_dispatcher(store.clone(), "lost-tail-cli");
+    let rules = flightstate::pipeline::Rules::default();
+    let mut pump = Pump::new(
+        store.clone(),
+        mailbox(mb.url()),
+        rules.clone(),
+        site_pump("site"),
+    );
+    for message in &messages[..half] {
+        mb.insert(message);
+    }
+    drain(&mut pump);
+    dispatching::drain(&mut dispatcher);
+    pump.release();
+    let backup = dump(&db);
+    let ids: Vec<i64> = messages[half..].iter().map(|m| mb.insert(m)).collect();
+    drain(&mut pump);
+    dispatching::drain(&mut dispatcher);
+    pump.release();
+    drop((pump, dispatcher, store));
+    restore(&db, &backup);
+    let named = format!(
+        "the state database is behind the mailbox by {} messages (ids {}–{})",
+        ids.len(),
+        ids[0],
+        ids[ids.len() - 1]
+    );
+
+    let look = flightstate(&["catch-up", "--dry-run"], &db, &mb, &topics);
+    assert!(look.status.success());
+    assert_eq!(String::from_utf8_lossy(&look.stdout), format!("{named}\n"));
+    let status = flightstate(&["status"], &db, &mb, &topics);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains(&format!("LOST TAIL: {named}")), "{text}");
+
+    let pumped = flightstate(&["pump", "--until-idle"], &db, &mb, &topics);
+    let log = String::from_utf8_lossy(&pumped.stderr);
+    assert!(pumped.status.success(), "{log}");
+    assert!(log.contains(&named), "{log}");
+    assert!(log.contains("lost tail caught up; pumping again"), "{log}");
+
+    let store = PgStore::from_pool(db.pool());
+    let mailbox = mailbox(mb.url());
+    assert_eq!(detect(&store, &mailbox).expect("look"), None);
+    let applied: Vec<i64> = proc_states(&mut db.connect())
+        .into_iter()
+        .filter(|(_, status, _, _)| status == "SUCCEEDED")
+        .map(|(id, _, _, _)| id)
+        .collect();
+    assert_eq!(applied.len(), messages.len(), "every message applied once");
+    mb.assert_each_written_back_once();
+    let mut dispatcher =
+        Dispatcher::new(store.clone(), kafka(&tansu()), settings(&topics)).expect("dispatcher");
+    dispatching::drain(&mut dispatcher);
+    let records = read_all(&tansu(), &topics.0);
+    assert_no_version_goes_down(&records);
+    assert_eq!(rebuild(&records), stored(&store, &mut db.connect()));
+    let after = flightstate(&["status"], &db, &mb, &topics);
+    assert!(!String::from_utf8_lossy(&after.stdout).contains("LOST TAIL"));
+}

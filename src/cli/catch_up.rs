@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::failure::Causes;
 use flightstate::lost_tail::{CatchUpReport, CatchUpSettings, catch_up, detect, retry_after};
 use flightstate::mailbox::Mailbox;
 use flightstate::pump::{Pump, PumpError, RunSummary, sleep_unless_stopped};
@@ -57,6 +56,9 @@ impl super::state_db::StoreWork for CatchUp<'_> {
             return Ok(ExitCode::SUCCESS);
         }
         let catching = Catching::new(self.config, &parts)?;
+        // The command needs the brokers at once (a pump meets the need
+        // only with a tail).
+        self.config.kafka_client()?;
         let stop = AtomicBool::new(false);
         let report = catching
             .catch_up(&parts.store, &parts.mailbox, None, &stop)
@@ -66,10 +68,12 @@ impl super::state_db::StoreWork for CatchUp<'_> {
     }
 }
 
-/// What a catch-up needs besides the pump's parts.
+/// What a catch-up needs besides the pump's parts. The brokers are needed
+/// only when a tail is met: a `pump` whose configuration names none still
+/// runs, and a tail it meets waits until they are configured.
 pub(super) struct Catching {
     settings: CatchUpSettings,
-    client: flightstate::kafka::KafkaClient,
+    client: Result<flightstate::kafka::KafkaClient, String>,
 }
 
 impl Catching {
@@ -84,7 +88,7 @@ impl Catching {
                     Duration::from_secs(config.pump.lease_secs),
                 ),
             },
-            client: config.kafka_client()?,
+            client: config.kafka_client().map_err(|e| e.to_string()),
         })
     }
 
@@ -94,8 +98,20 @@ impl Catching {
         mailbox: &Arc<Mailbox>,
         hint: Option<flightstate::lost_tail::LostTail>,
         stop: &AtomicBool,
-    ) -> Result<CatchUpReport, flightstate::lost_tail::CatchUpError> {
-        catch_up(store, mailbox, &self.client, &self.settings, hint, stop)
+    ) -> anyhow::Result<CatchUpReport> {
+        let client = self.client.as_ref().map_err(|why| {
+            anyhow::anyhow!(
+                "the catch-up puts the topics back in step and needs the brokers: {why}"
+            )
+        })?;
+        Ok(catch_up(
+            store,
+            mailbox,
+            client,
+            &self.settings,
+            hint,
+            stop,
+        )?)
     }
 
     /// Runs `pump` until `stop` (or idle, with `until_idle`), catching up
@@ -133,7 +149,7 @@ impl Catching {
                         break;
                     }
                     Err(e) => {
-                        tracing::error!(error = %Causes(&e), "the lost tail is not caught up; trying again");
+                        tracing::error!(error = %format!("{e:#}"), "the lost tail is not caught up; trying again");
                         sleep_unless_stopped(retry_after(&self.settings.pump), stop);
                     }
                 }

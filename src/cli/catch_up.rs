@@ -16,7 +16,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::lost_tail::{CatchUpReport, CatchUpSettings, catch_up, detect, retry_after};
+use flightstate::lost_tail::{
+    CatchUpError, CatchUpReport, CatchUpSettings, catch_up, detect, retry_after,
+};
 use flightstate::mailbox::Mailbox;
 use flightstate::pump::{Pump, PumpError, RunSummary, sleep_unless_stopped};
 use flightstate::resync::ResyncSettings;
@@ -114,6 +116,21 @@ impl Catching {
         )?)
     }
 
+    /// The resync alone, after a catch-up that applied the tail and failed
+    /// to put the topics back in step.
+    fn resync<S: Store>(&self, store: &S) -> anyhow::Result<flightstate::resync::ResyncReport> {
+        let client = self
+            .client
+            .as_ref()
+            .map_err(|why| anyhow::anyhow!("the resync needs the brokers: {why}"))?;
+        Ok(flightstate::resync::resync(
+            store,
+            client,
+            &self.settings.resync,
+            false,
+        )?)
+    }
+
     /// Runs `pump` until `stop` (or idle, with `until_idle`), catching up
     /// every lost tail it stops at: the pump is the lease holder's, so the
     /// process that meets the tail catches it up, at night as by day, and
@@ -134,22 +151,38 @@ impl Catching {
             let Some(tail) = summary.lost_tail else {
                 return Ok(total);
             };
+            // Once the tail is applied again, only the resync is left to
+            // do when it failed: the tail is gone from every look.
+            let mut resync_due = false;
             loop {
                 if stop.load(Ordering::SeqCst) {
                     return Ok(total);
                 }
-                match self.catch_up(store, mailbox, Some(tail), stop) {
-                    Ok(report) => {
-                        tracing::info!(
-                            rows = report.rows,
-                            applied = report.applied,
-                            write_backs_found = report.write_backs_found,
-                            "lost tail caught up; pumping again"
-                        );
-                        break;
-                    }
+                let outcome = if resync_due {
+                    self.resync(store).map(|_| ())
+                } else {
+                    self.catch_up(store, mailbox, Some(tail), stop)
+                        .map(|report| {
+                            tracing::info!(
+                                rows = report.rows,
+                                applied = report.applied,
+                                write_backs_found = report.write_backs_found,
+                                "lost tail caught up; pumping again"
+                            );
+                        })
+                };
+                match outcome {
+                    Ok(()) => break,
                     Err(e) => {
-                        tracing::error!(error = %format!("{e:#}"), "the lost tail is not caught up; trying again");
+                        resync_due |= matches!(
+                            e.downcast_ref::<CatchUpError>(),
+                            Some(CatchUpError::Resync(_))
+                        );
+                        tracing::error!(
+                            error = %format!("{e:#}"),
+                            resync_due,
+                            "the lost tail is not caught up; trying again"
+                        );
                         sleep_unless_stopped(retry_after(&self.settings.pump), stop);
                     }
                 }

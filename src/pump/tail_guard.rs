@@ -64,7 +64,11 @@ impl<S: Store + Clone> Pump<S> {
     /// [`Pump::lost_tail`]).
     pub(super) fn guard_tail(&mut self, heads: &[InboundMessage]) -> Option<Step> {
         let found = match self.find_tail(heads) {
-            Ok(found) => found?,
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                self.lost = None;
+                return None;
+            }
             Err(e) => {
                 // The batch meets the same fault and blocks the head.
                 tracing::warn!(error = %e, "cannot look for a lost tail");

@@ -12,6 +12,7 @@ pub mod failpoint;
 pub mod failure;
 pub mod journal;
 pub mod kafka;
+pub mod lost_tail;
 pub mod mailbox;
 pub mod memory;
 pub mod pipeline;

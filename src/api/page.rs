@@ -258,6 +258,13 @@ fn write_attention(out: &mut String, status: &Status) {
             opt(status.mailbox_error.as_deref())
         ));
     }
+    if let Some(tail) = &status.lost_tail {
+        items.push(format!(
+            "<span id=\"lost-tail\">{}</span>: the pump catches it up when it holds the lease, \
+             or run <code>flightstate catch-up</code>",
+            escape(&tail.describe())
+        ));
+    }
     match &status.state {
         None => items.push(format!(
             "The state database cannot be read: {}",

@@ -10,6 +10,7 @@ use chrono::{NaiveDateTime, Timelike, Utc};
 use serde::Serialize;
 
 use super::evidence::{self, HeadBlocked, SENDERS_LISTED};
+use crate::lost_tail::{LostTail, detect};
 use crate::mailbox::{Backlog, Mailbox};
 use crate::store::{
     DayOrder, EvidenceOps, HeldDays, OutboxBacklog, PipelineLease, ProcCount, ProcEntry,
@@ -46,6 +47,10 @@ pub struct Status {
     pub state: Option<StateFacts>,
     /// Why the state database could not be read.
     pub state_error: Option<String>,
+    /// The mailbox rows flightstate wrote back that the state database
+    /// lost (docs/operations.md, "After a failover"); `None` when there are
+    /// none or either side could not be read.
+    pub lost_tail: Option<LostTail>,
 }
 
 /// The state database's part of the status, from one snapshot.
@@ -179,6 +184,14 @@ pub fn collect<S: Store>(store: &S, mailbox: Option<&Mailbox>, limits: StatusLim
         Err(e) => (None, Some(format!("{e:#}"))),
     };
     let configured = mailbox.is_some();
+    let lost_tail = match mailbox.map(|m| detect(store, m)) {
+        Some(Ok(tail)) => tail,
+        Some(Err(e)) => {
+            tracing::debug!(error = %crate::failure::Causes(&e), "cannot look for a lost tail");
+            None
+        }
+        None => None,
+    };
     let (mailbox, mailbox_error) = match mailbox.map(Mailbox::backlog) {
         Some(Ok(backlog)) => (Some(backlog), None),
         Some(Err(e)) => (None, Some(format!("{e:#}"))),
@@ -200,6 +213,7 @@ pub fn collect<S: Store>(store: &S, mailbox: Option<&Mailbox>, limits: StatusLim
         mailbox_configured: configured,
         state,
         state_error,
+        lost_tail,
     }
 }
 
@@ -225,6 +239,14 @@ impl Status {
             (None, error) => {
                 let _ = writeln!(out, "mailbox: unavailable: {}", or_dash(error.as_deref()));
             }
+        }
+        if let Some(tail) = &self.lost_tail {
+            let _ = writeln!(
+                out,
+                "LOST TAIL: {}; the pump catches it up when it holds the lease, or run \
+                 `flightstate catch-up`",
+                tail.describe()
+            );
         }
         let Some(state) = &self.state else {
             let _ = writeln!(

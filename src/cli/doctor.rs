@@ -58,6 +58,7 @@ pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     let mut report = Report::default();
     state_database(&mut report, config);
     mailbox(&mut report, config);
+    lost_tail(&mut report, config);
     brokers(&mut report, config);
     station_clock(&mut report, config);
     api_port(&mut report, config);
@@ -138,6 +139,25 @@ fn state_database(report: &mut Report, config: &Config) {
                  `flightstate migrate`, or grant them to this user",
                 missing.join(", ")
             )),
+        },
+    );
+}
+
+/// Whether the state database lost commits whose mailbox rows were written
+/// back (docs/operations.md, "After a failover").
+fn lost_tail(report: &mut Report, config: &Config) {
+    report.line(
+        "lost tail",
+        match super::catch_up::look(config) {
+            Ok(None) => Verdict::Ok(
+                "the state database holds every message flightstate wrote back".to_owned(),
+            ),
+            Ok(Some(tail)) => Verdict::Fail(format!(
+                "{}; the pump of `flightstate run` catches it up when it holds the lease, or run \
+                 `flightstate catch-up` (docs/operations.md, \"After a failover\")",
+                tail.describe()
+            )),
+            Err(e) => Verdict::Warn(format!("cannot look for one: {e:#}")),
         },
     );
 }

@@ -3,6 +3,7 @@
 //! codes and prints them.
 
 mod apply;
+mod catch_up;
 mod cleanup;
 mod dead;
 mod dispatch;
@@ -86,6 +87,10 @@ enum Command {
     /// state topic holds, republish every flight, settle stale outbox rows
     /// (`--dry-run` prints the counts).
     Resync(resync::Opts),
+    /// After the state database lost its last commits (failover, restore):
+    /// apply again from the mailbox the messages it lost, then resync the
+    /// topics (`--dry-run` names the lost tail).
+    CatchUp(catch_up::Opts),
     /// Run the whole pipeline: pump, effect worker, dispatcher and read API
     /// threads.
     Run(run::Opts),
@@ -130,6 +135,7 @@ pub fn main() -> ExitCode {
         Command::Cleanup(opts) => cleanup::run(opts, &config),
         Command::Replay(opts) => replay::run(opts, &config),
         Command::Resync(opts) => resync::run(opts, &config),
+        Command::CatchUp(opts) => catch_up::run(opts, &config),
         Command::Release(opts) => held::run(opts, &config, held::Decision::Release),
         Command::Reject(opts) => held::run(opts, &config, held::Decision::Reject),
     };

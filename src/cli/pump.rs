@@ -45,9 +45,11 @@ struct PumpAlone<'a> {
 impl super::state_db::StoreWork for PumpAlone<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let parts = Parts::open(self.config, store, true)?;
+        let catching = super::catch_up::Catching::new(self.config, &parts)?;
+        let (store, mailbox) = (parts.store.clone(), Arc::clone(&parts.mailbox));
         let mut pump = Pump::new(parts.store, parts.mailbox, parts.pipeline, parts.pump);
-        let summary = pump
-            .run(&self.stop, self.until_idle)
+        let summary = catching
+            .pump(&mut pump, (&store, &mailbox), &self.stop, self.until_idle)
             .map_err(|e| anyhow::anyhow!("the pump stopped: {e}"))?;
         tracing::info!(messages = summary.messages, "pump stopped");
         Ok(ExitCode::SUCCESS)

@@ -49,6 +49,8 @@ fn run_everything<S: Store + Clone>(
     store: S,
 ) -> anyhow::Result<ExitCode> {
     let parts = Parts::open(config, store, false)?;
+    let catching = super::catch_up::Catching::new(config, &parts)?;
+    let (pump_store, pump_mailbox) = (parts.store.clone(), Arc::clone(&parts.mailbox));
     let api_thread = super::serve::spawn(config, &parts.store, &parts.mailbox, &stop)?;
     let worker_store = parts.store.clone();
     // The pump rings it when it commits: the dispatcher sends, and the
@@ -72,7 +74,7 @@ fn run_everything<S: Store + Clone>(
         .spawn(move || {
             let span = tracing::info_span!("worker", worker.name = "pump");
             let _enter = span.enter();
-            let outcome = pump.run(&pump_stop, false);
+            let outcome = catching.pump(&mut pump, (&pump_store, &pump_mailbox), &pump_stop, false);
             // The other threads stop with the pump.
             pump_stop.store(true, std::sync::atomic::Ordering::SeqCst);
             outcome.map_err(|e| anyhow::anyhow!("the pump stopped: {e}"))

@@ -17,6 +17,7 @@ mod requeue;
 mod statements;
 mod tls;
 mod write_back;
+mod written_back;
 
 pub use error::MailboxError;
 use error::{NoConnection, TooLarge, leaves_connection_usable};
@@ -27,6 +28,7 @@ pub use write_back::{
     FinalRow, WRITE_BACK_KIND, WRITE_BACK_TARGET_PREFIX, WriteBack, record_write_back,
     write_back_intent, written_back_row,
 };
+pub use written_back::{CaughtUpRow, WrittenBack};
 
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;

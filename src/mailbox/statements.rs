@@ -19,6 +19,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_request_message", INSERT_REQUEST_MESSAGE),
     ("requeue_message", REQUEUE_MESSAGE),
     ("select_backlog", SELECT_BACKLOG),
+    ("select_catch_up_messages", SELECT_CATCH_UP_MESSAGES),
     ("select_known_statuses", SELECT_KNOWN_STATUSES),
     ("select_last_message_id", SELECT_LAST_MESSAGE_ID),
     ("select_mailbox_columns", SELECT_MAILBOX_COLUMNS),
@@ -26,6 +27,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_message_state", SELECT_MESSAGE_STATE),
     ("select_pending_messages", SELECT_PENDING_MESSAGES),
     ("select_request_message", SELECT_REQUEST_MESSAGE),
+    ("select_written_back", SELECT_WRITTEN_BACK),
     ("set_idle_transaction_limit", SET_IDLE_TRANSACTION_LIMIT),
     ("write_back_message", WRITE_BACK_MESSAGE),
 ];
@@ -43,6 +45,8 @@ pub(crate) const SELECT_PENDING_MESSAGES: &str = sql!("select_pending_messages")
 pub(crate) const SELECT_REQUEST_MESSAGE: &str = sql!("select_request_message");
 pub(crate) const SET_IDLE_TRANSACTION_LIMIT: &str = sql!("set_idle_transaction_limit");
 pub(crate) const WRITE_BACK_MESSAGE: &str = sql!("write_back_message");
+pub(crate) const SELECT_WRITTEN_BACK: &str = sql!("select_written_back");
+pub(crate) const SELECT_CATCH_UP_MESSAGES: &str = sql!("select_catch_up_messages");
 
 /// AODB's own DDL of the mailbox tables, for the mailboxes of demos and
 /// tests (`flightstate enqueue --create-tables`); never run in production.

@@ -28,6 +28,7 @@
 //! can never commit.
 
 mod bypass;
+mod catch_up;
 mod effects;
 mod group;
 mod head_alert;
@@ -36,7 +37,9 @@ mod latency;
 mod lease;
 mod policy;
 mod settings;
+mod tail_guard;
 
+pub use catch_up::CatchUpStep;
 pub use effects::run_effect_worker;
 use group::GroupOutcome;
 use head_alert::HeadAlert;
@@ -45,6 +48,7 @@ use lease::Tenure;
 use policy::BlockedHead;
 pub use policy::backoff;
 pub use settings::{PumpSettings, default_holder};
+pub use tail_guard::LostTail;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -141,6 +145,12 @@ pub struct Pump<S: Store + Clone> {
     /// When a message last reached a final status: the idle wait looks for
     /// arrivals only while the mailbox is not quiet.
     last_arrival: Instant,
+    /// The highest message this pump saw reach a final status: a state
+    /// database whose last final message is lower lost commits
+    /// (`tail_guard`).
+    highest_final: Option<i64>,
+    /// The lost tail this pump stopped at.
+    lost: Option<LostTail>,
 }
 
 impl<S: Store + Clone> Pump<S> {
@@ -167,6 +177,8 @@ impl<S: Store + Clone> Pump<S> {
             mailbox_failures: 0,
             doorbell: Doorbell::new(),
             last_arrival: Instant::now(),
+            highest_final: None,
+            lost: None,
         }
     }
 
@@ -213,6 +225,9 @@ impl<S: Store + Clone> Pump<S> {
             Ok(heads) => heads,
             Err(step) => return Ok(step),
         };
+        if let Some(step) = self.guard_tail(&heads) {
+            return Ok(step);
+        }
         self.prune_awaiting(&heads);
         let mut batch = Batch::of(&heads, &self.awaiting);
         while batch.outcome.is_none() && !stop.load(Ordering::SeqCst) {
@@ -350,6 +365,7 @@ impl<S: Store + Clone> Pump<S> {
     fn settled(&mut self, messages: &[&InboundMessage]) {
         for message in messages {
             self.awaiting.insert(message.id);
+            self.highest_final = self.highest_final.max(Some(message.id));
             if self
                 .blocked
                 .as_ref()
@@ -470,10 +486,17 @@ impl<S: Store + Clone> Pump<S> {
     /// # Errors
     ///
     /// Only an injected failure (tests).
+    /// It also stops at a lost tail ([`RunSummary::lost_tail`]): the
+    /// caller catches it up and runs the pump again.
     pub fn run(&mut self, stop: &AtomicBool, until_idle: bool) -> Result<RunSummary, PumpError> {
         let mut summary = RunSummary::default();
+        self.lost = None;
         while !stop.load(Ordering::SeqCst) {
-            match self.step_unless(stop)? {
+            let step = self.step_unless(stop)?;
+            if self.lost.is_some() {
+                break;
+            }
+            match step {
                 Step::Progress { messages } => summary.messages += messages,
                 Step::Idle if until_idle => break,
                 Step::Idle => self.wait_for_arrival(stop),
@@ -488,6 +511,7 @@ impl<S: Store + Clone> Pump<S> {
                 }
             }
         }
+        summary.lost_tail = self.lost;
         self.release();
         Ok(summary)
     }
@@ -498,6 +522,8 @@ impl<S: Store + Clone> Pump<S> {
 pub struct RunSummary {
     /// Messages that reached a final status.
     pub messages: usize,
+    /// The lost tail the pump stopped at, if it did.
+    pub lost_tail: Option<LostTail>,
 }
 
 /// One step's batch: the rows read at the head that do not await their

@@ -63,6 +63,18 @@ impl<'s, S: Store> Tenure<'s, S> {
         })
     }
 
+    /// The lease `holder` already holds at `epoch`, renewed at the first
+    /// [`keep`](Self::keep); every batch's fence still checks it.
+    pub(super) fn adopt(store: &'s S, holder: &str, epoch: i64, ttl: Duration) -> Tenure<'s, S> {
+        Tenure {
+            store,
+            holder: holder.to_owned(),
+            epoch,
+            ttl,
+            renew_at: Instant::now(),
+        }
+    }
+
     /// Renews the lease when a third of it has passed.
     ///
     /// # Errors

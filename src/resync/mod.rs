@@ -269,6 +269,27 @@ pub fn resync<S: Store>(
     outcome
 }
 
+/// Runs a resync under the pump lease the caller holds as
+/// `settings.holder` at `epoch` (the catch-up of a lost tail,
+/// `crate::lost_tail`, which re-applies the tail under it first): the lease
+/// passes from one to the other without ever being free, so that no pump
+/// takes it and no dispatcher sends in between. Released at the end.
+///
+/// # Errors
+///
+/// As [`resync`]'s.
+pub fn resync_held<S: Store>(
+    store: &S,
+    client: &KafkaClient,
+    settings: &ResyncSettings,
+    epoch: i64,
+) -> Result<ResyncReport, ResyncError> {
+    let mut tenure = Tenure::adopt(store, &settings.holder, epoch, settings.lease_ttl);
+    let outcome = resync_under(store, client, settings, &mut tenure);
+    tenure.release();
+    outcome
+}
+
 /// The resync's steps while it holds the lease.
 fn resync_under<S: Store>(
     store: &S,

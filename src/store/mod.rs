@@ -32,6 +32,7 @@ mod replay;
 mod repository;
 mod request;
 mod resync;
+mod tail;
 mod timeouts;
 mod version_floor;
 
@@ -59,6 +60,7 @@ pub use replay::{ReplayOps, ReplayRecord};
 pub use repository::{FlightRows, StateTx, Store};
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use resync::{FlightVersion, RaisedVersion, ResyncOps};
+pub use tail::TailOps;
 pub use timeouts::Timeouts;
 pub use version_floor::first_version;
 

@@ -23,6 +23,7 @@ use super::records::{
 use super::replay::ReplayOps;
 use super::request::RequestOps;
 use super::resync::ResyncOps;
+use super::tail::TailOps;
 use crate::state::{StateDocument, StoredFlight};
 
 /// A state database: hands out transactions.
@@ -39,6 +40,7 @@ pub trait Store: Send + Sync + 'static {
         + ReplayOps
         + ResyncOps
         + BrowseOps
+        + TailOps
     where
         Self: 'c;
 

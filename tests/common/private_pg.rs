@@ -35,7 +35,7 @@ pub struct PrivatePostgres {
 }
 
 /// The folder of the newest PostgreSQL's server binaries.
-fn bin_dir() -> PathBuf {
+pub fn bin_dir() -> PathBuf {
     let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
         .expect("PostgreSQL's server binaries (scripts/services installs them)")
         .filter_map(Result::ok)
@@ -53,7 +53,7 @@ fn bin_dir() -> PathBuf {
 }
 
 /// The uid and gid of `account`.
-fn account(name: &str) -> (u32, u32) {
+pub fn account(name: &str) -> (u32, u32) {
     let id = |flag: &str| {
         let out = Command::new("id")
             .args([flag, name])
@@ -69,7 +69,7 @@ fn account(name: &str) -> (u32, u32) {
 }
 
 /// `path` handed to `uid:gid`, with `mode`.
-fn hand_over(path: &Path, (uid, gid): (u32, u32), mode: u32) {
+pub fn hand_over(path: &Path, (uid, gid): (u32, u32), mode: u32) {
     std::os::unix::fs::chown(path, Some(uid), Some(gid)).expect("chown to postgres");
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
 }

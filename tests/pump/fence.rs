@@ -186,8 +186,9 @@ fn day(flights: i64) -> Vec<u8> {
 
 #[test]
 fn a_fenced_snapshot_is_not_retried_as_a_lost_version_race() {
-    // A's first transaction reads PROC_STATE; the second is the snapshot's.
-    let mut run = taken_over("fencesnap", &[day(2)], 2, pipeline());
+    // A's first transaction looks for a lost tail; the second reads
+    // PROC_STATE; the third is the snapshot's.
+    let mut run = taken_over("fencesnap", &[day(2)], 3, pipeline());
     run.assert_a_stopped_at_once();
     run.assert_each_message_applied_once_by_b("SUCCEEDED");
     let mut conn = run.db.connect();
@@ -209,7 +210,7 @@ fn a_fenced_streamed_snapshot_stops_the_pump_too() {
         stream_part_flights: 1,
         ..pipeline()
     };
-    let mut run = taken_over("fencestream", &[day(3)], 2, streamed);
+    let mut run = taken_over("fencestream", &[day(3)], 3, streamed);
     run.assert_a_stopped_at_once();
     run.assert_each_message_applied_once_by_b("SUCCEEDED");
 }
@@ -221,17 +222,19 @@ fn a_fenced_group_is_not_applied_one_by_one() {
         flop("RENO", &[(2, "<RENO>B2</RENO>")]),
         flop("RENO", &[(1, "<RENO>B3</RENO>")]),
     ];
-    // The group's one transaction is A's first.
-    let mut run = taken_over("fencegroup", &bodies, 1, pipeline());
+    // The group's one transaction is A's second (after the look for a lost
+    // tail).
+    let mut run = taken_over("fencegroup", &bodies, 2, pipeline());
     run.assert_a_stopped_at_once();
     run.assert_each_message_applied_once_by_b("SUCCEEDED");
 }
 
 #[test]
 fn a_fenced_dead_record_is_refused_before_its_commit() {
-    // Malformed: A's second transaction records it DEAD, a transaction the
-    // pipeline does not lock; the fence before its commit refuses it.
-    let mut run = taken_over("fencedead", &[b"<MSG><META>".to_vec()], 2, pipeline());
+    // Malformed: A's third transaction (after the look for a lost tail and
+    // the read of PROC_STATE) records it DEAD, a transaction the pipeline
+    // does not lock; the fence before its commit refuses it.
+    let mut run = taken_over("fencedead", &[b"<MSG><META>".to_vec()], 3, pipeline());
     run.assert_a_stopped_at_once();
     run.assert_each_message_applied_once_by_b("DEAD");
 }

@@ -351,10 +351,11 @@ fn a_takeover_waits_for_a_state_transaction_that_holds_the_lock() {
     )
     .execute(&mut conn)
     .expect("shorten A's lease");
-    // A's first transaction for the message reads PROC_STATE; the second is
-    // its state transaction: pause A there just before COMMIT, holding
-    // PIPELINE_LOCK after its fence check passed.
-    gate.stop_at(2);
+    // A's first transaction of the step looks for a lost tail, the next
+    // reads the message's PROC_STATE; the third is its state transaction:
+    // pause A there just before COMMIT, holding PIPELINE_LOCK after its
+    // fence check passed.
+    gate.stop_at(3);
     let a = std::thread::spawn(move || {
         let step = pump_a.step().expect("step");
         (pump_a, step)

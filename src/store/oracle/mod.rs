@@ -26,6 +26,7 @@ mod request;
 mod resync;
 pub(crate) mod statements;
 mod store;
+mod tail;
 mod tx;
 
 pub use limits::SessionLimits;

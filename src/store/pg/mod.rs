@@ -26,6 +26,7 @@ mod rows;
 mod schema;
 pub(crate) mod statements;
 mod store;
+mod tail;
 mod tx;
 
 pub use copy::{DetailRows, NewFlights};

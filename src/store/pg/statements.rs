@@ -94,6 +94,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_flight_versions", SELECT_FLIGHT_VERSIONS),
     ("select_flights", SELECT_FLIGHTS),
     ("select_gates", SELECT_GATES),
+    ("select_last_final_message", SELECT_LAST_FINAL_MESSAGE),
     ("select_latest_by_status", SELECT_LATEST_BY_STATUS),
     ("select_latest_order_evidence", SELECT_LATEST_ORDER_EVIDENCE),
     ("select_message_record", SELECT_MESSAGE_RECORD),
@@ -253,3 +254,5 @@ pub(crate) const SELECT_FLIGHT_VERSIONS: &str = sql!("select_flight_versions");
 pub(crate) const RAISE_STATE_VERSIONS: &str = sql!("raise_state_versions");
 pub(crate) const DELETE_SUPERSEDED_STATE_EVENTS: &str = sql!("delete_superseded_state_events");
 pub(crate) const RAISE_EVENT_IDS: &str = sql!("raise_event_ids");
+/// The lost tail's bound (`crate::store::TailOps`).
+pub(crate) const SELECT_LAST_FINAL_MESSAGE: &str = sql!("select_last_final_message");

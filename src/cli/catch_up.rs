@@ -24,7 +24,7 @@ use flightstate::pump::{Pump, PumpError, RunSummary, sleep_unless_stopped};
 use flightstate::resync::ResyncSettings;
 use flightstate::store::Store;
 
-use super::pump::Parts;
+use super::pump_parts::Parts;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -233,7 +233,7 @@ struct Look<'a> {
 
 impl super::state_db::StoreWork for Look<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
-        let mailbox = Mailbox::connect(super::pump::mailbox_settings(self.config)?)
+        let mailbox = Mailbox::connect(super::pump_parts::mailbox_settings(self.config)?)
             .context("cannot open the mailbox pool")?;
         *self.found = detect(&store, &mailbox).context("cannot look for a lost tail")?;
         Ok(ExitCode::SUCCESS)

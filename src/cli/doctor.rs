@@ -164,7 +164,7 @@ fn lost_tail(report: &mut Report, config: &Config) {
 
 fn mailbox(report: &mut Report, config: &Config) {
     let check = "mailbox";
-    let facts = super::pump::mailbox_settings(config).and_then(|settings| {
+    let facts = super::pump_parts::mailbox_settings(config).and_then(|settings| {
         let shown = redact_url(&settings.url);
         let facts = Mailbox::connect(settings)
             .and_then(|mailbox| mailbox.inspect())

@@ -16,6 +16,7 @@ mod migrate;
 mod parse;
 mod progress;
 mod pump;
+mod pump_parts;
 mod replay;
 mod request;
 mod requests;

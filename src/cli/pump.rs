@@ -5,14 +5,13 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::mailbox::{Mailbox, MailboxSettings};
-use flightstate::pipeline::Rules;
-use flightstate::pump::{Pump, PumpSettings};
+use flightstate::pump::Pump;
 use flightstate::store::Store;
+
+use super::pump_parts::Parts;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -66,46 +65,4 @@ pub(super) fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
     })
     .context("cannot install the SIGTERM / Ctrl-C handler")?;
     Ok(stop)
-}
-
-/// Everything a pump needs, opened from the configuration.
-pub(super) struct Parts<S> {
-    pub(super) store: S,
-    pub(super) mailbox: Arc<Mailbox>,
-    pub(super) pipeline: Rules,
-    pub(super) pump: PumpSettings,
-}
-
-impl<S> Parts<S> {
-    pub(super) fn open(
-        config: &Config,
-        store: S,
-        inline_effects: bool,
-    ) -> anyhow::Result<Parts<S>> {
-        let mailbox =
-            Mailbox::connect(mailbox_settings(config)?).context("cannot open the mailbox pool")?;
-        Ok(Parts {
-            store,
-            mailbox: Arc::new(mailbox),
-            pipeline: config.pipeline_rules(),
-            pump: config.pump.pump_settings(inline_effects),
-        })
-    }
-}
-
-pub(super) fn mailbox_settings(config: &Config) -> anyhow::Result<MailboxSettings> {
-    let m = &config.mailbox;
-    Ok(MailboxSettings {
-        url: config.mailbox_url()?.to_owned(),
-        pending_status: m.pending_status.clone(),
-        succeeded_status: m.succeeded_status.clone(),
-        dead_status: m.dead_status.clone(),
-        pool_size: m.pool_size as usize,
-        connect_timeout: Duration::from_secs(m.connect_timeout_secs),
-        io_timeout: Duration::from_secs(m.io_timeout_secs),
-        // A frozen process's write-back gives up its rows within the
-        // lease, as its state transactions do (docs/pump.md, "A frozen
-        // holder").
-        idle_in_transaction: Some(Duration::from_secs(config.pump.lease_secs)),
-    })
 }

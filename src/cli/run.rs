@@ -16,7 +16,8 @@ use flightstate::store::Store;
 use std::sync::atomic::AtomicBool;
 use std::thread::JoinHandle;
 
-use super::pump::{Parts, stop_on_signals};
+use super::pump::stop_on_signals;
+use super::pump_parts::Parts;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {}

@@ -13,7 +13,8 @@ use flightstate::config::Config;
 use flightstate::mailbox::Mailbox;
 use flightstate::store::Store;
 
-use super::pump::{mailbox_settings, stop_on_signals};
+use super::pump::stop_on_signals;
+use super::pump_parts::mailbox_settings;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {

@@ -20,15 +20,14 @@ mod dispatching;
 mod pumping;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use common::TestDatabase;
+use common::backup::{dump, restore};
 use common::sis::{day_messages, flop, site_settings};
-use common::{TestDatabase, admin_connection};
-use diesel::connection::SimpleConnection;
 use dispatching::{Record, kafka, read_all, rebuild, settings, stored, tansu, tansu_dispatcher};
 use flightstate::dispatch::Dispatcher;
 use flightstate::kafka::KafkaClient;
@@ -140,42 +139,6 @@ fn history_other_readers_and_purged_rows_are_not_a_lost_tail() {
             .any(|(id, _, _, _)| *id == above),
         "nothing above the tail is applied"
     );
-}
-
-/// `pg_dump -Fc` of the database into a file of the test's own.
-#[track_caller]
-fn dump(db: &TestDatabase) -> PathBuf {
-    let file = std::env::temp_dir().join(format!("{}.dump", db.name()));
-    let status = Command::new("pg_dump")
-        .args(["--format=custom", "--file"])
-        .arg(&file)
-        .arg(db.url())
-        .status()
-        .expect("run pg_dump");
-    assert!(status.success(), "pg_dump failed");
-    file
-}
-
-/// Drops the database and creates it again from `file`, as an operator
-/// restores a backup.
-#[track_caller]
-fn restore(db: &TestDatabase, file: &PathBuf) {
-    let mut admin = admin_connection();
-    // Test-only SQL: the name is the test database's own.
-    admin
-        .batch_execute(&format!("DROP DATABASE {} WITH (FORCE)", db.name()))
-        .expect("drop the database");
-    admin
-        .batch_execute(&format!("CREATE DATABASE {} TEMPLATE template0", db.name()))
-        .expect("create the database again");
-    let status = Command::new("pg_restore")
-        .args(["--no-owner", "--exit-on-error", "--dbname"])
-        .arg(db.url())
-        .arg(file)
-        .status()
-        .expect("run pg_restore");
-    assert!(status.success(), "pg_restore failed");
-    let _ = std::fs::remove_file(file);
 }
 
 /// The site's pump, with a lease short enough for a test to wait out.

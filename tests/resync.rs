@@ -15,16 +15,15 @@ mod common;
 mod dispatching;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
+use common::TestDatabase;
+use common::backup::{dump, restore};
 use common::child::Running;
 use common::sis::{at, day_messages, flop, site_settings};
-use common::{TestDatabase, admin_connection};
 use diesel::RunQueryDsl;
-use diesel::connection::SimpleConnection;
 use diesel::sql_types::BigInt;
 use dispatching::{
     Record, drain, kafka, pending, read_all, rebuild, settings, stored, tansu, tansu_dispatcher,
@@ -91,42 +90,6 @@ fn apply_all(store: &PgStore, rules: &Rules, next: &mut i64, bodies: &[Vec<u8>])
         apply(store, rules, *next, body);
         *next += 1;
     }
-}
-
-/// `pg_dump -Fc` of the database into a file of the test's own.
-#[track_caller]
-fn dump(db: &TestDatabase) -> PathBuf {
-    let file = std::env::temp_dir().join(format!("{}.dump", db.name()));
-    let status = Command::new("pg_dump")
-        .args(["--format=custom", "--file"])
-        .arg(&file)
-        .arg(db.url())
-        .status()
-        .expect("run pg_dump");
-    assert!(status.success(), "pg_dump failed");
-    file
-}
-
-/// Drops the database and creates it again from `file`, as an operator
-/// restores a backup.
-#[track_caller]
-fn restore(db: &TestDatabase, file: &PathBuf) {
-    let mut admin = admin_connection();
-    // Test-only SQL: the name is the test database's own.
-    admin
-        .batch_execute(&format!("DROP DATABASE {} WITH (FORCE)", db.name()))
-        .expect("drop the database");
-    admin
-        .batch_execute(&format!("CREATE DATABASE {} TEMPLATE template0", db.name()))
-        .expect("create the database again");
-    let status = Command::new("pg_restore")
-        .args(["--no-owner", "--exit-on-error", "--dbname"])
-        .arg(db.url())
-        .arg(file)
-        .status()
-        .expect("run pg_restore");
-    assert!(status.success(), "pg_restore failed");
-    let _ = std::fs::remove_file(file);
 }
 
 /// The stored FLIDs, ascending.

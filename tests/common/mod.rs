@@ -19,6 +19,7 @@
 // Each test file uses a different part of this module.
 #![allow(dead_code)]
 
+pub mod backup;
 pub mod binaries;
 pub mod child;
 pub mod contract;

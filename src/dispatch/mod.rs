@@ -31,6 +31,7 @@
 //! This module owns no SQL (the store's [`OutboxOps`] does) and never reads
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 
+mod error;
 mod gate;
 mod lane;
 mod link;
@@ -43,8 +44,8 @@ use std::time::Duration;
 
 use chrono::{NaiveDateTime, Utc};
 use rdkafka::ClientConfig;
-use rdkafka::error::KafkaError;
 
+pub use error::OutboxError;
 use gate::GateLog;
 pub use gate::{Always, Gate};
 use lane::Lane;
@@ -52,13 +53,12 @@ use link::Link;
 pub use payload::{notice_value, tombstone_value};
 use producer::Producer;
 
-use crate::FailureKind;
 use crate::doorbell::Doorbell;
 use crate::kafka::{
     CHANGE_TOPIC_POLICY, KafkaClient, LinkError, NewTopicSpec, STATE_TOPIC_POLICY, TopicAdmin,
     TopicError, keeps_every_flight,
 };
-use crate::store::{self, OutboxOps, PendingCounts, Store, StoreError};
+use crate::store::{self, OutboxOps, PendingCounts, Store};
 
 /// The header carrying the outbox row's id, for consumer dedupe.
 pub const EVENT_ID_HEADER: &str = "event-id";
@@ -171,76 +171,6 @@ impl KafkaSettings {
         // DESIGN §5: never overridable.
         config.set("enable.idempotence", "true").set("acks", "all");
         config
-    }
-}
-
-/// Why the dispatcher could not go on.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum OutboxError {
-    /// The state database failed (down, pool exhausted, a conflict with a
-    /// second dispatcher). Retried by [`Dispatcher::run`] after a pause;
-    /// rows stay pending.
-    #[error("outbox")]
-    Store(#[from] StoreError),
-    /// The Kafka client could not be created: a bad property in `[kafka]`
-    /// or `extra`. Fix the configuration.
-    #[error("cannot create the kafka producer; check the [kafka] settings")]
-    Producer(#[source] KafkaError),
-    /// A topic could not be created or read (broker down, or no right to
-    /// create topics: then create them yourself and set
-    /// `kafka.create_topics = false`). Retried.
-    #[error("topics not ready")]
-    Topic(#[source] TopicError),
-    /// The state topic keeps messages by time (`cleanup.policy` other than
-    /// `compact` alone): a consumer rebuilding from the start would miss
-    /// every flight that did not change within the retention. Nothing is
-    /// sent until the topic is compacted, or the site accepts it with
-    /// `kafka.allow_uncompacted_state_topic = true`.
-    #[error(
-        "state topic `{topic}` has cleanup.policy={policy}: a consumer reading it from the start \
-         would miss every flight whose last state is older than the retention; set \
-         cleanup.policy=compact on the topic (or accept the loss with \
-         `kafka.allow_uncompacted_state_topic = true`)"
-    )]
-    UncompactedStateTopic {
-        /// The state topic.
-        topic: String,
-        /// Its `cleanup.policy` as the broker reports it.
-        policy: String,
-    },
-    /// A pass came to produce more than one delivery wait after its last
-    /// statement (the process was frozen or starved in between). The
-    /// server may have ended its transaction meanwhile, and another
-    /// dispatcher may have sent newer versions of its flights; what it
-    /// would produce now could land after them. It produces nothing and
-    /// rolls back; its rows are claimed again. Retried.
-    #[error(
-        "the pass held its claim {held_ms} ms before producing (a frozen or starved process); \
-         nothing produced, its rows are claimed again"
-    )]
-    ClaimTooOld {
-        /// How long after its last statement the pass came to produce.
-        held_ms: u64,
-    },
-    /// A test's failure point fired.
-    #[cfg(feature = "failpoints")]
-    #[error(transparent)]
-    Injected(#[from] crate::failpoint::Injected),
-}
-
-impl OutboxError {
-    /// What went wrong, for the retry decision.
-    pub fn kind(&self) -> FailureKind {
-        match self {
-            OutboxError::Store(e) => e.kind(),
-            OutboxError::Producer(_) => FailureKind::BadInput,
-            OutboxError::Topic(_) => FailureKind::ConnectionLost,
-            OutboxError::UncompactedStateTopic { .. } => FailureKind::BadInput,
-            OutboxError::ClaimTooOld { .. } => FailureKind::Timeout,
-            #[cfg(feature = "failpoints")]
-            OutboxError::Injected(_) => FailureKind::Other,
-        }
     }
 }
 

@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use common::contract::{CHANGE_SCHEMA, STATE_SCHEMA, schema_json, violations};
+use common::contract::{CHANGE_SCHEMA, HEARTBEAT_SCHEMA, STATE_SCHEMA, schema_json, violations};
 use common::server::{Folder, ServerProcess, free_port};
 use dispatching::{
     kafka, outbox_of_a_day, pending, read_all, rebuild, settings, stored, tansu, topics,
@@ -50,6 +50,7 @@ fn the_schemas_are_draft_2020_12_with_this_builds_version_in_their_id() {
     for (text, name) in [
         (STATE_SCHEMA, "flight-state"),
         (CHANGE_SCHEMA, "flight-change"),
+        (HEARTBEAT_SCHEMA, "flight-heartbeat"),
     ] {
         let schema = schema_json(text);
         assert_eq!(

@@ -102,7 +102,7 @@ impl Lease {
     fn of(lease: PipelineLease, now: NaiveDateTime) -> Lease {
         let expires_in_secs = lease.expires_at.map(|t| (t - now).num_seconds());
         Lease {
-            held: lease.holder.is_some() && expires_in_secs.is_some_and(|s| s > 0),
+            held: lease.held_at(now),
             holder: lease.holder,
             epoch: lease.epoch,
             expires_at: lease.expires_at,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use flightstate::config::Config;
 use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings};
+use flightstate::mailbox::Mailbox;
 use flightstate::resync::NotDuringResync;
 use flightstate::store::Store;
 use std::sync::Arc;
@@ -61,7 +62,9 @@ fn dispatch_alone<S: Store + Clone>(work: DispatchAlone<'_>, store: S) -> anyhow
     // A resync reads the state topic and raises versions above it: nothing
     // may reach the topic meanwhile (docs/operations.md, "After a restore").
     let gate = NotDuringResync::new(store.clone());
-    let mut dispatcher = open(config, store)?;
+    // The heartbeat reports the mailbox's backlog when one is configured.
+    let mailbox = super::serve::optional_mailbox(config)?;
+    let mut dispatcher = open(config, store, mailbox)?;
     let report = dispatcher
         .run_while(&stop, opts.until_idle, &gate)
         .context("the dispatcher stopped")?;
@@ -80,8 +83,13 @@ fn dispatch_alone<S: Store + Clone>(work: DispatchAlone<'_>, store: S) -> anyhow
     Ok(ExitCode::SUCCESS)
 }
 
-/// A dispatcher over `store` with the configuration's `[kafka]` settings.
-pub(super) fn open<S: Store>(config: &Config, store: S) -> anyhow::Result<Dispatcher<S>> {
+/// A dispatcher over `store` with the configuration's `[kafka]` settings,
+/// its heartbeats reporting the backlog of `mailbox`.
+pub(super) fn open<S: Store>(
+    config: &Config,
+    store: S,
+    mailbox: Option<Arc<Mailbox>>,
+) -> anyhow::Result<Dispatcher<S>> {
     let k = &config.kafka;
     let kafka = KafkaSettings {
         linger: Duration::from_millis(k.linger_ms),
@@ -101,5 +109,8 @@ pub(super) fn open<S: Store>(config: &Config, store: S) -> anyhow::Result<Dispat
         backoff_max: Duration::from_millis(k.backoff_max_ms),
         idle_poll: Duration::from_millis(k.idle_poll_ms),
     };
-    Dispatcher::new(store, kafka, settings).context("cannot start the dispatcher")
+    let heartbeat = k.heartbeat(config.station.home_airport.as_deref());
+    Dispatcher::new(store, kafka, settings)
+        .and_then(|dispatcher| dispatcher.with_heartbeat(heartbeat, mailbox))
+        .context("cannot start the dispatcher")
 }

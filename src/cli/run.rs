@@ -57,8 +57,12 @@ fn run_everything<S: Store + Clone>(
     // The pump rings it when it commits: the dispatcher sends, and the
     // effect worker writes back, at once instead of at their next look.
     let doorbell = Doorbell::new();
-    let mut dispatcher =
-        super::dispatch::open(config, parts.store.clone())?.with_doorbell(doorbell.clone());
+    let mut dispatcher = super::dispatch::open(
+        config,
+        parts.store.clone(),
+        Some(Arc::clone(&parts.mailbox)),
+    )?
+    .with_doorbell(doorbell.clone());
     let worker_doorbell = doorbell.clone();
     let worker_mailbox = Arc::clone(&parts.mailbox);
     let worker_settings = parts.pump.clone();

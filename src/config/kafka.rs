@@ -7,8 +7,11 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use std::time::Duration;
+
 use super::ConfigError;
 use super::secrets::read_secret_file;
+use crate::dispatch::HeartbeatSettings;
 use crate::kafka::KafkaClient;
 
 /// Kafka brokers and topics.
@@ -49,6 +52,10 @@ pub struct KafkaConfig {
     /// consumer reading from the start misses flights older than the
     /// retention.
     pub allow_uncompacted_state_topic: bool,
+    /// Topic of the heartbeats (compacted, one record per station).
+    pub heartbeat_topic: String,
+    /// Seconds between two heartbeats; 0 sends none.
+    pub heartbeat_secs: u64,
     /// The SASL password (`sasl.password`); env
     /// `FLIGHTSTATE_KAFKA_SASL_PASSWORD`. Never from a file others can
     /// read.
@@ -86,6 +93,8 @@ impl Default for KafkaConfig {
             topic_partitions: 1,
             topic_replication: 1,
             allow_uncompacted_state_topic: false,
+            heartbeat_topic: "flight.heartbeat".to_owned(),
+            heartbeat_secs: 30,
             sasl_password: None,
             sasl_password_file: None,
             ssl_key_password: None,
@@ -117,6 +126,8 @@ impl std::fmt::Debug for KafkaConfig {
                 "allow_uncompacted_state_topic",
                 &self.allow_uncompacted_state_topic,
             )
+            .field("heartbeat_topic", &self.heartbeat_topic)
+            .field("heartbeat_secs", &self.heartbeat_secs)
             .field("sasl_password", &hidden(&self.sasl_password))
             .field("sasl_password_file", &self.sasl_password_file)
             .field("ssl_key_password", &hidden(&self.ssl_key_password))
@@ -179,6 +190,18 @@ const SECRET_PROPERTIES: [SecretProperty; 2] = [
 ];
 
 impl KafkaConfig {
+    /// Where and how often the dispatcher sends heartbeats, keyed by the
+    /// station `home_airport` (`station.home_airport`), or `flightstate`
+    /// where none is set.
+    pub fn heartbeat(&self, home_airport: Option<&str>) -> HeartbeatSettings {
+        let defaults = HeartbeatSettings::default();
+        HeartbeatSettings {
+            topic: self.heartbeat_topic.clone(),
+            interval: Duration::from_secs(self.heartbeat_secs),
+            station: home_airport.map_or(defaults.station, str::to_owned),
+        }
+    }
+
     /// The settings that hold a secret value (not a file name), for the
     /// check of where they came from.
     pub(super) fn secret_settings(&self) -> Vec<&'static str> {

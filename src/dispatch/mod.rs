@@ -27,12 +27,15 @@
 //! lane's (`producer.rs`); an outage is logged once, whichever of librdkafka's
 //! reports and lanes hears of it first (`link.rs`). `flightstate run` starts
 //! passes only while its pump holds the lease (a [`Gate`], `gate.rs`).
+//! Beside the lanes, a heartbeat tells consumers how far the pipeline has
+//! come, every interval (`heartbeat.rs`).
 //!
 //! This module owns no SQL (the store's [`OutboxOps`] does) and never reads
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 
 mod error;
 mod gate;
+mod heartbeat;
 mod lane;
 mod link;
 mod payload;
@@ -48,6 +51,8 @@ use rdkafka::ClientConfig;
 pub use error::OutboxError;
 use gate::GateLog;
 pub use gate::{Always, Gate};
+use heartbeat::Heartbeat;
+pub use heartbeat::{Beat, HEARTBEAT_KIND, HeartbeatSettings};
 use lane::Lane;
 use link::Link;
 pub use payload::{notice_value, tombstone_value};
@@ -58,6 +63,7 @@ use crate::kafka::{
     CHANGE_TOPIC_POLICY, KafkaClient, LinkError, NewTopicSpec, STATE_TOPIC_POLICY, TopicAdmin,
     TopicError, keeps_every_flight,
 };
+use crate::mailbox::Mailbox;
 use crate::store::{self, OutboxOps, PendingCounts, Store};
 
 /// The header carrying the outbox row's id, for consumer dedupe.
@@ -228,6 +234,8 @@ pub struct Dispatcher<S: Store> {
     link: Arc<Link>,
     /// Rung by the pump of the same process when it commits.
     doorbell: Doorbell,
+    /// Sends heartbeats beside the lanes, when configured.
+    heartbeat: Option<Heartbeat>,
 }
 
 impl<S: Store> std::fmt::Debug for Dispatcher<S> {
@@ -254,10 +262,7 @@ impl<S: Store> Dispatcher<S> {
         kafka: KafkaSettings,
         settings: DispatchSettings,
     ) -> Result<Dispatcher<S>, OutboxError> {
-        // A pass waits for its reports a little longer than librdkafka
-        // tries, so that a message's final report (delivered or timed out)
-        // normally arrives before the pass gives up on it.
-        let wait = kafka.delivery_timeout + kafka.linger + Duration::from_secs(5);
+        let wait = report_wait(&kafka);
         let count = settings.lanes.max(1);
         let link = Arc::new(Link::new(kafka.client.security()));
         let lanes = (0..count)
@@ -279,7 +284,50 @@ impl<S: Store> Dispatcher<S> {
             lanes,
             link,
             doorbell: Doorbell::new(),
+            heartbeat: None,
         })
+    }
+
+    /// The dispatcher sending heartbeats by `settings` (none when its
+    /// interval is zero), with the backlog of `mailbox` in them.
+    ///
+    /// # Errors
+    ///
+    /// [`OutboxError::Producer`] when the heartbeat's producer is refused.
+    pub fn with_heartbeat(
+        self,
+        settings: HeartbeatSettings,
+        mailbox: Option<Arc<Mailbox>>,
+    ) -> Result<Dispatcher<S>, OutboxError> {
+        if !settings.enabled() {
+            return Ok(Dispatcher {
+                heartbeat: None,
+                ..self
+            });
+        }
+        let producer = Producer::create(
+            self.kafka.producer_config(),
+            report_wait(&self.kafka),
+            Arc::clone(&self.link),
+        )
+        .map_err(OutboxError::Producer)?;
+        Ok(Dispatcher {
+            heartbeat: Some(Heartbeat::new(settings, producer, mailbox)),
+            ..self
+        })
+    }
+
+    /// Sends one heartbeat now (tests and `dispatch --until-idle` use it);
+    /// `None` when heartbeats are off.
+    ///
+    /// # Errors
+    ///
+    /// Why the heartbeat was not sent.
+    pub fn heartbeat_once(&mut self) -> Option<Result<Beat, String>> {
+        let Dispatcher {
+            store, heartbeat, ..
+        } = self;
+        heartbeat.as_mut().map(|h| h.beat(store))
     }
 
     /// The dispatcher with its idle lanes woken by `doorbell` (the pump of
@@ -320,12 +368,16 @@ impl<S: Store> Dispatcher<S> {
                 replication: self.kafka.topic_replication,
                 policy,
             };
-            let created = admin
-                .create(&[
-                    spec(state_topic, STATE_TOPIC_POLICY),
-                    spec(&self.settings.change_topic, CHANGE_TOPIC_POLICY),
-                ])
-                .map_err(OutboxError::Topic)?;
+            let mut specs = vec![
+                spec(state_topic, STATE_TOPIC_POLICY),
+                spec(&self.settings.change_topic, CHANGE_TOPIC_POLICY),
+            ];
+            if let Some(heartbeat) = &self.heartbeat {
+                // Compacted like the state topic: a consumer starting late
+                // finds each station's last heartbeat.
+                specs.push(spec(&heartbeat.settings.topic, STATE_TOPIC_POLICY));
+            }
+            let created = admin.create(&specs).map_err(OutboxError::Topic)?;
             for topic in created {
                 tracing::info!(topic, "created topic");
             }
@@ -461,12 +513,25 @@ impl<S: Store> Dispatcher<S> {
             settings,
             lanes,
             doorbell,
+            heartbeat,
             ..
         } = self;
         // A lane that fails for good stops the others.
         let halt = AtomicBool::new(false);
+        // Set once every lane has ended: the heartbeat ends with them.
+        let lanes_done = AtomicBool::new(false);
         let gate_log = GateLog::default();
         let outcomes: Vec<Result<DispatchReport, OutboxError>> = std::thread::scope(|scope| {
+            let beating = heartbeat.as_mut().filter(|_| !until_idle).map(|heartbeat| {
+                let (store, halt, lanes_done) = (&*store, &halt, &lanes_done);
+                let open = || gate.is_open();
+                std::thread::Builder::new()
+                    .name("dispatch-heartbeat".to_owned())
+                    .spawn_scoped(scope, move || {
+                        heartbeat.run(store, &[stop, halt, lanes_done], &open);
+                    })
+                    .unwrap_or_else(|e| panic!("cannot start the dispatcher's heartbeat: {e}"))
+            });
             let workers: Vec<_> = lanes
                 .iter_mut()
                 .map(|lane| {
@@ -498,15 +563,26 @@ impl<S: Store> Dispatcher<S> {
                         .unwrap_or_else(|e| panic!("cannot start dispatcher lane {number}: {e}"))
                 })
                 .collect();
-            workers
+            let outcomes = workers
                 .into_iter()
                 .map(|worker| {
                     worker
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                 })
-                .collect()
+                .collect();
+            lanes_done.store(true, Ordering::SeqCst);
+            if let Some(beating) = beating {
+                beating
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            }
+            outcomes
         });
+        // A dispatcher that stops once idle says where it left the topics.
+        if let Some(heartbeat) = heartbeat.as_mut().filter(|_| until_idle && gate.is_open()) {
+            let _ = heartbeat.beat(&*store);
+        }
         let mut total = DispatchReport::default();
         for outcome in outcomes {
             total.add(outcome?);
@@ -519,6 +595,13 @@ impl<S: Store> Dispatcher<S> {
         );
         Ok(total)
     }
+}
+
+/// How long a pass waits for its delivery reports: a little longer than
+/// librdkafka tries, so that a message's final report (delivered or timed
+/// out) normally arrives before the pass gives up on it.
+fn report_wait(kafka: &KafkaSettings) -> Duration {
+    kafka.delivery_timeout + kafka.linger + Duration::from_secs(5)
 }
 
 /// Whether any of `flags` is set.

@@ -51,7 +51,8 @@ pub use outbox::{
 pub use pool_log::PoolCount;
 pub(crate) use pool_log::PoolErrorLog;
 pub use preflight::{DatabaseFacts, SchemaLevel, SchemaMismatch};
-pub use read::{HeldDays, OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay};
+pub(crate) use read::lowest;
+pub use read::{HeldDays, OutboxBacklog, ProcCount, ProcEntry, ReadOps, SnapshotDay, Watermark};
 pub use records::{
     ChangeNotice, DetailTable, DetailTables, EventKind, FlightDigest, FlightWrite, Outcome,
     PipelineLease, ProcRecord, ProcStatus, SnapshotLedger, StateEvent,

@@ -59,6 +59,43 @@ pub trait ReadOps {
 
     /// Which operation days the current state holds.
     fn select_held_days(&mut self) -> Result<HeldDays, StoreError>;
+
+    /// How far what the pipeline applied has reached the topics (the
+    /// heartbeat's watermark).
+    fn select_watermark(&mut self) -> Result<Watermark, StoreError>;
+}
+
+/// How far what the pipeline applied has reached the topics: the last
+/// message the state database holds as final, and the lowest message whose
+/// outbox rows are still to send. Read in the same snapshot as the outbox's
+/// backlog, so the two agree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Watermark {
+    /// The highest message id `PROC_STATE` holds as SUCCEEDED or DEAD.
+    pub last_message_id: Option<i64>,
+    /// When that message got its status (UTC).
+    pub last_applied_at: Option<NaiveDateTime>,
+    /// The lowest message id of a pending row of either outbox.
+    pub lowest_pending_message_id: Option<i64>,
+}
+
+/// The lower of two outboxes' lowest pending message ids.
+pub(crate) fn lowest(state: Option<i64>, change: Option<i64>) -> Option<i64> {
+    state.into_iter().chain(change).min()
+}
+
+impl Watermark {
+    /// The message up to which every change is on the topics: the last
+    /// final message when nothing is pending, else the message just below
+    /// the lowest pending row's (a row leaves the outbox only once the
+    /// broker confirmed it).
+    pub fn published_through(&self) -> Option<i64> {
+        match (self.last_message_id, self.lowest_pending_message_id) {
+            (last, None) => last,
+            (Some(last), Some(pending)) => Some(last.min(pending - 1)),
+            (None, Some(pending)) => Some(pending - 1),
+        }
+    }
 }
 
 /// Which operation days the current state holds (`GET /all/flights`, the

@@ -118,6 +118,14 @@ pub struct PipelineLease {
     pub expires_at: Option<NaiveDateTime>,
 }
 
+impl PipelineLease {
+    /// Whether a pump holds the lease at `now` (UTC): someone took it and
+    /// it has not run out.
+    pub fn held_at(&self, now: NaiveDateTime) -> bool {
+        self.holder.is_some() && self.expires_at.is_some_and(|expires| expires > now)
+    }
+}
+
 /// A day's snapshot ledger (`SCHD_GEN`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SnapshotLedger {

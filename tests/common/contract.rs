@@ -2,7 +2,8 @@
 //! dispatchers really send: every record a test reads back from a topic is
 //! checked here — its `schema-version` header, and its value against the
 //! JSON Schema of its kind (a state or a tombstone against the state
-//! topic's schema, anything else against the change topic's).
+//! topic's schema, a heartbeat against the heartbeat topic's, anything else
+//! against the change topic's).
 
 use std::sync::OnceLock;
 
@@ -12,6 +13,8 @@ use flightstate::dispatch::SCHEMA_VERSION;
 pub const STATE_SCHEMA: &str = include_str!("../../schema/flight-state.schema.json");
 /// The change topic's schema as checked in.
 pub const CHANGE_SCHEMA: &str = include_str!("../../schema/flight-change.schema.json");
+/// The heartbeat topic's schema as checked in.
+pub const HEARTBEAT_SCHEMA: &str = include_str!("../../schema/flight-heartbeat.schema.json");
 
 /// A schema's JSON.
 #[track_caller]
@@ -34,10 +37,16 @@ fn change_validator() -> &'static jsonschema::Validator {
     VALIDATOR.get_or_init(|| validator(CHANGE_SCHEMA))
 }
 
+fn heartbeat_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| validator(HEARTBEAT_SCHEMA))
+}
+
 /// The validator for a record whose `event-kind` header is `kind`.
 pub fn validator_for_kind(kind: &str) -> &'static jsonschema::Validator {
     match kind {
         "STATE" | "TOMBSTONE" => state_validator(),
+        "HEARTBEAT" => heartbeat_validator(),
         _ => change_validator(),
     }
 }

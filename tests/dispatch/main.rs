@@ -8,6 +8,8 @@
 //! - `faults`: broker faults injected with rdkafka's `MockCluster`;
 //! - `outage`: a broker outage longer than the delivery timeout, with
 //!   `flightstate dispatch` as a child process;
+//! - `heartbeat`: the heartbeat record, its watermark and its interval;
+//! - `transactions`: what the test broker does with Kafka transactions;
 //! - `crash`: `flightstate dispatch` killed between producing a batch and
 //!   marking it sent (failpoints builds only).
 #![cfg(feature = "postgres")]
@@ -21,7 +23,9 @@ mod pumping;
 
 mod crash;
 mod faults;
+mod heartbeat;
 mod lanes;
 mod outage;
 mod several;
 mod tansu;
+mod transactions;

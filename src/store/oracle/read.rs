@@ -13,7 +13,7 @@ use super::tx::OracleTx;
 use crate::FailureKind;
 use crate::store::{
     HeldDays, OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay,
-    StoreError,
+    StoreError, Watermark, lowest,
 };
 
 fn status(code: &str, op: &'static str) -> Result<ProcStatus, StoreError> {
@@ -168,6 +168,29 @@ impl ReadOps for OracleTx<'_> {
             state_oldest: read_time(state_oldest),
             change_notices: row.get("change_notices").map_err(at(op))?,
             change_oldest: read_time(change_oldest),
+        })
+    }
+
+    fn select_watermark(&mut self) -> Result<Watermark, StoreError> {
+        let op = "select_watermark";
+        let row = self
+            .conn()
+            .query_row_named(
+                sql::SELECT_WATERMARK,
+                &[
+                    ("succeeded", &Text(Some(ProcStatus::Succeeded.code()))),
+                    ("dead", &Text(Some(ProcStatus::Dead.code()))),
+                ],
+            )
+            .map_err(at(op))?;
+        let applied: Option<Timestamp> = row.get("last_applied_at").map_err(at(op))?;
+        Ok(Watermark {
+            last_message_id: row.get("last_message_id").map_err(at(op))?,
+            last_applied_at: read_time(applied),
+            lowest_pending_message_id: lowest(
+                row.get("state_lowest_pending").map_err(at(op))?,
+                row.get("change_lowest_pending").map_err(at(op))?,
+            ),
         })
     }
 

@@ -142,6 +142,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_table_column", SELECT_TABLE_COLUMN),
     ("select_table_constraint", SELECT_TABLE_CONSTRAINT),
     ("select_version_floors", SELECT_VERSION_FLOORS),
+    ("select_watermark", SELECT_WATERMARK),
     ("set_current_schema", SET_CURRENT_SCHEMA),
     ("set_ddl_lock_timeout", SET_DDL_LOCK_TIMEOUT),
     ("set_read_only_snapshot", SET_READ_ONLY_SNAPSHOT),
@@ -299,6 +300,8 @@ pub(crate) const SELECT_PROC_COUNTS: &str = sql!("select_proc_counts");
 pub(crate) const SELECT_PROC_MINUTES: &str = sql!("select_proc_minutes");
 pub(crate) const SELECT_LATEST_BY_STATUS: &str = sql!("select_latest_by_status");
 pub(crate) const SELECT_OUTBOX_BACKLOG: &str = sql!("select_outbox_backlog");
+/// The heartbeat's watermark (`crate::store::ReadOps::select_watermark`).
+pub(crate) const SELECT_WATERMARK: &str = sql!("select_watermark");
 pub(crate) const SELECT_HELD_DAYS: &str = sql!("select_held_days");
 pub(crate) const SELECT_SNAPSHOT_DAYS: &str = sql!("select_snapshot_days");
 pub(crate) const COMPLETE_REQUEST: &str = sql!("complete_request");

@@ -24,7 +24,7 @@ struct HeldRow {
 
 use crate::store::{
     HeldDays, OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay,
-    StoreError,
+    StoreError, Watermark, lowest,
 };
 
 #[derive(QueryableByName)]
@@ -69,6 +69,18 @@ struct BacklogRow {
     change_notices: i64,
     #[diesel(sql_type = Nullable<Timestamp>)]
     change_oldest: Option<NaiveDateTime>,
+}
+
+#[derive(QueryableByName)]
+struct WatermarkRow {
+    #[diesel(sql_type = Nullable<BigInt>)]
+    last_message_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Timestamp>)]
+    last_applied_at: Option<NaiveDateTime>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    state_lowest_pending: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    change_lowest_pending: Option<i64>,
 }
 
 #[derive(QueryableByName)]
@@ -217,6 +229,20 @@ impl ReadOps for PgTx<'_> {
             first_day: row.first_day,
             last_day: row.last_day,
             without_day: row.without_day,
+        })
+    }
+
+    fn select_watermark(&mut self) -> Result<Watermark, StoreError> {
+        let row: WatermarkRow = sql_query(sql::SELECT_WATERMARK)
+            .bind::<Text, _>(ProcStatus::Succeeded.code())
+            .bind::<Text, _>(ProcStatus::Dead.code())
+            .prepared()
+            .get_result(self.conn())
+            .map_err(|e| query("select_watermark", e))?;
+        Ok(Watermark {
+            last_message_id: row.last_message_id,
+            last_applied_at: row.last_applied_at,
+            lowest_pending_message_id: lowest(row.state_lowest_pending, row.change_lowest_pending),
         })
     }
 

@@ -86,14 +86,8 @@ type Step = (&'static str, fn(&mut Scenario));
 const STEPS: &[Step] = &[
     ("two generated days from the mailbox", two_generated_days),
     ("flight events: FLOPs, an FDEL, a new flight", flight_events),
-    (
-        "the history clean-up retires the older day",
-        history_clean_up,
-    ),
-    (
-        "a restore of the backup, then `flightstate resync`",
-        restore_and_resync,
-    ),
+    ("the history clean-up retires a day", history_clean_up),
+    ("a restore, then `flightstate resync`", restore_and_resync),
 ];
 
 #[test]

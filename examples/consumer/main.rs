@@ -17,6 +17,7 @@ mod read;
 mod record;
 mod view;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -61,7 +62,10 @@ fn main() -> ExitCode {
         }
     };
     if args.print {
-        println!("{}", view.to_json());
+        // Into a pipe that closed early (`| head`): stop, without a panic.
+        if writeln!(std::io::stdout().lock(), "{}", view.to_json()).is_err() {
+            return ExitCode::FAILURE;
+        }
     }
     eprintln!(
         "{} flights, {} deleted",

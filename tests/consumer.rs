@@ -8,13 +8,15 @@
 //! value its stored state document at its version, and every deleted FLID
 //! a remembered tombstone at its version floor. At the end, a client that
 //! shares no code with flightstate (`tests/consumer/view.py`, kafka-python)
-//! rebuilds the same view. A record of another major schema version stops
-//! both.
+//! rebuilds the same view. The last step runs `flightstate run`, whose
+//! heartbeats the consumer reads as "up to date". A record of another major
+//! schema version stops both.
 #![cfg(feature = "postgres")]
 
 mod common;
 mod dispatching;
 mod pumping;
+mod running;
 
 #[path = "../examples/consumer/heartbeat.rs"]
 mod heartbeat;
@@ -28,8 +30,10 @@ mod view;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
 
-use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use common::TestDatabase;
 use common::backup::{dump, restore};
 use common::sis::{flop, state_documents};
@@ -37,15 +41,18 @@ use diesel::sql_types::BigInt;
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use dispatching::{drain, kafka, pending, settings, tansu};
 use flightstate::cleanup::{CleanupSettings, clean_up};
-use flightstate::dispatch::{Dispatcher, KafkaSettings};
+use flightstate::dispatch::{Dispatcher, HeartbeatSettings, KafkaSettings};
+use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::Rules;
 use flightstate::station::{HistoryRule, StationClock};
 use flightstate::store::pg::PgStore;
 use flightstate::synth::{DayOptions, airport_day};
-use pumping::MailboxDatabase;
+use heartbeat::{Stall, Status};
 use pumping::pg::pump_until_idle;
+use pumping::{MailboxDatabase, mailbox_settings};
 use read::{ReadError, Topics, read_to_end};
 use record::ContractError;
+use running::{RunChild, RunSetup};
 use view::View;
 
 /// The independent client.
@@ -57,6 +64,9 @@ const OLD_DAY_FIRST_FLID: i64 = 1_000_000;
 const KEPT_DAY_FIRST_FLID: i64 = 2_000_000;
 /// Flights of each generated day.
 const FLIGHTS_A_DAY: usize = 24;
+/// The station of the scenario's heartbeats.
+const STATION: &str = "PEK";
+
 /// A flight created by a FLOP after the backup: no day, never in it.
 const NEW_FLIGHT: i64 = 900_001;
 
@@ -88,6 +98,10 @@ const STEPS: &[Step] = &[
     ("flight events: FLOPs, an FDEL, a new flight", flight_events),
     ("the history clean-up retires a day", history_clean_up),
     ("a restore, then `flightstate resync`", restore_and_resync),
+    (
+        "the pipeline running: its heartbeat says up to date",
+        the_pipeline_running,
+    ),
 ];
 
 #[test]
@@ -150,13 +164,29 @@ impl Scenario {
             topic_partitions: 3,
             ..kafka(&tansu())
         };
-        let mut dispatcher =
-            Dispatcher::new(self.store(), kafka, settings(&topics)).expect("a dispatcher");
+        let mailbox =
+            Mailbox::connect(mailbox_settings(self.mailbox.url())).expect("a mailbox pool");
+        let mut dispatcher = Dispatcher::new(self.store(), kafka, settings(&topics))
+            .and_then(|d| d.with_heartbeat(self.heartbeat_settings(), Some(Arc::new(mailbox))))
+            .expect("a dispatcher");
         dispatcher
             .prepare_topics()
             .expect("topics ready (is tansu running? scripts/services)");
         let report = drain(&mut dispatcher);
         assert_eq!(report.state.failed + report.change.failed, 0, "{report:?}");
+    }
+
+    /// Heartbeats of station `PEK` to the scenario's heartbeat topic.
+    fn heartbeat_settings(&self) -> HeartbeatSettings {
+        HeartbeatSettings {
+            topic: self
+                .topics
+                .heartbeat
+                .clone()
+                .expect("the scenario's heartbeat topic"),
+            interval: Duration::from_secs(30),
+            station: STATION.to_owned(),
+        }
     }
 
     fn store(&self) -> PgStore {
@@ -319,6 +349,67 @@ fn restore_and_resync(scenario: &mut Scenario) {
         assert!(after.flights().contains_key(flid), "{flid} is back");
     }
     assert!(after.deleted().contains_key(&NEW_FLIGHT));
+}
+
+/// `flightstate run` over the scenario's databases and topics, heartbeats
+/// every second: a message put into the mailbox meanwhile is applied and
+/// sent, and the consumer's reading of the latest heartbeat is "up to date"
+/// through that message. Before the run no pump held the lease, and the
+/// reading said so.
+fn the_pipeline_running(scenario: &mut Scenario) {
+    let station_status = |view: &View| {
+        heartbeat::status(
+            view.heartbeats.latest().get(STATION),
+            Utc::now().naive_utc(),
+        )
+    };
+    let before = station_status(&scenario.view());
+    assert!(
+        matches!(&before, Status::Stalled(why) if why.contains(&Stall::LeaseNotHeld)),
+        "no pump held the lease: {before}"
+    );
+    let heartbeat = scenario.heartbeat_settings();
+    let run = RunChild::start(&RunSetup {
+        database_url: scenario.db.url().to_owned(),
+        mailbox_url: scenario.mailbox.url(),
+        brokers: tansu(),
+        topics: (scenario.topics.state.clone(), scenario.change_topic.clone()),
+        holder: "consumer-run".to_owned(),
+        env: vec![
+            (
+                "FLIGHTSTATE_KAFKA_HEARTBEAT_TOPIC".to_owned(),
+                heartbeat.topic,
+            ),
+            (
+                "FLIGHTSTATE_KAFKA_HEARTBEAT_SECS".to_owned(),
+                "1".to_owned(),
+            ),
+            (
+                "FLIGHTSTATE_STATION_HOME_AIRPORT".to_owned(),
+                STATION.to_owned(),
+            ),
+            ("FLIGHTSTATE_STATION_TIME_ZONE".to_owned(), "UTC".to_owned()),
+        ],
+    });
+    let mut conn = scenario.db.connect();
+    let flid = flids_from(&mut conn, KEPT_DAY_FIRST_FLID)[0];
+    let message = scenario
+        .mailbox
+        .insert(&flop("RENO", &[(flid, "<RENO>B7777</RENO>")]));
+    let mut last = None;
+    let up_to_date = common::eventually(Duration::from_secs(60), || {
+        let status = station_status(&scenario.view());
+        let done =
+            matches!(status, Status::UpToDate { published_through: Some(id) } if id >= message);
+        last = Some(status);
+        done
+    });
+    run.stop();
+    assert!(
+        up_to_date,
+        "the heartbeat never said up to date through message {message}: {last:?}"
+    );
+    assert_eq!(scenario.view().flights()[&flid]["RENO"], "B7777");
 }
 
 #[derive(QueryableByName)]

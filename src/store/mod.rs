@@ -29,6 +29,7 @@ mod preflight;
 mod read;
 mod records;
 mod replay;
+mod republish;
 mod repository;
 mod request;
 mod resync;
@@ -57,6 +58,7 @@ pub use records::{
     PipelineLease, ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
 pub use replay::{ReplayOps, ReplayRecord};
+pub use republish::RepublishOps;
 pub use repository::{FlightRows, StateTx, Store};
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use resync::{FlightVersion, RaisedVersion, ResyncOps};

@@ -82,10 +82,11 @@ pub enum RepublishError {
     /// `flightstate resync` holds the pump lease. Wait for it to end: it
     /// queues every stored flight's state again itself.
     #[error(
-        "`flightstate resync` holds the pump lease (`{holder}`, until {until} UTC); it queues \
+        "`flightstate resync` holds the pump lease (`{holder}`, until {} UTC); it queues \
          every flight's state again itself and settles unsent what was pending before it, so \
          republish queues nothing while it runs; run republish again after it if a consumer \
-         still misses a flight"
+         still misses a flight",
+        .until.format("%Y-%m-%d %H:%M:%S")
     )]
     DuringResync {
         /// Who holds it.

@@ -82,24 +82,7 @@ impl super::state_db::StoreWork for Republish {
         let outcome = if dry_run {
             republish(&store, &selection, batch, true, &mut |_| {})
         } else {
-            // The bar's length: the FLIDs named, or the dry run's count of
-            // the day's or airline's flights (a flight that joins them while
-            // the republish runs is queued too).
-            let total = match &selection {
-                Selection::Flids(flids) => {
-                    let mut distinct = flids.clone();
-                    distinct.sort_unstable();
-                    distinct.dedup();
-                    distinct.len()
-                }
-                _ => counted(&republish(&store, &selection, batch, true, &mut |_| {})?),
-            };
-            let mut progress = Progress::new("queued", total as u64);
-            republish(&store, &selection, batch, false, &mut |flights| {
-                for _ in 0..flights {
-                    progress.inc();
-                }
-            })
+            queue_with_progress(&store, &selection, batch)
         };
         match outcome {
             Ok(report) => {
@@ -119,8 +102,30 @@ impl super::state_db::StoreWork for Republish {
     }
 }
 
-fn counted(report: &RepublishReport) -> usize {
-    report.states + report.tombstones + report.unknown.len()
+/// The republish, its progress on stderr. The bar's length: the FLIDs
+/// named, or the dry run's count of the day's or airline's flights (a flight
+/// that joins them while the republish runs is queued too).
+fn queue_with_progress<S: Store>(
+    store: &S,
+    selection: &Selection,
+    batch: i64,
+) -> Result<RepublishReport, RepublishError> {
+    let total = match selection {
+        Selection::Flids(flids) => flids
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        _ => {
+            let counted = republish(store, selection, batch, true, &mut |_| {})?;
+            counted.states + counted.tombstones + counted.unknown.len()
+        }
+    };
+    let mut progress = Progress::new("queued", total as u64);
+    republish(store, selection, batch, false, &mut |flights| {
+        for _ in 0..flights {
+            progress.inc();
+        }
+    })
 }
 
 /// The report for people: one line per count, each unknown FLID named.
@@ -203,13 +208,15 @@ mod tests {
             opts: Opts,
         }
         assert!(Cli::try_parse_from(["republish"]).is_err());
-        assert!(Cli::try_parse_from(["republish", "--day", "2025-06-01", "--airline", "CA"]).is_err());
+        assert!(
+            Cli::try_parse_from(["republish", "--day", "2025-06-01", "--airline", "CA"]).is_err()
+        );
         assert!(Cli::try_parse_from(["republish", "--airline", " "]).is_err());
         let cli = Cli::try_parse_from(["republish", "--flid", "3", "--flid", "1"]).expect("flids");
         assert_eq!(cli.opts.selection(), Selection::Flids(vec![3, 1]));
         assert_eq!(cli.opts.batch, DEFAULT_BATCH);
-        let cli = Cli::try_parse_from(["republish", "--airline", "CA", "--batch", "7"])
-            .expect("airline");
+        let cli =
+            Cli::try_parse_from(["republish", "--airline", "CA", "--batch", "7"]).expect("airline");
         assert_eq!(cli.opts.selection(), Selection::Airline("CA".to_owned()));
         assert_eq!(cli.opts.batch, 7);
     }

@@ -29,8 +29,8 @@ mod preflight;
 mod read;
 mod records;
 mod replay;
-mod republish;
 mod repository;
+mod republish;
 mod request;
 mod resync;
 mod tail;
@@ -58,8 +58,8 @@ pub use records::{
     PipelineLease, ProcRecord, ProcStatus, SnapshotLedger, StateEvent,
 };
 pub use replay::{ReplayOps, ReplayRecord};
-pub use republish::RepublishOps;
 pub use repository::{FlightRows, StateTx, Store};
+pub use republish::RepublishOps;
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use resync::{FlightVersion, RaisedVersion, ResyncOps};
 pub use tail::TailOps;

@@ -89,7 +89,10 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_delays", SELECT_DELAYS),
     ("select_effect_call", SELECT_EFFECT_CALL),
     ("select_flids_after", SELECT_FLIDS_AFTER),
-    ("select_flids_of_airline_after", SELECT_FLIDS_OF_AIRLINE_AFTER),
+    (
+        "select_flids_of_airline_after",
+        SELECT_FLIDS_OF_AIRLINE_AFTER,
+    ),
     ("select_flids_of_day_after", SELECT_FLIDS_OF_DAY_AFTER),
     ("select_flight_digests", SELECT_FLIGHT_DIGESTS),
     ("select_flight_matches", SELECT_FLIGHT_MATCHES),

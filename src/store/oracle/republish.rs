@@ -4,6 +4,7 @@
 
 use super::binds::Text;
 use super::errors::at;
+use super::resync::flight_versions;
 use super::statements as sql;
 use super::tx::OracleTx;
 use crate::store::{FlightVersion, RepublishOps, StoreError};
@@ -43,14 +44,6 @@ impl RepublishOps for OracleTx<'_> {
             .conn()
             .query_as_named::<(i64, i64, i64)>(sql::SELECT_CURRENT_VERSIONS, &[("flids", &list)])
             .map_err(at(op))?;
-        rows.map(|row| {
-            let (flid, state_version, last_message_id) = row.map_err(at(op))?;
-            Ok(FlightVersion {
-                flid,
-                state_version,
-                last_message_id,
-            })
-        })
-        .collect()
+        flight_versions(rows, op)
     }
 }

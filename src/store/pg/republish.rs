@@ -6,6 +6,7 @@ use diesel::{QueryableByName, RunQueryDsl, sql_query};
 
 use super::errors::query;
 use super::prepared::Prepare;
+use super::resync::VersionRow;
 use super::statements as sql;
 use super::tx::PgTx;
 use crate::store::{FlightVersion, RepublishOps, StoreError};
@@ -14,16 +15,6 @@ use crate::store::{FlightVersion, RepublishOps, StoreError};
 struct FlidRow {
     #[diesel(sql_type = BigInt)]
     flid: i64,
-}
-
-#[derive(QueryableByName)]
-struct VersionRow {
-    #[diesel(sql_type = BigInt)]
-    flid: i64,
-    #[diesel(sql_type = BigInt)]
-    state_version: i64,
-    #[diesel(sql_type = BigInt)]
-    last_message_id: i64,
 }
 
 impl RepublishOps for PgTx<'_> {
@@ -52,13 +43,6 @@ impl RepublishOps for PgTx<'_> {
             .prepared()
             .load(self.conn())
             .map_err(|e| query("select_current_versions", e))?;
-        Ok(rows
-            .into_iter()
-            .map(|r| FlightVersion {
-                flid: r.flid,
-                state_version: r.state_version,
-                last_message_id: r.last_message_id,
-            })
-            .collect())
+        Ok(rows.into_iter().map(FlightVersion::from).collect())
     }
 }

@@ -556,3 +556,32 @@ fn it_runs_beside_a_running_pipeline_which_keeps_its_lease_and_pumps() {
     mb.assert_each_written_back_once();
     assert_topic_matches_state(&brokers, &topics.0, &db);
 }
+
+#[test]
+fn on_a_terminal_it_draws_a_bar() {
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let now = common::sis::at(9, 12, 0);
+    let snapshot = &day_messages(4)[0];
+    apply_message(&store, &Rules::default(), 1, snapshot, now).expect("applied");
+    let flids: Vec<String> = versions(&db).keys().map(ToString::to_string).collect();
+    assert_eq!(flids.len(), 4);
+    let command = format!(
+        "FLIGHTSTATE_DATABASE_URL='{}' RUST_LOG=warn {BIN} --config /nonexistent/flightstate.toml \
+         republish --day {DAY} --batch 3",
+        db.url()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("run `script` (util-linux)");
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shown}");
+    let full = format!("\rqueued [{}] 4 of 4\r\n", "#".repeat(30));
+    assert!(shown.contains(&full), "no full bar {full:?} in {shown:?}");
+    assert!(
+        !shown.contains("\nqueued 4 of 4"),
+        "no plain lines on a terminal"
+    );
+    assert!(shown.contains("queued 4 states"), "{shown}");
+}

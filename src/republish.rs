@@ -128,44 +128,24 @@ pub fn republish<S: Store>(
         dry_run,
         ..RepublishReport::default()
     };
-    match selection {
-        Selection::Flids(flids) => {
-            let mut flids = flids.clone();
-            flids.sort_unstable();
-            flids.dedup();
-            for chunk in flids.chunks(usize::try_from(batch).unwrap_or(1)) {
-                let counts = store.transaction(|tx| {
-                    begin(tx, dry_run)?;
-                    queue(tx, chunk, true, dry_run)
-                })?;
-                add(&mut report, counts, progress);
-            }
-        }
-        Selection::Day(_) | Selection::Airline(_) => {
-            // FLIDs are never negative: every one is above this.
-            let mut after = -1;
-            loop {
-                let counts = store.transaction(|tx| {
-                    begin(tx, dry_run)?;
-                    let page = match selection {
-                        Selection::Day(day) => tx.flid_page(Some(*day), after, batch)?,
-                        Selection::Airline(alcd) => {
-                            tx.select_flids_of_airline_after(alcd, after, batch)?
-                        }
-                        Selection::Flids(_) => Vec::new(),
-                    };
-                    let Some(last) = page.last().copied() else {
-                        return Ok(None);
-                    };
-                    Ok::<_, RepublishError>(Some((last, queue(tx, &page, false, dry_run)?)))
-                })?;
-                let Some((last, counts)) = counts else {
-                    break;
-                };
-                after = last;
-                add(&mut report, counts, progress);
-            }
-        }
+    let pages = Pages::of(selection);
+    // FLIDs are never negative: every one is above this.
+    let mut after = -1;
+    loop {
+        let counts = store.transaction(|tx| {
+            begin(tx, dry_run)?;
+            let page = pages.after(tx, after, batch)?;
+            let Some(last) = page.last().copied() else {
+                return Ok(None);
+            };
+            let counts = queue(tx, &page, matches!(pages, Pages::Named(_)), dry_run)?;
+            Ok::<_, RepublishError>(Some((last, counts)))
+        })?;
+        let Some((last, counts)) = counts else {
+            break;
+        };
+        after = last;
+        add(&mut report, counts, progress);
     }
     report.unknown.sort_unstable();
     tracing::info!(
@@ -176,6 +156,51 @@ pub fn republish<S: Store>(
         "republish done; the dispatcher sends what it queued"
     );
     Ok(report)
+}
+
+/// The FLIDs a selection names, a page at a time, ascending (keyset
+/// pagination by FLID: nothing is held between two pages).
+enum Pages<'s> {
+    /// The FLIDs named, distinct and ascending.
+    Named(Vec<i64>),
+    /// The stored flights of an operation day.
+    Day(NaiveDate),
+    /// The stored flights of an airline.
+    Airline(&'s str),
+}
+
+impl<'s> Pages<'s> {
+    fn of(selection: &'s Selection) -> Pages<'s> {
+        match selection {
+            Selection::Day(day) => Pages::Day(*day),
+            Selection::Airline(alcd) => Pages::Airline(alcd),
+            Selection::Flids(flids) => {
+                let mut flids = flids.clone();
+                flids.sort_unstable();
+                flids.dedup();
+                Pages::Named(flids)
+            }
+        }
+    }
+
+    /// At most `limit` FLIDs above `after`.
+    fn after(
+        &self,
+        tx: &mut (impl ReadOps + RepublishOps),
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<i64>, StoreError> {
+        match self {
+            Pages::Named(flids) => Ok(flids
+                .iter()
+                .copied()
+                .filter(|flid| *flid > after)
+                .take(usize::try_from(limit).unwrap_or(1))
+                .collect()),
+            Pages::Day(day) => tx.flid_page(Some(*day), after, limit),
+            Pages::Airline(alcd) => tx.select_flids_of_airline_after(alcd, after, limit),
+        }
+    }
 }
 
 /// A dry run's batch reads in a read-only transaction, so that the database

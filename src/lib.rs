@@ -18,6 +18,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod protocol;
 pub mod pump;
+pub mod republish;
 pub mod request;
 pub mod resync;
 pub mod state;

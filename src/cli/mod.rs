@@ -18,6 +18,7 @@ mod progress;
 mod pump;
 mod pump_parts;
 mod replay;
+mod republish;
 mod request;
 mod requests;
 mod resync;
@@ -80,6 +81,9 @@ enum Command {
     /// Apply snapshots already applied again, under an explicit day and
     /// version policy (`--dry-run` shows what would change).
     Replay(replay::Opts),
+    /// Send the current state of chosen flights again (a day, FLIDs, an
+    /// airline), at their current versions, beside the running pipeline.
+    Republish(republish::Opts),
     /// Ask AODB for an operation day's flights (RQFD); prints the request id.
     Request(request::Opts),
     /// List the live and recent requests with their calls.
@@ -136,6 +140,7 @@ pub fn main() -> ExitCode {
         Command::Cleanup(opts) => cleanup::run(opts, &config),
         Command::Replay(opts) => replay::run(opts, &config),
         Command::Resync(opts) => resync::run(opts, &config),
+        Command::Republish(opts) => republish::run(opts, &config),
         Command::CatchUp(opts) => catch_up::run(opts, &config),
         Command::Release(opts) => held::run(opts, &config, held::Decision::Release),
         Command::Reject(opts) => held::run(opts, &config, held::Decision::Reject),

@@ -135,8 +135,10 @@ fn expiry(now: NaiveDateTime, ttl: Duration) -> NaiveDateTime {
     now + chrono::Duration::from_std(ttl).unwrap_or_else(|_| chrono::Duration::seconds(15))
 }
 
-/// Whether `holder` is a resync's and its lease is live at `now`.
-pub(super) fn held_by_resync(
+/// Whether `holder` is a resync's and its lease is live at `now`: what
+/// keeps a dispatcher alone waiting ([`NotDuringResync`](super::NotDuringResync))
+/// and `flightstate republish` from queueing.
+pub fn held_by_resync(
     holder: Option<&str>,
     expires_at: Option<NaiveDateTime>,
     now: NaiveDateTime,

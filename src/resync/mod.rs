@@ -45,7 +45,7 @@ use chrono::NaiveDateTime;
 use serde::Serialize;
 
 pub use gate::NotDuringResync;
-pub use lease::RESYNC_HOLDER_PREFIX;
+pub use lease::{RESYNC_HOLDER_PREFIX, held_by_resync};
 pub use topic::{TopicFlight, TopicView, read_highest_event_id, read_state_topic};
 
 use lease::Tenure;

@@ -30,6 +30,7 @@ mod read;
 mod records;
 mod replay;
 mod repository;
+mod republish;
 mod request;
 mod resync;
 mod tail;
@@ -59,6 +60,7 @@ pub use records::{
 };
 pub use replay::{ReplayOps, ReplayRecord};
 pub use repository::{FlightRows, StateTx, Store};
+pub use republish::RepublishOps;
 pub use request::{NewRequest, RequestEntry, RequestOps, RequestStatus};
 pub use resync::{FlightVersion, RaisedVersion, ResyncOps};
 pub use tail::TailOps;

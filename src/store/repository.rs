@@ -21,6 +21,7 @@ use super::records::{
     StateEvent,
 };
 use super::replay::ReplayOps;
+use super::republish::RepublishOps;
 use super::request::RequestOps;
 use super::resync::ResyncOps;
 use super::tail::TailOps;
@@ -39,6 +40,7 @@ pub trait Store: Send + Sync + 'static {
         + CleanupOps
         + ReplayOps
         + ResyncOps
+        + RepublishOps
         + BrowseOps
         + TailOps
     where

@@ -22,6 +22,7 @@ mod migrate;
 mod outbox;
 mod read;
 mod replay;
+mod republish;
 mod request;
 mod resync;
 pub(crate) mod statements;

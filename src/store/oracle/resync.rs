@@ -1,6 +1,7 @@
 //! [`ResyncOps`] on Oracle, with named binds. Never run on this project's
 //! machines (no Oracle there); pinned and linted with the other statements.
 
+use oracle::ResultSet;
 use oracle::sql_type::OracleType;
 
 use super::binds::{ClobBind, run_batch};
@@ -8,6 +9,22 @@ use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
 use crate::store::{FlightVersion, RaisedVersion, ResyncOps, StoreError};
+
+/// The rows of `select_flight_versions` or `select_current_versions`.
+pub(super) fn flight_versions(
+    rows: ResultSet<'_, (i64, i64, i64)>,
+    op: &'static str,
+) -> Result<Vec<FlightVersion>, StoreError> {
+    rows.map(|row| {
+        let (flid, state_version, last_message_id) = row.map_err(at(op))?;
+        Ok(FlightVersion {
+            flid,
+            state_version,
+            last_message_id,
+        })
+    })
+    .collect()
+}
 
 impl ResyncOps for OracleTx<'_> {
     fn select_flight_versions(
@@ -23,15 +40,7 @@ impl ResyncOps for OracleTx<'_> {
                 &[("after_flid", &after), ("page_size", &limit)],
             )
             .map_err(at(op))?;
-        rows.map(|row| {
-            let (flid, state_version, last_message_id) = row.map_err(at(op))?;
-            Ok(FlightVersion {
-                flid,
-                state_version,
-                last_message_id,
-            })
-        })
-        .collect()
+        flight_versions(rows, op)
     }
 
     /// Array DML; 11g's default batch mode reports no row count per entry,

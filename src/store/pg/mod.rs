@@ -19,6 +19,7 @@ mod outbox;
 mod prepared;
 mod read;
 mod replay;
+mod republish;
 mod request;
 mod resync;
 mod rows;

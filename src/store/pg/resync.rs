@@ -11,14 +11,26 @@ use super::tx::PgTx;
 use crate::FailureKind;
 use crate::store::{FlightVersion, RaisedVersion, ResyncOps, StoreError};
 
+/// A flight's version and last message, as `select_flight_versions` and
+/// `select_current_versions` return them.
 #[derive(QueryableByName)]
-struct VersionRow {
+pub(super) struct VersionRow {
     #[diesel(sql_type = BigInt)]
     flid: i64,
     #[diesel(sql_type = BigInt)]
     state_version: i64,
     #[diesel(sql_type = BigInt)]
     last_message_id: i64,
+}
+
+impl From<VersionRow> for FlightVersion {
+    fn from(row: VersionRow) -> FlightVersion {
+        FlightVersion {
+            flid: row.flid,
+            state_version: row.state_version,
+            last_message_id: row.last_message_id,
+        }
+    }
 }
 
 impl ResyncOps for PgTx<'_> {
@@ -33,14 +45,7 @@ impl ResyncOps for PgTx<'_> {
             .prepared()
             .load(self.conn())
             .map_err(|e| query("select_flight_versions", e))?;
-        Ok(rows
-            .into_iter()
-            .map(|r| FlightVersion {
-                flid: r.flid,
-                state_version: r.state_version,
-                last_message_id: r.last_message_id,
-            })
-            .collect())
+        Ok(rows.into_iter().map(FlightVersion::from).collect())
     }
 
     fn raise_state_versions(&mut self, raised: &[RaisedVersion]) -> Result<(), StoreError> {

@@ -84,10 +84,15 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_chocks", SELECT_CHOCKS),
     ("select_chutes", SELECT_CHUTES),
     ("select_counters", SELECT_COUNTERS),
+    ("select_current_versions", SELECT_CURRENT_VERSIONS),
     ("select_dead_letters", SELECT_DEAD_LETTERS),
     ("select_delays", SELECT_DELAYS),
     ("select_effect_call", SELECT_EFFECT_CALL),
     ("select_flids_after", SELECT_FLIDS_AFTER),
+    (
+        "select_flids_of_airline_after",
+        SELECT_FLIDS_OF_AIRLINE_AFTER,
+    ),
     ("select_flids_of_day_after", SELECT_FLIDS_OF_DAY_AFTER),
     ("select_flight_digests", SELECT_FLIGHT_DIGESTS),
     ("select_flight_matches", SELECT_FLIGHT_MATCHES),
@@ -259,3 +264,6 @@ pub(crate) const DELETE_SUPERSEDED_STATE_EVENTS: &str = sql!("delete_superseded_
 pub(crate) const RAISE_EVENT_IDS: &str = sql!("raise_event_ids");
 /// The lost tail's bound (`crate::store::TailOps`).
 pub(crate) const SELECT_LAST_FINAL_MESSAGE: &str = sql!("select_last_final_message");
+/// `flightstate republish` (`crate::store::RepublishOps`).
+pub(crate) const SELECT_FLIDS_OF_AIRLINE_AFTER: &str = sql!("select_flids_of_airline_after");
+pub(crate) const SELECT_CURRENT_VERSIONS: &str = sql!("select_current_versions");

@@ -2,7 +2,7 @@
 //! below) against a real flightstate: PostgreSQL, a MariaDB mailbox, the
 //! pump and the dispatcher, and tansu. A scenario of steps — generated
 //! days, flight events, the history clean-up, a restore and `flightstate
-//! resync` — after each of which, the outbox drained, the view the
+//! resync`, `flightstate republish` — after each of which, the outbox drained, the view the
 //! consumer rebuilds from the state topic (from its first offset, on three
 //! partitions) is the database: the same FLIDs as `FLIGHT_SCHD`, each one's
 //! value its stored state document at its version, and every deleted FLID
@@ -39,7 +39,7 @@ use common::backup::{dump, restore};
 use common::sis::{flop, state_documents};
 use diesel::sql_types::BigInt;
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
-use dispatching::{drain, kafka, pending, settings, tansu};
+use dispatching::{drain, kafka, pending, read_all, settings, tansu};
 use flightstate::cleanup::{CleanupSettings, clean_up};
 use flightstate::dispatch::{Dispatcher, HeartbeatSettings, KafkaSettings};
 use flightstate::mailbox::Mailbox;
@@ -98,6 +98,10 @@ const STEPS: &[Step] = &[
     ("flight events: FLOPs, an FDEL, a new flight", flight_events),
     ("the history clean-up retires a day", history_clean_up),
     ("a restore, then `flightstate resync`", restore_and_resync),
+    (
+        "`flightstate republish --day` of the kept day",
+        republish_a_day,
+    ),
     (
         "the pipeline running: its heartbeat says up to date",
         the_pipeline_running,
@@ -349,6 +353,59 @@ fn restore_and_resync(scenario: &mut Scenario) {
         assert!(after.flights().contains_key(flid), "{flid} is back");
     }
     assert!(after.deleted().contains_key(&NEW_FLIGHT));
+}
+
+/// `flightstate republish --day` of the kept day: every flight of the day
+/// once more on the state topic, at the version the topic already holds,
+/// which the consumer keeps as it was.
+fn republish_a_day(scenario: &mut Scenario) {
+    let mut conn = scenario.db.connect();
+    let of_day = numbers(
+        &mut conn,
+        "SELECT flid, state_version AS n FROM flight_schd WHERE operation_day = DATE '2025-06-03'",
+    );
+    let records_per_flight = || {
+        let mut counts: BTreeMap<i64, usize> = BTreeMap::new();
+        for record in read_all(&tansu(), &scenario.topics.state) {
+            *counts
+                .entry(record.json()["FLID"].as_i64().unwrap_or_default())
+                .or_default() += 1;
+        }
+        counts
+    };
+    let before = records_per_flight();
+    let view_before = scenario.view();
+    let republish = Command::new(common::child::BIN)
+        .args([
+            "--config",
+            "/nonexistent/flightstate.toml",
+            "republish",
+            "--day",
+            "2025-06-03",
+        ])
+        .env("FLIGHTSTATE_DATABASE_URL", scenario.db.url())
+        .env("FLIGHTSTATE_STATION_TIME_ZONE", "UTC")
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run flightstate republish");
+    assert_success(&republish, "flightstate republish");
+    scenario.dispatch();
+    let after = records_per_flight();
+    let again: BTreeMap<i64, usize> = after
+        .iter()
+        .map(|(flid, n)| (*flid, n - before.get(flid).copied().unwrap_or_default()))
+        .filter(|(_, more)| *more > 0)
+        .collect();
+    assert_eq!(
+        again,
+        of_day
+            .keys()
+            .map(|flid| (*flid, 1))
+            .collect::<BTreeMap<_, _>>(),
+        "every flight of the day sent once more, and nothing else"
+    );
+    // At the version the topic held: the consumer's view does not move.
+    assert_eq!(scenario.view().to_json(), view_before.to_json());
 }
 
 /// `flightstate run` over the scenario's databases and topics, heartbeats

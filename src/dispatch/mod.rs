@@ -32,6 +32,7 @@
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 
 mod error;
+mod freshness;
 mod gate;
 mod lane;
 mod link;
@@ -46,6 +47,7 @@ use chrono::{NaiveDateTime, Utc};
 use rdkafka::ClientConfig;
 
 pub use error::OutboxError;
+pub use freshness::{Freshness, PUBLISH_FRESHNESS};
 use gate::GateLog;
 pub use gate::{Always, Gate};
 use lane::Lane;

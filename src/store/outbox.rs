@@ -8,6 +8,8 @@
 //! the outcomes in one transaction (STYLE §4.4), so a crash anywhere before
 //! the commit leaves every row pending, to be sent again.
 
+use std::collections::HashMap;
+
 use chrono::NaiveDateTime;
 
 use super::{EventKind, StoreError};
@@ -29,6 +31,8 @@ pub struct ClaimedStateEvent {
     pub created_at: NaiveDateTime,
     /// Tries so far.
     pub attempts: i32,
+    /// The message whose transaction registered the row.
+    pub message_id: i64,
 }
 
 /// A claimed `KAFKA_MSG` row.
@@ -230,4 +234,13 @@ pub trait OutboxOps {
 
     /// How many rows of each outbox are still to send.
     fn count_pending_events(&mut self) -> Result<PendingCounts, StoreError>;
+
+    /// When the mailbox received each of `message_ids` (distinct), from
+    /// `PROC_STATE.RECEIVED_AT`: the messages whose rows a pass settles as
+    /// sent, for the freshness of what was published. A message without a
+    /// receipt time, or without a record, is missing from the map.
+    fn select_received_times(
+        &mut self,
+        message_ids: &[i64],
+    ) -> Result<HashMap<i64, NaiveDateTime>, StoreError>;
 }

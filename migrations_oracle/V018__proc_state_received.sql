@@ -10,7 +10,7 @@ SET DEFINE OFF
 
 ALTER TABLE PROC_STATE ADD (RECEIVED_AT TIMESTAMP(6));
 
-COMMENT ON COLUMN PROC_STATE.RECEIVED_AT IS 'When the mailbox received the message (CMINMSGS_DATE_RECEIVED), as the pump''s clock tells it: the time of its read less the row''s age by the mailbox server''s clock (UTC); set by the first attempt that knew it and kept; NULL for messages applied by a tool (flightstate apply, release, replay) or without a receive date';
+COMMENT ON COLUMN PROC_STATE.RECEIVED_AT IS 'When the mailbox received the message (CMINMSGS_DATE_RECEIVED), on flightstate''s clock: the pump''s time of its read less the row''s age by the mailbox server''s clock (UTC); recorded by the first attempt that knew it and kept after; NULL for a message applied by flightstate apply, or whose mailbox row had no receive date';
 
 -- The last statements: record the script as applied (a DBA's SQL*Plus run and
 -- `flightstate migrate` leave the same row).

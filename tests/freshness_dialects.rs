@@ -1,10 +1,12 @@
 //! `PROC_STATE.RECEIVED_AT` through each dialect's repository: the pump's
 //! attempts record when the mailbox received their message — alone, in a
 //! group commit, a snapshot — and a later attempt keeps the first time; a
-//! message `flightstate apply` applies has none; and the dispatcher's read
-//! (`select_received_times`) finds exactly the messages that have one — on
-//! PostgreSQL here, on Oracle 11g where `FLIGHTSTATE_ORACLE_URL` names a
-//! schema (`docs/oracle.md`).
+//! message `flightstate apply` applies has none; the dispatcher's read
+//! (`select_received_times`) finds exactly the messages that have one, with
+//! the time their outcome was recorded, which is the `CREATED_AT` of every
+//! outbox row their transaction registered; and an operator's replay takes
+//! its message out — on PostgreSQL here, on Oracle 11g where
+//! `FLIGHTSTATE_ORACLE_URL` names a schema (`docs/oracle.md`).
 #![cfg(feature = "postgres")]
 
 mod common;
@@ -17,9 +19,10 @@ use common::dialects::ScenarioDb;
 use common::sis::{at, flop_sent, parse_options, sep, snapshot_sent, unsupported_sent};
 use flightstate::mailbox::{InboundMessage, MailboxSettings};
 use flightstate::pipeline::{
-    Applied, Attempt, Leased, Rules, apply_attempt, apply_group, apply_message, prepare_grouped,
+    Applied, Attempt, Leased, ReplayPolicy, Rules, VersionPolicy, apply_attempt, apply_group,
+    apply_message, prepare_grouped, replay_snapshot,
 };
-use flightstate::store::{OutboxOps, Store, StoreError};
+use flightstate::store::{Lane, OutboxOps, Receipt, Store, StoreError};
 
 dialect_tests! {
     the_pump_records_each_receipt_once_and_the_dispatcher_reads_them_back,
@@ -135,17 +138,24 @@ fn the_pump_records_each_receipt_once_and_the_dispatcher_reads_them_back(db: &im
     .expect("applied by the tool");
     assert!(matches!(tool, Applied::Flights(_)));
 
-    let times = store
-        .transaction(|tx| tx.select_received_times(&[1, 2, 3, 4, 5, 6, 7]))
-        .map_err(|e: StoreError| format!("{e:#}"))
-        .expect("read the receipts");
+    let receipts = |ids: &[i64]| {
+        store
+            .transaction(|tx| tx.select_received_times(ids))
+            .map_err(|e: StoreError| format!("{e:#}"))
+            .expect("read the receipts")
+    };
+    let receipt = |secs| Receipt {
+        received_at: received(secs),
+        recorded_at: now(),
+    };
+    let times = receipts(&[1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(
         times,
         HashMap::from([
-            (1, received(40)),
-            (2, received(30)),
-            (3, received(29)),
-            (4, received(20)),
+            (1, receipt(40)),
+            (2, receipt(30)),
+            (3, receipt(29)),
+            (4, receipt(20)),
         ]),
         "{}",
         db.dialect()
@@ -154,5 +164,48 @@ fn the_pump_records_each_receipt_once_and_the_dispatcher_reads_them_back(db: &im
         db.count("proc_state", "received_at IS NULL"),
         2,
         "messages 5 and 6 have none"
+    );
+    // Every outbox row the messages' own transactions registered carries
+    // the time their outcome was recorded, which is how the dispatcher
+    // tells them from rows registered later in their name.
+    let (states, notices) = store
+        .transaction(|tx| {
+            Ok::<_, StoreError>((
+                tx.claim_state_events(now(), 1_000, Lane::ALL)?,
+                tx.claim_change_notices(now(), 1_000, Lane::ALL)?,
+            ))
+        })
+        .expect("claim the outbox");
+    let rows: Vec<(i64, NaiveDateTime)> = states
+        .iter()
+        .map(|r| (r.message_id, r.created_at))
+        .chain(notices.iter().map(|r| (r.message_id, r.created_at)))
+        .collect();
+    for id in [1, 2, 3] {
+        assert!(rows.iter().any(|(m, _)| *m == id), "message {id} made rows");
+    }
+    for (id, created_at) in &rows {
+        if let Some(r) = times.get(id) {
+            assert_eq!(r.recorded_at, *created_at, "a row of message {id}");
+        }
+    }
+
+    // An operator's replay of the snapshot: its rows are the replay's.
+    let policy = ReplayPolicy {
+        day: sep(9),
+        other_day: false,
+        version: VersionPolicy::Latest,
+        move_flights: false,
+        dry_run: false,
+        by: "tester".to_owned(),
+    };
+    let later = now() + chrono::Duration::seconds(60);
+    replay_snapshot(&store, &rules, 1, &snapshot.body, &policy, later).expect("replayed");
+    let after = receipts(&[1, 2]);
+    assert_eq!(
+        after,
+        HashMap::from([(2, receipt(30))]),
+        "{}: a replayed message's rows are not counted",
+        db.dialect()
     );
 }

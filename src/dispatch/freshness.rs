@@ -7,7 +7,9 @@
 //!
 //! A pass reads the receipt times in its own transaction, after its
 //! deliveries are confirmed, and counts them only once it committed: a pass
-//! rolled back sends its rows again, and they count then, once.
+//! rolled back sends its rows again, and they count then, once. Only rows
+//! the message's own transaction registered count: the clean-up and a
+//! resync register rows in a message's name long after it was applied.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -16,7 +18,7 @@ use chrono::NaiveDateTime;
 
 use super::OutboxError;
 use crate::histogram::Histogram;
-use crate::store::OutboxOps;
+use crate::store::{OutboxOps, Receipt};
 
 /// Upper bounds of the buckets, in seconds: a pipeline keeping up
 /// publishes within a second; a backlog, an outage or a catch-up takes
@@ -44,37 +46,45 @@ pub static PUBLISH_FRESHNESS: Freshness = Freshness {
 pub(super) struct Ages(Vec<Duration>);
 
 impl Ages {
-    /// Reads the receipt times of `message_ids` (a message id per row the
-    /// pass settles as sent, repeated for rows of the same message) and
-    /// ages them at `confirmed_at`. Rows whose message has no receipt time
-    /// are left out; a receipt after the confirmation (clocks stepped back)
-    /// counts as 0.
+    /// Reads the receipts of the messages of `delivered` (the message id
+    /// and `CREATED_AT` of each row the pass settles as sent) and ages the
+    /// rows at `confirmed_at`. A row counts only when its message's own
+    /// transaction registered it (its `CREATED_AT` is when the message's
+    /// outcome was recorded): a tombstone of the clean-up or a state of a
+    /// resync carries a message id too, long after its receipt. Rows whose
+    /// message has no receipt are left out; a receipt after the
+    /// confirmation (clocks stepped back) counts as 0.
     ///
     /// # Errors
     ///
     /// The [`OutboxError`] of the read; the pass rolls back.
     pub(super) fn read<T: OutboxOps + ?Sized>(
         tx: &mut T,
-        message_ids: &[i64],
+        delivered: &[(i64, NaiveDateTime)],
         confirmed_at: NaiveDateTime,
     ) -> Result<Ages, OutboxError> {
-        let mut distinct = message_ids.to_vec();
+        if delivered.is_empty() {
+            return Ok(Ages::default());
+        }
+        let mut distinct: Vec<i64> = delivered.iter().map(|(id, _)| *id).collect();
         distinct.sort_unstable();
         distinct.dedup();
-        let received = tx.select_received_times(&distinct)?;
-        Ok(Ages::at(message_ids, &received, confirmed_at))
+        let receipts = tx.select_received_times(&distinct)?;
+        Ok(Ages::at(delivered, &receipts, confirmed_at))
     }
 
     fn at(
-        message_ids: &[i64],
-        received: &HashMap<i64, NaiveDateTime>,
+        delivered: &[(i64, NaiveDateTime)],
+        receipts: &HashMap<i64, Receipt>,
         confirmed_at: NaiveDateTime,
     ) -> Ages {
         Ages(
-            message_ids
+            delivered
                 .iter()
-                .filter_map(|id| received.get(id))
-                .map(|at| (confirmed_at - *at).to_std().unwrap_or_default())
+                .filter_map(|(id, created_at)| {
+                    receipts.get(id).filter(|r| r.recorded_at == *created_at)
+                })
+                .map(|r| (confirmed_at - r.received_at).to_std().unwrap_or_default())
                 .collect(),
         )
     }
@@ -97,12 +107,36 @@ mod tests {
             .naive_utc()
     }
 
+    fn receipt(received: i64, recorded: i64) -> Receipt {
+        Receipt {
+            received_at: at(received),
+            recorded_at: at(recorded),
+        }
+    }
+
     #[test]
-    fn each_row_is_aged_by_its_message_and_rows_without_a_receipt_are_left_out() {
-        let received = HashMap::from([(7, at(0)), (8, at(15)), (9, at(40))]);
-        // Two rows of message 7, one of 8, one of a tool's message (5),
-        // one received after the confirmation (9).
-        let ages = Ages::at(&[7, 7, 8, 5, 9], &received, at(20));
+    fn each_row_its_message_registered_is_aged_by_the_message_s_receipt() {
+        let receipts = HashMap::from([
+            (7, receipt(0, 2)),
+            (8, receipt(15, 16)),
+            (9, receipt(40, 40)),
+        ]);
+        let ages = Ages::at(
+            &[
+                // Two rows of message 7, one of 8.
+                (7, at(2)),
+                (7, at(2)),
+                (8, at(16)),
+                // A tool's message: no receipt.
+                (5, at(3)),
+                // A clean-up's tombstone in message 8's name.
+                (8, at(18)),
+                // Received after the confirmation (a clock stepped back).
+                (9, at(40)),
+            ],
+            &receipts,
+            at(20),
+        );
         assert_eq!(
             ages.0,
             vec![

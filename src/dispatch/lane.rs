@@ -175,7 +175,8 @@ impl Lane {
                 published[*index] = true;
             }
             let mut sent = Vec::with_capacity(rows.len());
-            // The message of each row whose change reached the topic.
+            // Each row whose change reached the topic: its message and
+            // when it was registered.
             let mut delivered = Vec::with_capacity(rows.len());
             let mut failed = Vec::new();
             let mut retried = Retried::default();
@@ -184,7 +185,7 @@ impl Lane {
                     None => {
                         sent.extend(group.iter().map(|r| r.event_id));
                         if published[index] {
-                            delivered.extend(group.iter().map(|r| r.message_id));
+                            delivered.extend(group.iter().map(|r| (r.message_id, r.created_at)));
                         }
                     }
                     Some(f) => {
@@ -249,7 +250,7 @@ impl Lane {
                 match (earlier, outcome) {
                     (None, Ok(())) => {
                         sent.push(row.event_id);
-                        delivered.push(row.message_id);
+                        delivered.push((row.message_id, row.created_at));
                     }
                     (Some(text), _) => failed.push(FailedRow {
                         event_id: row.event_id,

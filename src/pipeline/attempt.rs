@@ -28,7 +28,7 @@ pub struct Attempt<'a> {
     /// When the mailbox received the message, on flightstate's clock
     /// (`InboundMessage::received_at`): recorded in `PROC_STATE.RECEIVED_AT`
     /// for the freshness of what is published. `None` for a tool's
-    /// attempt, which has no mailbox row.
+    /// attempt or a replay, which read no mailbox row.
     pub received_at: Option<NaiveDateTime>,
     pub(super) origin: Origin<'a>,
 }

@@ -129,6 +129,18 @@ pub(crate) fn notices_in_order(rows: Vec<(ClaimedNotice, i64)>) -> Vec<ClaimedNo
     kept
 }
 
+/// A message's receipt, as the dispatcher reads it for the freshness of
+/// what it published (`select_received_times`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Receipt {
+    /// When the mailbox received the message, on flightstate's clock
+    /// (`PROC_STATE.RECEIVED_AT`, UTC).
+    pub received_at: NaiveDateTime,
+    /// When its outcome was recorded (`PROC_STATE.UPDATED_AT`, UTC): the
+    /// `CREATED_AT` of the outbox rows its own transaction registered.
+    pub recorded_at: NaiveDateTime,
+}
+
 /// A claimed row whose delivery failed or is uncertain.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedRow {
@@ -235,12 +247,13 @@ pub trait OutboxOps {
     /// How many rows of each outbox are still to send.
     fn count_pending_events(&mut self) -> Result<PendingCounts, StoreError>;
 
-    /// When the mailbox received each of `message_ids` (distinct), from
-    /// `PROC_STATE.RECEIVED_AT`: the messages whose rows a pass settles as
-    /// sent, for the freshness of what was published. A message without a
-    /// receipt time, or without a record, is missing from the map.
+    /// When the mailbox received each of `message_ids` (distinct), and
+    /// when its outcome was recorded: the messages whose rows a pass
+    /// settles as sent, for the freshness of what was published. A message
+    /// without a receipt time, without a record, or last recorded by an
+    /// operator's replay is missing from the map.
     fn select_received_times(
         &mut self,
         message_ids: &[i64],
-    ) -> Result<HashMap<i64, NaiveDateTime>, StoreError>;
+    ) -> Result<HashMap<i64, Receipt>, StoreError>;
 }

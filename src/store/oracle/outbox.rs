@@ -24,7 +24,7 @@ use crate::FailureKind;
 use crate::store::outbox::{notices_in_order, whole_flights};
 use crate::store::{
     Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, Lane, OutboxOps,
-    PendingCounts, StoreError,
+    PendingCounts, Receipt, StoreError,
 };
 
 /// Message ids per read of their receipt times: one collection bind each.
@@ -324,7 +324,7 @@ impl OutboxOps for OracleTx<'_> {
     fn select_received_times(
         &mut self,
         message_ids: &[i64],
-    ) -> Result<HashMap<i64, NaiveDateTime>, StoreError> {
+    ) -> Result<HashMap<i64, Receipt>, StoreError> {
         let op = "select_received_times";
         let mut times = HashMap::with_capacity(message_ids.len());
         // A pass settles at most a few batches' worth of rows.
@@ -337,10 +337,12 @@ impl OutboxOps for OracleTx<'_> {
             for row in rows {
                 let row = row.map_err(at(op))?;
                 let received: Timestamp = row.get("received_at").map_err(at(op))?;
-                times.insert(
-                    row.get("message_id").map_err(at(op))?,
-                    required_time(received, op)?,
-                );
+                let recorded: Timestamp = row.get("recorded_at").map_err(at(op))?;
+                let receipt = Receipt {
+                    received_at: required_time(received, op)?,
+                    recorded_at: required_time(recorded, op)?,
+                };
+                times.insert(row.get("message_id").map_err(at(op))?, receipt);
             }
         }
         Ok(times)

@@ -15,7 +15,7 @@ use crate::FailureKind;
 use crate::store::outbox::{notices_in_order, whole_flights};
 use crate::store::{
     Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, Lane, OutboxOps,
-    PendingCounts, StoreError,
+    PendingCounts, Receipt, StoreError,
 };
 
 #[derive(QueryableByName)]
@@ -64,6 +64,8 @@ struct ReceivedRow {
     message_id: i64,
     #[diesel(sql_type = Timestamp)]
     received_at: NaiveDateTime,
+    #[diesel(sql_type = Timestamp)]
+    recorded_at: NaiveDateTime,
 }
 
 #[derive(QueryableByName)]
@@ -261,7 +263,7 @@ impl OutboxOps for PgTx<'_> {
     fn select_received_times(
         &mut self,
         message_ids: &[i64],
-    ) -> Result<HashMap<i64, NaiveDateTime>, StoreError> {
+    ) -> Result<HashMap<i64, Receipt>, StoreError> {
         if message_ids.is_empty() {
             return Ok(HashMap::new());
         }
@@ -272,7 +274,13 @@ impl OutboxOps for PgTx<'_> {
             .map_err(|e| query("select_received_times", e))?;
         Ok(rows
             .into_iter()
-            .map(|r| (r.message_id, r.received_at))
+            .map(|r| {
+                let receipt = Receipt {
+                    received_at: r.received_at,
+                    recorded_at: r.recorded_at,
+                };
+                (r.message_id, receipt)
+            })
             .collect())
     }
 

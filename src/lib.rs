@@ -10,6 +10,7 @@ pub mod doorbell;
 #[cfg(feature = "failpoints")]
 pub mod failpoint;
 pub mod failure;
+pub mod histogram;
 pub mod journal;
 pub mod kafka;
 pub mod lost_tail;

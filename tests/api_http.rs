@@ -279,6 +279,19 @@ fn metrics_parse_as_prometheus_text_and_tell_the_tables() {
             &[]
         ) >= 0.0
     );
+    // The dispatcher's freshness, by the same renderer: one series per topic.
+    for topic in ["flight.state", "flight.change"] {
+        let name = "flightstate_publish_freshness_seconds";
+        assert_eq!(
+            value(
+                &samples,
+                &format!("{name}_bucket"),
+                &[("topic", topic), ("le", "+Inf")]
+            ),
+            value(&samples, &format!("{name}_count"), &[("topic", topic)]),
+            "{topic}"
+        );
+    }
     assert_eq!(value(&samples, "flightstate_messages_dead", &[]), 1.0);
     assert_eq!(
         value(&samples, "flightstate_messages_unsupported", &[]),

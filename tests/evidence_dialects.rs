@@ -107,6 +107,7 @@ fn outcome(
         msg_subtype: Some("RENO"),
         next_attempt_at: None,
         now: now(),
+        received_at: None,
     }
 }
 

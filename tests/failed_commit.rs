@@ -36,6 +36,7 @@ fn outcome(
         next_attempt_at: None,
         now: NaiveDateTime::parse_from_str("2026-06-01 12:00:00", "%Y-%m-%d %H:%M:%S")
             .expect("a time"),
+        received_at: None,
     }
 }
 

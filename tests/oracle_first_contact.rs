@@ -222,6 +222,7 @@ fn oracle_binds_a_collection_and_deletes_and_requeues_many_locked_rows() {
             msg_subtype: None,
             next_attempt_at: None,
             now: now(),
+            received_at: None,
         })
         .collect();
     store
@@ -277,6 +278,7 @@ fn oracle_returns_a_session_whose_commit_failed_to_the_pool_clean() {
         msg_subtype: None,
         next_attempt_at: None,
         now: now(),
+        received_at: None,
     };
     let err = store
         .transaction(|tx| {
@@ -318,6 +320,7 @@ fn oracle_records_a_2000_character_error_text() {
             msg_subtype: None,
             next_attempt_at: None,
             now: now(),
+            received_at: None,
         };
         store
             .transaction(|tx| tx.record_outcomes(std::slice::from_ref(&outcome)))

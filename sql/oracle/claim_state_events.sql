@@ -31,10 +31,11 @@
 -- Every FLID falls in a lane: FLIDs are never negative (1 to 12 digits).
 -- binds: :now timestamp (UTC), :row_limit number  the most due rows to start from,
 --        :lanes number  lanes (1: the whole outbox), :lane number  this lane, 0..:lanes-1
--- returns: event_id, flid, state_version, event_kind, created_at, attempts
---          of each claimed row, by flid then event_id
+-- returns: event_id, flid, state_version, event_kind, created_at, attempts,
+--          message_id of each claimed row, by flid then event_id
 -- locks: the claimed KAFKA_SCHD rows (FOR UPDATE SKIP LOCKED), until commit
-SELECT k.EVENT_ID, k.FLID, k.STATE_VERSION, k.EVENT_KIND, k.CREATED_AT, k.ATTEMPTS
+SELECT k.EVENT_ID, k.FLID, k.STATE_VERSION, k.EVENT_KIND, k.CREATED_AT, k.ATTEMPTS,
+    k.MESSAGE_ID
 FROM KAFKA_SCHD k
 WHERE (CASE WHEN k.SENT_AT IS NULL THEN k.FLID END) IN (
     SELECT head.FLID

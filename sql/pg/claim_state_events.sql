@@ -25,9 +25,9 @@
 -- half.
 -- binds: $1 timestamp  now (UTC), $2 bigint  the most due rows to start from,
 --        $3 bigint  lanes (1: the whole outbox), $4 bigint  this lane, 0..$3-1
--- returns: event_id, flid, state_version, event_kind, created_at, attempts
---          of each claimed row, and flight_pending (the pending rows of its
---          flight), by flid then event_id
+-- returns: event_id, flid, state_version, event_kind, created_at, attempts,
+--          message_id of each claimed row, and flight_pending (the pending
+--          rows of its flight), by flid then event_id
 -- The flights in back-off are listed once per claim from
 -- KAFKA_SCHD_BACKOFF_IX, which holds the rows in back-off only.
 -- locks: the claimed KAFKA_SCHD rows (FOR UPDATE SKIP LOCKED), until commit
@@ -47,7 +47,7 @@ WITH head AS (
     FOR UPDATE SKIP LOCKED
 )
 SELECT k.event_id, k.flid, k.state_version, k.event_kind, k.created_at, k.attempts,
-       f.flight_pending
+       k.message_id, f.flight_pending
 FROM (SELECT h.flid,
              (SELECT count(*)
               FROM kafka_schd p

@@ -17,8 +17,8 @@ use std::time::Duration;
 use chrono::NaiveDateTime;
 
 use super::status::{age_secs, now};
+use crate::histogram::Reading;
 use crate::mailbox::{Backlog, Mailbox};
-use crate::pump::LatencyReading;
 use crate::store::{OutboxBacklog, ReadOps, Store};
 
 /// Samples kept: one a minute for 24 hours.
@@ -88,7 +88,7 @@ impl History {
         at: NaiveDateTime,
         mailbox: Option<&Backlog>,
         outbox: Option<&OutboxBacklog>,
-        latency: &LatencyReading,
+        latency: &Reading,
     ) {
         let mut ring = self.ring.lock().unwrap_or_else(PoisonError::into_inner);
         let (apply_p50, apply_p99) = match &ring.last_latency {
@@ -181,8 +181,8 @@ pub fn sample<S: Store>(store: &S, mailbox: Option<&Mailbox>, history: &History)
 mod tests {
     use super::*;
 
-    fn reading(cumulative: &[(f64, u64)]) -> LatencyReading {
-        LatencyReading {
+    fn reading(cumulative: &[(f64, u64)]) -> Reading {
+        Reading {
             cumulative: cumulative.to_vec(),
             sum_seconds: 0.0,
             count: cumulative.last().map_or(0, |c| c.1),

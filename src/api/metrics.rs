@@ -1,13 +1,14 @@
 //! `GET /metrics`: the status in Prometheus' text exposition format
 //! (version 0.0.4). The status is read from the databases at scrape time,
 //! so a scrape of any process — `serve` or `run`, a replica or the primary
-//! — tells the same story. Two things belong to the process scraped: the
-//! connections of its pools, which r2d2 counts, and the apply latency of
-//! its pump.
+//! — tells the same story. Three things belong to the process scraped: the
+//! connections of its pools, which r2d2 counts, the apply latency of its
+//! pump, and the freshness of what its dispatcher published.
 
 use std::fmt::Write as _;
 
 use super::status::{Status, age_secs};
+use crate::histogram::Reading;
 use crate::store::{PoolCount, ProcStatus};
 
 /// The topics' names, for the outbox series' `topic` label.
@@ -243,7 +244,7 @@ pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> 
         );
     }
     evidence(&mut out, state);
-    apply_latency(&mut out, &crate::pump::APPLY_LATENCY.read());
+    histograms(&mut out, topics);
     out.0
 }
 
@@ -361,25 +362,50 @@ fn pool_counts(out: &mut Exposition, pools: &[(&str, PoolCount)]) {
     }
 }
 
-/// The pump's apply latency, as this process saw it: zero counts where no
-/// pump runs in the process (`flightstate serve` alone).
-fn apply_latency(out: &mut Exposition, reading: &crate::pump::LatencyReading) {
-    let name = "flightstate_apply_seconds";
-    out.family(
-        name,
-        "histogram",
+/// The histograms of this process: zero counts where the part does not
+/// run in it (`flightstate serve` alone has neither pump nor dispatcher).
+fn histograms(out: &mut Exposition, topics: &Topics) {
+    histogram(
+        out,
+        "flightstate_apply_seconds",
         "Time to apply a message (its share of a group commit), by the pump of this process",
+        &[(&[], crate::pump::APPLY_LATENCY.read())],
     );
-    for (bound, count) in &reading.cumulative {
-        let le = if bound.is_infinite() {
-            "+Inf".to_owned()
-        } else {
-            bound.to_string()
-        };
-        out.sample(&format!("{name}_bucket"), &[("le", &le)], *count as f64);
+    let freshness = &crate::dispatch::PUBLISH_FRESHNESS;
+    histogram(
+        out,
+        "flightstate_publish_freshness_seconds",
+        "Time from the mailbox's receipt of a message to the broker's confirmation of the records of its change, per delivered outbox row, by the dispatcher of this process",
+        &[
+            (&[("topic", &topics.state)], freshness.state.read()),
+            (&[("topic", &topics.change)], freshness.change.read()),
+        ],
+    );
+}
+
+/// One histogram family: the buckets, sum and count of each of its
+/// `series`, each with its own labels.
+fn histogram(out: &mut Exposition, name: &str, help: &str, series: &[(&[(&str, &str)], Reading)]) {
+    out.family(name, "histogram", help);
+    let (bucket, sum, count) = (
+        format!("{name}_bucket"),
+        format!("{name}_sum"),
+        format!("{name}_count"),
+    );
+    for (labels, reading) in series {
+        for (bound, observations) in &reading.cumulative {
+            let le = if bound.is_infinite() {
+                "+Inf".to_owned()
+            } else {
+                bound.to_string()
+            };
+            let mut with_le = labels.to_vec();
+            with_le.push(("le", &le));
+            out.sample(&bucket, &with_le, *observations as f64);
+        }
+        out.sample(&sum, labels, reading.sum_seconds);
+        out.sample(&count, labels, reading.count as f64);
     }
-    out.sample(&format!("{name}_sum"), &[], reading.sum_seconds);
-    out.sample(&format!("{name}_count"), &[], reading.count as f64);
 }
 
 #[cfg(test)]
@@ -389,5 +415,33 @@ mod tests {
     #[test]
     fn label_values_are_escaped() {
         assert_eq!(label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+
+    #[test]
+    fn a_histogram_renders_each_series_with_its_labels_before_le() {
+        static H: crate::histogram::Histogram = crate::histogram::Histogram::new(&[1.0, 30.0]);
+        H.observe(std::time::Duration::from_secs(20), 1);
+        let mut out = Exposition(String::new());
+        histogram(
+            &mut out,
+            "x_seconds",
+            "Help",
+            &[(&[("topic", "flight.state")], H.read()), (&[], H.read())],
+        );
+        assert_eq!(
+            out.0,
+            "# HELP x_seconds Help\n\
+             # TYPE x_seconds histogram\n\
+             x_seconds_bucket{topic=\"flight.state\",le=\"1\"} 0\n\
+             x_seconds_bucket{topic=\"flight.state\",le=\"30\"} 1\n\
+             x_seconds_bucket{topic=\"flight.state\",le=\"+Inf\"} 1\n\
+             x_seconds_sum{topic=\"flight.state\"} 20\n\
+             x_seconds_count{topic=\"flight.state\"} 1\n\
+             x_seconds_bucket{le=\"1\"} 0\n\
+             x_seconds_bucket{le=\"30\"} 1\n\
+             x_seconds_bucket{le=\"+Inf\"} 1\n\
+             x_seconds_sum 20\n\
+             x_seconds_count 1\n"
+        );
     }
 }

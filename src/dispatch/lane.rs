@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use super::freshness::{Ages, PUBLISH_FRESHNESS};
 use super::gate::{Gate, GateLog};
 use super::producer::{Failure, Outgoing, Producer};
 use super::{
@@ -132,11 +133,11 @@ impl Lane {
     ) -> Result<PassReport, OutboxError> {
         let backoff = backoff(settings);
         let Lane { share, producer } = self;
-        store.transaction(|tx| {
+        let (report, ages) = store.transaction(|tx| {
             tx.set_repeatable_read()?;
             let rows = tx.claim_state_events(now(), settings.batch_size, *share)?;
             if rows.is_empty() {
-                return Ok(PassReport::default());
+                return Ok((PassReport::default(), Ages::default()));
             }
             keep_claim_while_frozen(tx)?;
             let span = pass_span(rows.iter().map(|r| r.event_id), &settings.state_topic);
@@ -158,6 +159,7 @@ impl Lane {
             }
             crate::failpoint!("dispatch.before_produce");
             let outcomes = producer.deliver(&messages, fresh_claim(producer, claimed)?);
+            let confirmed_at = now();
             crate::failpoint!("dispatch.state_after_produce");
             // A flight is done only when every one of its messages is.
             let mut failure: HashMap<usize, Failure> = HashMap::new();
@@ -166,12 +168,26 @@ impl Lane {
                     failure.entry(*index).or_insert(f);
                 }
             }
+            // The flights something was published for: a flight gone with
+            // no tombstone pending settles its rows with nothing sent.
+            let mut published = vec![false; flights.len()];
+            for index in &owner {
+                published[*index] = true;
+            }
             let mut sent = Vec::with_capacity(rows.len());
+            // Each row whose change reached the topic: its message and
+            // when it was registered.
+            let mut delivered = Vec::with_capacity(rows.len());
             let mut failed = Vec::new();
             let mut retried = Retried::default();
             for (index, (flid, group)) in flights.iter().enumerate() {
                 match failure.get(&index) {
-                    None => sent.extend(group.iter().map(|r| r.event_id)),
+                    None => {
+                        sent.extend(group.iter().map(|r| r.event_id));
+                        if published[index] {
+                            delivered.extend(group.iter().map(|r| (r.message_id, r.created_at)));
+                        }
+                    }
                     Some(f) => {
                         log_failure(*flid, group.iter().map(|r| r.event_id), f);
                         retried.note(*flid, f);
@@ -185,11 +201,17 @@ impl Lane {
             retried.log(producer, "state deliveries");
             tx.delete_sent_state_events(&sent)?;
             tx.retry_state_events(&failed, now(), backoff)?;
-            Ok(logged(
-                [rows.len(), messages.len(), sent.len(), failed.len()],
-                "state events dispatched",
+            let ages = Ages::read(tx, &delivered, confirmed_at)?;
+            Ok::<_, OutboxError>((
+                logged(
+                    [rows.len(), messages.len(), sent.len(), failed.len()],
+                    "state events dispatched",
+                ),
+                ages,
             ))
-        })
+        })?;
+        ages.observe(&PUBLISH_FRESHNESS.state);
+        Ok(report)
     }
 
     pub(super) fn change_pass<S: Store>(
@@ -199,10 +221,10 @@ impl Lane {
     ) -> Result<PassReport, OutboxError> {
         let backoff = backoff(settings);
         let Lane { share, producer } = self;
-        store.transaction(|tx| {
+        let (report, ages) = store.transaction(|tx| {
             let rows = tx.claim_change_notices(now(), settings.batch_size, *share)?;
             if rows.is_empty() {
-                return Ok(PassReport::default());
+                return Ok((PassReport::default(), Ages::default()));
             }
             keep_claim_while_frozen(tx)?;
             let claimed = Instant::now();
@@ -213,8 +235,10 @@ impl Lane {
                 .map(|row| notice_message(&settings.change_topic, row))
                 .collect();
             let outcomes = producer.deliver(&messages, fresh_claim(producer, claimed)?);
+            let confirmed_at = now();
             crate::failpoint!("dispatch.change_after_produce");
             let mut sent = Vec::with_capacity(rows.len());
+            let mut delivered = Vec::with_capacity(rows.len());
             let mut failed = Vec::new();
             // Once a flight's notice failed, its later ones in the batch are
             // kept back too (even if delivered: they are sent again, and
@@ -224,7 +248,10 @@ impl Lane {
             for (row, outcome) in rows.iter().zip(outcomes) {
                 let earlier = row.flid.and_then(|_| blocked.get(&row.flid).cloned());
                 match (earlier, outcome) {
-                    (None, Ok(())) => sent.push(row.event_id),
+                    (None, Ok(())) => {
+                        sent.push(row.event_id);
+                        delivered.push((row.message_id, row.created_at));
+                    }
                     (Some(text), _) => failed.push(FailedRow {
                         event_id: row.event_id,
                         error: format!("an earlier notice of the flight failed: {text}"),
@@ -243,11 +270,17 @@ impl Lane {
             retried.log(producer, "notice deliveries");
             tx.delete_sent_change_notices(&sent)?;
             tx.retry_change_notices(&failed, now(), backoff)?;
-            Ok(logged(
-                [rows.len(), messages.len(), sent.len(), failed.len()],
-                "change notices dispatched",
+            let ages = Ages::read(tx, &delivered, confirmed_at)?;
+            Ok::<_, OutboxError>((
+                logged(
+                    [rows.len(), messages.len(), sent.len(), failed.len()],
+                    "change notices dispatched",
+                ),
+                ages,
             ))
-        })
+        })?;
+        ages.observe(&PUBLISH_FRESHNESS.change);
+        Ok(report)
     }
 }
 

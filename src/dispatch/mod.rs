@@ -34,6 +34,7 @@
 //! the environment: it takes [`DispatchSettings`] and [`KafkaSettings`].
 
 mod error;
+mod freshness;
 mod gate;
 mod heartbeat;
 mod lane;
@@ -49,6 +50,7 @@ use chrono::{NaiveDateTime, Utc};
 use rdkafka::ClientConfig;
 
 pub use error::OutboxError;
+pub use freshness::{Freshness, PUBLISH_FRESHNESS};
 use gate::GateLog;
 pub use gate::{Always, Gate};
 use heartbeat::Heartbeat;

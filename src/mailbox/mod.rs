@@ -34,6 +34,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::{NaiveDateTime, Utc};
 use mysql::prelude::Queryable;
 use mysql::{Opts, OptsBuilder, TxOpts};
 
@@ -87,6 +88,20 @@ pub struct InboundMessage {
     pub id: i64,
     /// `CMINMSGS_CLOB_MSG`, as bytes.
     pub body: Vec<u8>,
+    /// When the mailbox received it (`CMINMSGS_DATE_RECEIVED`), on this
+    /// process's clock (UTC): the time of the read less the row's age by
+    /// the mailbox server's clock. `None` when the row has no receive date.
+    pub received_at: Option<NaiveDateTime>,
+}
+
+/// The receipt of a row read at `read_at` (this process's clock, UTC)
+/// whose age the mailbox server told as `age_micros`, by its own clock:
+/// the server's time zone and the skew between the two clocks cancel out,
+/// which a `CMINMSGS_DATE_RECEIVED` read as it is would not. AODB's
+/// `DATETIME` keeps whole seconds, so the receipt may seem up to a second
+/// earlier than it was.
+fn received_at(read_at: NaiveDateTime, age_micros: Option<i64>) -> Option<NaiveDateTime> {
+    age_micros.map(|age| read_at - chrono::Duration::microseconds(age))
 }
 
 /// A row as read back.
@@ -270,7 +285,9 @@ impl Mailbox {
     pub fn read_head(&self, limit: usize) -> Result<Vec<InboundMessage>, MailboxError> {
         let mut conn = self.conn()?;
         let fd = conn.as_raw_fd();
-        let rows: Vec<(i64, Vec<u8>)> = conn
+        // Taken just before the statement, whose NOW(6) the ages count to.
+        let read_at = Utc::now().naive_utc();
+        let rows: Vec<(i64, Vec<u8>, Option<i64>)> = conn
             .exec(
                 statements::SELECT_PENDING_MESSAGES,
                 (&self.settings.pending_status, limit as u64),
@@ -278,7 +295,11 @@ impl Mailbox {
             .map_err(|e| self.failed(fd, "select_pending_messages", e))?;
         Ok(rows
             .into_iter()
-            .map(|(id, body)| InboundMessage { id, body })
+            .map(|(id, body, age)| InboundMessage {
+                id,
+                body,
+                received_at: received_at(read_at, age),
+            })
             .collect())
     }
 

@@ -6,7 +6,7 @@ use std::os::fd::AsRawFd;
 
 use mysql::prelude::Queryable;
 
-use super::{InboundMessage, Mailbox, MailboxError, statements};
+use super::{InboundMessage, Mailbox, MailboxError, received_at, statements};
 
 /// Rows of an id range that carry a status flightstate writes back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -80,7 +80,8 @@ impl Mailbox {
         let mut conn = self.conn()?;
         let fd = conn.as_raw_fd();
         let settings = &self.settings;
-        let rows: Vec<(i64, Vec<u8>, i64)> = conn
+        let read_at = chrono::Utc::now().naive_utc();
+        let rows: Vec<(i64, Vec<u8>, i64, Option<i64>)> = conn
             .exec(
                 statements::SELECT_CATCH_UP_MESSAGES,
                 (
@@ -95,8 +96,12 @@ impl Mailbox {
             .map_err(|e| self.failed(fd, "select_catch_up_messages", e))?;
         Ok(rows
             .into_iter()
-            .map(|(id, body, processed)| CaughtUpRow {
-                message: InboundMessage { id, body },
+            .map(|(id, body, processed, age)| CaughtUpRow {
+                message: InboundMessage {
+                    id,
+                    body,
+                    received_at: received_at(read_at, age),
+                },
                 written_back: processed != 0,
             })
             .collect())

@@ -61,7 +61,7 @@ pub fn apply_attempt<S: Store>(
         ..
     } = *attempt;
     let identity = identity_key(message_id, body);
-    let mut record = Recorder::new(message_id, &identity, now);
+    let mut record = Recorder::new(attempt, &identity);
     match look_before(store, attempt, &identity)? {
         RecordedBefore::ChangedBody(reason) => return record.dead(store, attempt, reason),
         RecordedBefore::ChangedAfterFinal(reason) => return Ok(Applied::ChangedBody { reason }),
@@ -147,7 +147,7 @@ pub fn bypass_message<S: Store>(
     reason: &str,
 ) -> Result<Applied, PipelineError> {
     let identity = identity_key(attempt.message_id, attempt.body);
-    let mut record = Recorder::new(attempt.message_id, &identity, attempt.now);
+    let mut record = Recorder::new(attempt, &identity);
     record.dead_as_recorded(store, attempt, BYPASSED, reason)
 }
 /// Applies a message read whole by the rule for its kind.
@@ -167,6 +167,7 @@ fn apply_parsed<S: Store>(
         seqn: &message.meta.seqn,
         dttm: message.meta.dttm,
         now: received.now,
+        received_at: attempt.received_at,
     };
     match &message.body {
         Body::Schedule(schedule) if schedule.subtype.is_snapshot() => {

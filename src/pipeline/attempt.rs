@@ -13,7 +13,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
 use crate::FailureKind;
-use crate::mailbox::{FinalRow, MailboxSettings, record_write_back};
+use crate::mailbox::{FinalRow, InboundMessage, MailboxSettings, record_write_back};
 use crate::store::{DeadOps, JournalOps, Outcome, PipelineLease, ProcStatus, StateTx, StoreError};
 
 /// One attempt at one message.
@@ -25,6 +25,11 @@ pub struct Attempt<'a> {
     pub body: &'a [u8],
     /// When the attempt began: every row it writes carries this time.
     pub now: NaiveDateTime,
+    /// When the mailbox received the message, on flightstate's clock
+    /// (`InboundMessage::received_at`): recorded in `PROC_STATE.RECEIVED_AT`
+    /// for the freshness of what is published. `None` for a tool's
+    /// attempt or a replay, which read no mailbox row.
+    pub received_at: Option<NaiveDateTime>,
     pub(super) origin: Origin<'a>,
 }
 
@@ -57,17 +62,17 @@ pub struct Leased<'a> {
 }
 
 impl<'a> Attempt<'a> {
-    /// An attempt of the pump at mailbox row `message_id`.
+    /// An attempt of the pump at a row of the mailbox.
     pub fn from_mailbox(
-        message_id: i64,
-        body: &'a [u8],
+        message: &'a InboundMessage,
         now: NaiveDateTime,
         leased: Leased<'a>,
     ) -> Attempt<'a> {
         Attempt {
-            message_id,
-            body,
+            message_id: message.id,
+            body: &message.body,
             now,
+            received_at: message.received_at,
             origin: Origin::Mailbox(leased),
         }
     }
@@ -78,6 +83,7 @@ impl<'a> Attempt<'a> {
             message_id,
             body,
             now,
+            received_at: None,
             origin: Origin::OneOff,
         }
     }
@@ -93,6 +99,7 @@ impl<'a> Attempt<'a> {
             message_id,
             body,
             now,
+            received_at: None,
             origin: Origin::Replay(policy),
         }
     }
@@ -220,6 +227,8 @@ pub(super) struct MessageRef<'a> {
     /// order, never used for it.
     pub(super) dttm: NaiveDateTime,
     pub(super) now: NaiveDateTime,
+    /// When the mailbox received it (`Attempt::received_at`).
+    pub(super) received_at: Option<NaiveDateTime>,
 }
 
 impl MessageRef<'_> {
@@ -234,6 +243,7 @@ impl MessageRef<'_> {
             msg_subtype: Some(self.subtype),
             next_attempt_at: None,
             now: self.now,
+            received_at: self.received_at,
         }
     }
 }

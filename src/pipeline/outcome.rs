@@ -214,6 +214,8 @@ pub(super) struct Recorder<'a> {
     /// outcome counts its SEQN (`evidence::seqn`).
     pub(super) sent: Option<(String, String)>,
     pub(super) now: NaiveDateTime,
+    /// When the mailbox received it (`Attempt::received_at`).
+    pub(super) received_at: Option<NaiveDateTime>,
     /// An operator released the message from a hold: a failure that may
     /// pass leaves it HELD and released, so that the next attempt is still
     /// applied as it is.
@@ -221,15 +223,17 @@ pub(super) struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    /// The recorder of message `message_id`, its kind not known yet.
-    pub(super) fn new(message_id: i64, identity: &'a str, now: NaiveDateTime) -> Self {
+    /// The recorder of the message of `attempt`, whose identity key is
+    /// `identity`, its kind not known yet.
+    pub(super) fn new(attempt: &Attempt<'_>, identity: &'a str) -> Self {
         Recorder {
-            message_id,
+            message_id: attempt.message_id,
             identity,
             msg_type: None,
             subtype: None,
             sent: None,
-            now,
+            now: attempt.now,
+            received_at: attempt.received_at,
             released: false,
         }
     }
@@ -254,6 +258,7 @@ impl<'a> Recorder<'a> {
             msg_subtype: self.subtype.as_deref(),
             next_attempt_at: None,
             now: self.now,
+            received_at: self.received_at,
         })?;
         match &self.sent {
             Some((sender, seqn)) => seqn::count(

@@ -35,7 +35,7 @@ impl<S: Store + Clone> Pump<S> {
         }
         todo.iter()
             .take(self.settings.group_commit)
-            .map_while(|m| prepare_grouped(&self.pipeline, m.id, &m.body))
+            .map_while(|m| prepare_grouped(&self.pipeline, m))
             .collect()
     }
 

@@ -43,7 +43,7 @@ pub use catch_up::CatchUpStep;
 pub use effects::run_effect_worker;
 use group::GroupOutcome;
 use head_alert::HeadAlert;
-pub use latency::{APPLY_LATENCY, ApplyLatency, LatencyReading};
+pub use latency::APPLY_LATENCY;
 use lease::Tenure;
 use policy::BlockedHead;
 pub use policy::backoff;

@@ -52,8 +52,7 @@ impl<S: Store + Clone> Pump<S> {
             msg.status = tracing::field::Empty
         );
         let _enter = span.enter();
-        let attempt =
-            Attempt::from_mailbox(message.id, &message.body, utc_now(), self.leased(epoch));
+        let attempt = Attempt::from_mailbox(message, utc_now(), self.leased(epoch));
         let started = Instant::now();
         let applied = apply_attempt(&self.store, &self.pipeline, &attempt);
         APPLY_LATENCY.observe(started.elapsed(), 1);
@@ -114,8 +113,7 @@ impl<S: Store + Clone> Pump<S> {
             failed_for.as_secs(),
             Causes(error)
         );
-        let attempt =
-            Attempt::from_mailbox(message.id, &message.body, utc_now(), self.leased(epoch));
+        let attempt = Attempt::from_mailbox(message, utc_now(), self.leased(epoch));
         match bypass_message(&self.store, &attempt, &reason) {
             Ok(_) => {
                 tracing::error!(

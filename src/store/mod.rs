@@ -47,7 +47,7 @@ pub use full_read::{Selection, read_flights, read_states};
 pub use journal::{CallStatus, Grant, JournalOps, NewCall, StoredCall};
 pub use lease::LeaseOps;
 pub use outbox::{
-    Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts,
+    Backoff, ClaimedNotice, ClaimedStateEvent, FailedRow, Lane, OutboxOps, PendingCounts, Receipt,
 };
 pub use pool_log::PoolCount;
 pub(crate) use pool_log::PoolErrorLog;

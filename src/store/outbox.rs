@@ -8,6 +8,8 @@
 //! the outcomes in one transaction (STYLE §4.4), so a crash anywhere before
 //! the commit leaves every row pending, to be sent again.
 
+use std::collections::HashMap;
+
 use chrono::NaiveDateTime;
 
 use super::{EventKind, StoreError};
@@ -29,6 +31,8 @@ pub struct ClaimedStateEvent {
     pub created_at: NaiveDateTime,
     /// Tries so far.
     pub attempts: i32,
+    /// The message whose transaction registered the row.
+    pub message_id: i64,
 }
 
 /// A claimed `KAFKA_MSG` row.
@@ -123,6 +127,18 @@ pub(crate) fn notices_in_order(rows: Vec<(ClaimedNotice, i64)>) -> Vec<ClaimedNo
         );
     }
     kept
+}
+
+/// A message's receipt, as the dispatcher reads it for the freshness of
+/// what it published (`select_received_times`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Receipt {
+    /// When the mailbox received the message, on flightstate's clock
+    /// (`PROC_STATE.RECEIVED_AT`, UTC).
+    pub received_at: NaiveDateTime,
+    /// When its outcome was recorded (`PROC_STATE.UPDATED_AT`, UTC): the
+    /// `CREATED_AT` of the outbox rows its own transaction registered.
+    pub recorded_at: NaiveDateTime,
 }
 
 /// A claimed row whose delivery failed or is uncertain.
@@ -230,4 +246,14 @@ pub trait OutboxOps {
 
     /// How many rows of each outbox are still to send.
     fn count_pending_events(&mut self) -> Result<PendingCounts, StoreError>;
+
+    /// When the mailbox received each of `message_ids` (distinct), and
+    /// when its outcome was recorded: the messages whose rows a pass
+    /// settles as sent, for the freshness of what was published. A message
+    /// without a receipt time, without a record, or last recorded by an
+    /// operator's replay is missing from the map.
+    fn select_received_times(
+        &mut self,
+        message_ids: &[i64],
+    ) -> Result<HashMap<i64, Receipt>, StoreError>;
 }

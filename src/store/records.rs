@@ -256,4 +256,8 @@ pub struct Outcome<'a> {
     pub next_attempt_at: Option<NaiveDateTime>,
     /// Now (UTC).
     pub now: NaiveDateTime,
+    /// When the mailbox received the message, on flightstate's clock
+    /// (UTC): recorded by the first attempt that knows it, kept after.
+    /// `None` for a tool's attempt.
+    pub received_at: Option<NaiveDateTime>,
 }

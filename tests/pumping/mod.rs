@@ -502,9 +502,9 @@ struct Dump {
 }
 
 /// The state database as JSON text, one line per table, without the
-/// columns that depend on when or in which attempt things ran (times,
-/// generated ids, a state document's `UPDATED_AT`): equal dumps mean the
-/// same state and the same outcomes.
+/// columns that depend on when or in which attempt things ran (times, the
+/// mailbox's receipt included, generated ids, a state document's
+/// `UPDATED_AT`): equal dumps mean the same state and the same outcomes.
 pub fn state_dump(conn: &mut PgConnection) -> String {
     let tables = [
         "flight_schd",
@@ -530,7 +530,7 @@ pub fn state_dump(conn: &mut PgConnection) -> String {
             let query = format!(
                 "SELECT '{table}: ' || COALESCE(jsonb_agg(j ORDER BY j::text)::text, '[]') AS dump \
                  FROM (SELECT to_jsonb(t) - ARRAY['updated_at', 'created_at', 'first_seen_at', \
-                 'next_attempt_at', 'event_id', 'sent_at'] \
+                 'next_attempt_at', 'event_id', 'sent_at', 'received_at'] \
                  || jsonb_strip_nulls(jsonb_build_object('state_document', \
                  (to_jsonb(t) ->> 'state_document')::jsonb - 'UPDATED_AT')) AS j FROM {table} t) s"
             );

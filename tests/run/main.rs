@@ -6,7 +6,8 @@
 //! - `outages`: each link cut or frozen, shorter and longer than its
 //!   timeout, in the middle of a stream;
 //! - `takeover`: an active and a standby process, the active one killed;
-//! - `freeze`: the same, the active one frozen where it holds something.
+//! - `freeze`: the same, the active one frozen where it holds something;
+//! - `freshness`: the freshness of what was published, on `/metrics`.
 #![cfg(feature = "postgres")]
 
 #[path = "../common/mod.rs"]
@@ -15,10 +16,13 @@ mod common;
 mod dispatching;
 #[path = "../pumping/mod.rs"]
 mod pumping;
+#[path = "../reading/mod.rs"]
+mod reading;
 #[path = "../running/mod.rs"]
 mod running;
 
 mod doorbell;
 mod freeze;
+mod freshness;
 mod outages;
 mod takeover;

@@ -22,7 +22,7 @@ use chrono::NaiveDateTime;
 use super::{
     FlightMessage, FlightWork, apply_flight_messages, check_adft, check_recs, prepare_events,
 };
-use crate::mailbox::FinalRow;
+use crate::mailbox::{FinalRow, InboundMessage};
 use crate::pipeline::attempt::Leased;
 use crate::pipeline::attempt::MessageRef;
 use crate::pipeline::identity::identity_key;
@@ -41,6 +41,8 @@ pub const GROUP_MAX_BODY: usize = 256 * 1024;
 pub struct Grouped {
     id: i64,
     identity: String,
+    /// When the mailbox received it (`InboundMessage::received_at`).
+    received_at: Option<NaiveDateTime>,
     message: Message,
     /// The converted bodies of a FLOP (empty otherwise).
     events: Vec<FlightEvent>,
@@ -77,6 +79,7 @@ impl Grouped {
                 seqn: &meta.seqn,
                 dttm: meta.dttm,
                 now,
+                received_at: self.received_at,
             },
             work,
         })
@@ -102,6 +105,7 @@ impl Grouped {
                     subtype: Some(meta.styp.clone()),
                     sent: Some((meta.sndr.clone(), meta.seqn.clone())),
                     now,
+                    received_at: self.received_at,
                     released: false,
                 };
                 recorder.record(tx, ProcStatus::Dead, "BAD_INPUT", &reason)?;
@@ -123,11 +127,12 @@ impl Grouped {
     }
 }
 
-/// Parses and checks message `id`: `Some` when it is a flight-level
-/// message that can join a group, `None` when it must take the
+/// Parses and checks the mailbox row `inbound`: `Some` when it is a
+/// flight-level message that can join a group, `None` when it must take the
 /// single-message path (too large, malformed, a snapshot, unsupported, or
 /// failing a check — that path records why).
-pub fn prepare_grouped(rules: &Rules, id: i64, body: &[u8]) -> Option<Grouped> {
+pub fn prepare_grouped(rules: &Rules, inbound: &InboundMessage) -> Option<Grouped> {
+    let (id, body) = (inbound.id, inbound.body.as_slice());
     if body.len() > GROUP_MAX_BODY {
         return None;
     }
@@ -147,6 +152,7 @@ pub fn prepare_grouped(rules: &Rules, id: i64, body: &[u8]) -> Option<Grouped> {
     Some(Grouped {
         id,
         identity: identity_key(id, body),
+        received_at: inbound.received_at,
         message,
         events,
     })

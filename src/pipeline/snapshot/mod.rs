@@ -271,6 +271,7 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
         seqn: &checked.seqn,
         dttm: checked.dttm,
         now: received.now,
+        received_at: attempt.received_at,
     };
     if let (true, Some(ledger)) = (replay, &ledger) {
         tx.record_outcome(&message.succeeded())?;

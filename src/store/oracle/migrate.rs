@@ -57,6 +57,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(15, "cleanup", "V015__cleanup.sql"),
     script!(16, "outbox_key_slots", "V016__outbox_key_slots.sql"),
     script!(17, "proc_state_minutes", "V017__proc_state_minutes.sql"),
+    script!(18, "proc_state_received", "V018__proc_state_received.sql"),
 ];
 
 /// The history table V000 creates.

@@ -24,8 +24,11 @@ use crate::FailureKind;
 use crate::store::outbox::{notices_in_order, whole_flights};
 use crate::store::{
     Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, Lane, OutboxOps,
-    PendingCounts, StoreError,
+    PendingCounts, Receipt, StoreError,
 };
+
+/// Message ids per read of their receipt times: one collection bind each.
+const RECEIVED_BATCH: usize = 5_000;
 
 fn event_kind(code: &str, op: &'static str) -> Result<EventKind, StoreError> {
     match code {
@@ -50,6 +53,7 @@ fn state_event(row: &Row, op: &'static str) -> Result<ClaimedStateEvent, StoreEr
         kind: event_kind(&kind, op)?,
         created_at: required_time(created, op)?,
         attempts: row.get("attempts").map_err(at(op))?,
+        message_id: row.get("message_id").map_err(at(op))?,
     })
 }
 
@@ -315,6 +319,33 @@ impl OutboxOps for OracleTx<'_> {
             now,
             backoff,
         )
+    }
+
+    fn select_received_times(
+        &mut self,
+        message_ids: &[i64],
+    ) -> Result<HashMap<i64, Receipt>, StoreError> {
+        let op = "select_received_times";
+        let mut times = HashMap::with_capacity(message_ids.len());
+        // A pass settles at most a few batches' worth of rows.
+        for batch in message_ids.chunks(RECEIVED_BATCH) {
+            let list = self.id_list(batch, op)?;
+            let rows = self
+                .conn()
+                .query_named(sql::SELECT_RECEIVED_TIMES, &[("ids", &list)])
+                .map_err(at(op))?;
+            for row in rows {
+                let row = row.map_err(at(op))?;
+                let received: Timestamp = row.get("received_at").map_err(at(op))?;
+                let recorded: Timestamp = row.get("recorded_at").map_err(at(op))?;
+                let receipt = Receipt {
+                    received_at: required_time(received, op)?,
+                    recorded_at: required_time(recorded, op)?,
+                };
+                times.insert(row.get("message_id").map_err(at(op))?, receipt);
+            }
+        }
+        Ok(times)
     }
 
     fn count_pending_events(&mut self) -> Result<PendingCounts, StoreError> {

@@ -126,6 +126,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_proc_counts", SELECT_PROC_COUNTS),
     ("select_proc_minutes", SELECT_PROC_MINUTES),
     ("select_proc_states", SELECT_PROC_STATES),
+    ("select_received_times", SELECT_RECEIVED_TIMES),
     ("select_request_day", SELECT_REQUEST_DAY),
     ("select_requests", SELECT_REQUESTS),
     ("select_route_points", SELECT_ROUTE_POINTS),
@@ -287,6 +288,7 @@ pub(crate) const SELECT_MIGRATION_TABLE: &str = sql!("select_migration_table");
 pub(crate) const SELECT_MIGRATIONS: &str = sql!("select_migrations");
 pub(crate) const SELECT_OPEN_EFFECT_CALLS: &str = sql!("select_open_effect_calls");
 pub(crate) const SELECT_PROC_STATES: &str = sql!("select_proc_states");
+pub(crate) const SELECT_RECEIVED_TIMES: &str = sql!("select_received_times");
 pub(crate) const SELECT_ROUTE_POINTS: &str = sql!("select_route_points");
 pub(crate) const SELECT_SNAPSHOT_LEDGER: &str = sql!("select_snapshot_ledger");
 pub(crate) const SELECT_SNAPSHOT_LIST: &str = sql!("select_snapshot_list");

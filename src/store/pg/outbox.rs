@@ -1,6 +1,8 @@
 //! [`OutboxOps`] on PostgreSQL: claiming and settling the rows of
 //! `KAFKA_SCHD` and `KAFKA_MSG`.
 
+use std::collections::HashMap;
+
 use chrono::NaiveDateTime;
 use diesel::sql_types::{Array, BigInt, Double, Integer, Nullable, Text, Timestamp};
 use diesel::{QueryableByName, RunQueryDsl, sql_query};
@@ -13,7 +15,7 @@ use crate::FailureKind;
 use crate::store::outbox::{notices_in_order, whole_flights};
 use crate::store::{
     Backoff, ClaimedNotice, ClaimedStateEvent, EventKind, FailedRow, Lane, OutboxOps,
-    PendingCounts, StoreError,
+    PendingCounts, Receipt, StoreError,
 };
 
 #[derive(QueryableByName)]
@@ -30,6 +32,8 @@ struct StateEventRow {
     created_at: NaiveDateTime,
     #[diesel(sql_type = Integer)]
     attempts: i32,
+    #[diesel(sql_type = BigInt)]
+    message_id: i64,
     #[diesel(sql_type = BigInt)]
     flight_pending: i64,
 }
@@ -52,6 +56,16 @@ struct NoticeRow {
     attempts: i32,
     #[diesel(sql_type = BigInt)]
     earlier_pending: i64,
+}
+
+#[derive(QueryableByName)]
+struct ReceivedRow {
+    #[diesel(sql_type = BigInt)]
+    message_id: i64,
+    #[diesel(sql_type = Timestamp)]
+    received_at: NaiveDateTime,
+    #[diesel(sql_type = Timestamp)]
+    recorded_at: NaiveDateTime,
 }
 
 #[derive(QueryableByName)]
@@ -151,6 +165,7 @@ impl OutboxOps for PgTx<'_> {
                         kind: event_kind(&r.event_kind)?,
                         created_at: r.created_at,
                         attempts: r.attempts,
+                        message_id: r.message_id,
                     },
                     r.flight_pending,
                 ))
@@ -242,6 +257,31 @@ impl OutboxOps for PgTx<'_> {
             now,
             backoff,
         )
+    }
+
+    #[tracing::instrument(name = "store.select_received_times", skip_all)]
+    fn select_received_times(
+        &mut self,
+        message_ids: &[i64],
+    ) -> Result<HashMap<i64, Receipt>, StoreError> {
+        if message_ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let rows: Vec<ReceivedRow> = sql_query(sql::SELECT_RECEIVED_TIMES)
+            .bind::<Array<BigInt>, _>(message_ids.to_vec())
+            .prepared()
+            .load(self.conn())
+            .map_err(|e| query("select_received_times", e))?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let receipt = Receipt {
+                    received_at: r.received_at,
+                    recorded_at: r.recorded_at,
+                };
+                (r.message_id, receipt)
+            })
+            .collect())
     }
 
     fn count_pending_events(&mut self) -> Result<PendingCounts, StoreError> {

@@ -448,6 +448,8 @@ diesel::table! {
         /// The policy of the last replay as the operator gave it (day, version policy, overrides), e.g. day=2026-09-09 version=force
         #[max_length = 200]
         replay_policy -> Nullable<Varchar>,
+        /// When the mailbox received the message (CMINMSGS_DATE_RECEIVED), on flightstate's clock: the pump's time of its read less the row's age by the mailbox server's clock (UTC); recorded by the first attempt that knew it and kept after; NULL for a message applied by flightstate apply, or whose mailbox row had no receive date
+        received_at -> Nullable<Timestamp>,
     }
 }
 

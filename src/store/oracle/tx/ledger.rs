@@ -311,6 +311,7 @@ impl StateTx for OracleTx<'_> {
                 ("msg_subtype", OracleType::Varchar2(16)),
                 ("next_attempt_at", OracleType::Timestamp(6)),
                 ("now", OracleType::Timestamp(6)),
+                ("received_at", OracleType::Timestamp(6)),
             ],
             outcomes.len(),
             |batch, row| {
@@ -324,7 +325,8 @@ impl StateTx for OracleTx<'_> {
                 batch.set("msg_type", &Text(outcome.msg_type))?;
                 batch.set("msg_subtype", &Text(outcome.msg_subtype))?;
                 batch.set("next_attempt_at", &AsTimestamp(outcome.next_attempt_at))?;
-                batch.set("now", &AsTimestamp(Some(outcome.now)))
+                batch.set("now", &AsTimestamp(Some(outcome.now)))?;
+                batch.set("received_at", &AsTimestamp(outcome.received_at))
             },
         )
     }

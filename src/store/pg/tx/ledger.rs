@@ -254,7 +254,10 @@ impl StateTx for PgTx<'_> {
                     .map(|o| o.next_attempt_at)
                     .collect::<Vec<_>>(),
             )
-            .bind::<Array<Timestamp>, _>(outcomes.iter().map(|o| o.now).collect::<Vec<_>>());
+            .bind::<Array<Timestamp>, _>(outcomes.iter().map(|o| o.now).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Timestamp>>, _>(
+                outcomes.iter().map(|o| o.received_at).collect::<Vec<_>>(),
+            );
         self.execute(query, "record_outcomes").map(drop)
     }
 

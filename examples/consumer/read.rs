@@ -27,6 +27,8 @@ const POLL: Duration = Duration::from_millis(200);
 /// Polls without a record, once the end is reached, before the end is asked
 /// again (below).
 const QUIET_POLLS: u32 = 3;
+/// How many times the ends are asked again once reached.
+const END_CHECKS: u32 = 3;
 /// How long reading a topic to its end may take in all.
 const READ_LIMIT: Duration = Duration::from_secs(120);
 
@@ -131,9 +133,12 @@ fn partitions_of(consumer: &BaseConsumer, topic: &str) -> Result<Option<Vec<i32>
 ///
 /// The end is each partition's high watermark, asked before reading; once
 /// there (and the topic quiet for a moment), the ends are asked again and
-/// reading goes on if they moved. Both because records may come while we
-/// read, and because some brokers (tansu, used in this project's tests)
-/// report an end that trails the last record of a batch for a moment.
+/// reading goes on if they moved, at most [`END_CHECKS`] times. Both
+/// because records may come while we read, and because some brokers (tansu,
+/// used in this project's tests) report an end that trails the last record
+/// of a batch for a moment. The bound is for a live topic (the heartbeats
+/// come every few seconds): the view is of the topic as it was when the
+/// reading ended, not a chase of its growing end.
 fn read_topic(
     consumer: &BaseConsumer,
     topic: &str,
@@ -160,6 +165,7 @@ fn read_topic(
         .map_err(kafka("assign a topic's partitions"))?;
     let started = Instant::now();
     let mut quiet = 0;
+    let mut checks = 0;
     loop {
         let remaining: i64 = end
             .iter()
@@ -176,7 +182,8 @@ fn read_topic(
                     moved = true;
                 }
             }
-            if !moved {
+            checks += 1;
+            if !moved || checks > END_CHECKS {
                 return Ok(());
             }
             quiet = 0;

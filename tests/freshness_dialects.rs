@@ -12,12 +12,13 @@
 mod common;
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::Arc;
 
 use chrono::NaiveDateTime;
 use common::dialects::ScenarioDb;
 use common::sis::{at, flop_sent, parse_options, sep, snapshot_sent, unsupported_sent};
-use flightstate::mailbox::{InboundMessage, MailboxSettings};
+use flightstate::journal::WriteBackStatuses;
+use flightstate::mailbox::InboundMessage;
 use flightstate::pipeline::{
     Applied, Attempt, Leased, ReplayPolicy, Rules, VersionPolicy, apply_attempt, apply_group,
     apply_message, prepare_grouped, replay_snapshot,
@@ -45,18 +46,12 @@ fn rules() -> Rules {
     }
 }
 
-/// The site's mailbox as the write-back intents name it (never reached).
-fn mailbox() -> MailboxSettings {
-    MailboxSettings {
-        url: "mysql://127.0.0.1:1/unused".to_owned(),
-        pending_status: "VALID".to_owned(),
-        succeeded_status: "SUCCEEDED".to_owned(),
-        dead_status: "DEAD".to_owned(),
-        pool_size: 1,
-        connect_timeout: Duration::from_secs(1),
-        io_timeout: Duration::from_secs(1),
-        idle_in_transaction: None,
-    }
+/// The statuses the write-back intents name.
+fn statuses() -> Arc<WriteBackStatuses> {
+    Arc::new(WriteBackStatuses {
+        succeeded: "SUCCEEDED".to_owned(),
+        dead: "DEAD".to_owned(),
+    })
 }
 
 fn row(id: i64, body: Vec<u8>, received_at: Option<NaiveDateTime>) -> InboundMessage {
@@ -70,18 +65,17 @@ fn row(id: i64, body: Vec<u8>, received_at: Option<NaiveDateTime>) -> InboundMes
 fn the_pump_records_each_receipt_once_and_the_dispatcher_reads_them_back(db: &impl ScenarioDb) {
     let store = db.store();
     let rules = rules();
-    let mailbox = mailbox();
     // The seeded lease: epoch 0, which the attempts are fenced by.
     let leased = Leased {
         epoch: 0,
-        mailbox: &mailbox,
+        statuses: statuses(),
         unsupported_threshold: 5,
     };
     let pump = |message: &InboundMessage| {
         apply_attempt(
             &store,
             &rules,
-            &Attempt::from_mailbox(message, now(), leased),
+            &Attempt::from_mailbox(message, now(), leased.clone()),
         )
         .expect("applied")
     };
@@ -108,11 +102,10 @@ fn the_pump_records_each_receipt_once_and_the_dispatcher_reads_them_back(db: &im
     ];
     let group: Vec<_> = events
         .iter()
-        .map(|m| prepare_grouped(&rules, m).expect("a flight-level message"))
+        .map(|m| Attempt::from_mailbox(m, now(), leased.clone()))
+        .map(|attempt| prepare_grouped(&rules, attempt).expect("a flight-level message"))
         .collect();
-    let applied = store
-        .transaction(|tx| apply_group(tx, &rules, leased, &group, now()))
-        .expect("the group commits");
+    let applied = apply_group(&store, &rules, &group).expect("the group commits");
     assert_eq!(applied.len(), 2);
     // 4: unsupported, tried twice; the second read of its row told another
     // time (a clock stepped), which is not recorded.

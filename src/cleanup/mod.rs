@@ -34,7 +34,7 @@ mod settings;
 use chrono::{NaiveDate, NaiveDateTime, Timelike};
 use serde::Serialize;
 
-use crate::mailbox::WRITE_BACK_TARGET_PREFIX;
+use crate::journal::WRITE_BACK_TARGET_PREFIX;
 use crate::store::{CleanupOps, StateTx, Store, StoreError};
 
 pub use job::run_every;

@@ -14,7 +14,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use chrono::{NaiveDate, NaiveDateTime};
 use flightstate::config::Config;
-use flightstate::mailbox::{Mailbox, StoredMessage, write_back_intent};
+use flightstate::journal::write_back_intent;
+use flightstate::mailbox::{Mailbox, StoredMessage};
 use flightstate::store::{
     DeadFilter, DeadOps, JournalOps, MessageRecord, ProcStatus, REQUEUED, Store, StoredCall,
 };
@@ -180,7 +181,7 @@ struct WriteBackCall {
 }
 
 fn show<S: Store>(store: &S, mailbox: &Mailbox, id: i64, json: bool) -> anyhow::Result<ExitCode> {
-    let settings = mailbox.settings().clone();
+    let statuses = mailbox.write_back_statuses();
     let (record, write_backs) = store.transaction(|tx| {
         let record = tx.select_message_record(id)?;
         let requeues = record.as_ref().map_or(0, |r| r.requeue_count);
@@ -190,7 +191,7 @@ fn show<S: Store>(store: &S, mailbox: &Mailbox, id: i64, json: bool) -> anyhow::
         for requeue in 0..=requeues {
             for delivery in 0.. {
                 let Some(intent) =
-                    write_back_intent(&settings, id, ProcStatus::Dead, requeue, delivery)
+                    write_back_intent(&statuses, id, ProcStatus::Dead, requeue, delivery)
                 else {
                     break;
                 };

@@ -23,7 +23,18 @@
 //!
 //! This module owns the protocol, not the calls: each target implements
 //! [`Effect`] (the mailbox write-back and the request write both live in
-//! [`crate::mailbox`]). It never decides business outcomes.
+//! [`crate::mailbox`]). It never decides business outcomes. The one intent
+//! it names itself is the mailbox write-back's (`write_back`): which
+//! status is written back for a final outcome, and under which key, is the
+//! same knowledge for the pipeline that records it, the clean-up that
+//! purges it and the operator's `flightstate dead`.
+
+mod write_back;
+
+pub use write_back::{
+    FinalRow, WRITE_BACK_KIND, WRITE_BACK_TARGET_PREFIX, WriteBackStatuses, record_write_back,
+    write_back_intent, write_back_target, written_back_row,
+};
 
 use chrono::NaiveDateTime;
 

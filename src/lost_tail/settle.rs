@@ -6,8 +6,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::journal::{CallResult, Effect, ReadBack};
-use crate::mailbox::{Mailbox, WRITE_BACK_KIND, WriteBack};
+use crate::journal::{CallResult, Effect, ReadBack, WRITE_BACK_KIND};
+use crate::mailbox::{Mailbox, WriteBack};
 use crate::store::StoredCall;
 
 /// The mailbox write-back of the catch-up: read first, written only when

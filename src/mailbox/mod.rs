@@ -7,7 +7,9 @@
 //! Owns every statement run against the mailbox (`sql/mailbox/`, values
 //! always bound) and the one mapping from MySQL failures to
 //! [`FailureKind`]. It never touches the state database and never decides
-//! an outcome: the pump does.
+//! an outcome: the pump does. The write-back's intent, recorded in the
+//! state transaction, is the journal's (`journal::record_write_back`); the
+//! mailbox only makes the call.
 
 mod error;
 mod outbound;
@@ -24,10 +26,7 @@ use error::{NoConnection, TooLarge, leaves_connection_usable};
 pub use outbound::Outbound;
 pub use preflight::MailboxFacts;
 pub use requeue::StoredMessage;
-pub use write_back::{
-    FinalRow, WRITE_BACK_KIND, WRITE_BACK_TARGET_PREFIX, WriteBack, record_write_back,
-    write_back_intent, written_back_row,
-};
+pub use write_back::WriteBack;
 pub use written_back::{CaughtUpRow, WrittenBack};
 
 use std::os::fd::{AsRawFd, RawFd};
@@ -40,7 +39,7 @@ use mysql::{Opts, OptsBuilder, TxOpts};
 
 use self::pool::{Attempt, Failures, Manager, discard};
 use crate::FailureKind;
-use crate::journal::CallResult;
+use crate::journal::{CallResult, WriteBackStatuses};
 use crate::store::{PoolCount, PoolErrorLog};
 
 /// Every mailbox statement as `(file name, text)`, for DBA review and the
@@ -134,6 +133,9 @@ pub struct Mailbox {
     /// What the pool's connects and pings last met, shared with its manager.
     failures: Arc<Failures>,
     settings: MailboxSettings,
+    /// What its rows are written back with: the settings' two final
+    /// statuses, shared with every attempt of a pump that seals a message.
+    statuses: Arc<WriteBackStatuses>,
 }
 
 impl std::fmt::Debug for Mailbox {
@@ -214,16 +216,27 @@ impl Mailbox {
                 op: "open the mailbox pool",
                 source: Box::new(e),
             })?;
+        let statuses = Arc::new(WriteBackStatuses {
+            succeeded: settings.succeeded_status.clone(),
+            dead: settings.dead_status.clone(),
+        });
         Ok(Mailbox {
             pool,
             failures,
             settings,
+            statuses,
         })
     }
 
     /// The settings it was opened with.
     pub fn settings(&self) -> &MailboxSettings {
         &self.settings
+    }
+
+    /// The statuses a final outcome is written back with: what a
+    /// transaction that seals a message needs of the mailbox, and no more.
+    pub fn write_back_statuses(&self) -> Arc<WriteBackStatuses> {
+        Arc::clone(&self.statuses)
     }
 
     /// How many connections the pool holds, for `/metrics`.

@@ -1,6 +1,8 @@
 //! The rows flightstate wrote back in an id range, as the lost tail's
 //! detection counts them and its catch-up reads them again
-//! (docs/operations.md, "After a failover").
+//! (docs/operations.md, "After a failover"): those carrying one of the
+//! statuses the journal's write-back intents write
+//! ([`WriteBackStatuses`](crate::journal::WriteBackStatuses)).
 
 use std::os::fd::AsRawFd;
 
@@ -43,16 +45,11 @@ impl Mailbox {
     ) -> Result<Option<WrittenBack>, MailboxError> {
         let mut conn = self.conn()?;
         let fd = conn.as_raw_fd();
-        let settings = &self.settings;
+        let statuses = &self.statuses;
         let row: Option<(i64, Option<i64>, Option<i64>)> = conn
             .exec_first(
                 statements::SELECT_WRITTEN_BACK,
-                (
-                    after,
-                    through,
-                    &settings.succeeded_status,
-                    &settings.dead_status,
-                ),
+                (after, through, &statuses.succeeded, &statuses.dead),
             )
             .map_err(|e| self.failed(fd, "select_written_back", e))?;
         Ok(match row {
@@ -79,7 +76,7 @@ impl Mailbox {
     ) -> Result<Vec<CaughtUpRow>, MailboxError> {
         let mut conn = self.conn()?;
         let fd = conn.as_raw_fd();
-        let settings = &self.settings;
+        let statuses = &self.statuses;
         let read_at = chrono::Utc::now().naive_utc();
         let rows: Vec<(i64, Vec<u8>, i64, Option<i64>)> = conn
             .exec(
@@ -87,9 +84,9 @@ impl Mailbox {
                 (
                     after,
                     through,
-                    &settings.succeeded_status,
-                    &settings.dead_status,
-                    &settings.pending_status,
+                    &statuses.succeeded,
+                    &statuses.dead,
+                    &self.settings.pending_status,
                     limit as u64,
                 ),
             )

@@ -7,14 +7,11 @@ use chrono::NaiveDateTime;
 
 use super::PipelineError;
 use super::attempt::Attempt;
-use super::attempt::MessageRef;
 use super::flights::{apply_event, apply_schedule};
-use super::identity::identity_key;
-use super::outcome::{Applied, RecordedBefore, Recorder};
+use super::outcome::{Applied, RecordedBefore};
 use super::rules::Rules;
-use super::snapshot::WholeSnapshot;
-use super::snapshot::{Received, Streamed, WholeSource, apply_snapshot, apply_streamed};
-use crate::protocol::{self, Body, ScheduleSubtype};
+use super::snapshot::{Streamed, WholeSnapshot, apply_snapshot, apply_streamed};
+use crate::protocol::{self, Body, Meta, ScheduleSubtype};
 use crate::request;
 use crate::store::{BYPASSED, ProcStatus, StateTx, Store, StoreError};
 
@@ -54,70 +51,45 @@ pub fn apply_attempt<S: Store>(
     rules: &Rules,
     attempt: &Attempt<'_>,
 ) -> Result<Applied, PipelineError> {
-    let Attempt {
-        message_id,
-        body,
-        now,
-        ..
-    } = *attempt;
-    let identity = identity_key(message_id, body);
-    let mut record = Recorder::new(attempt, &identity);
-    match look_before(store, attempt, &identity)? {
-        RecordedBefore::ChangedBody(reason) => return record.dead(store, attempt, reason),
+    match look_before(store, attempt)? {
+        RecordedBefore::ChangedBody(reason) => return attempt.dead(store, reason),
         RecordedBefore::ChangedAfterFinal(reason) => return Ok(Applied::ChangedBody { reason }),
         RecordedBefore::Final(status) => return Ok(Applied::AlreadyProcessed { status }),
         RecordedBefore::Held(reason) => return Ok(Applied::Held { reason }),
-        RecordedBefore::Rejected(reason) => return record.rejected(store, attempt, &reason),
-        RecordedBefore::Released => record.released = true,
+        RecordedBefore::Rejected(reason) => return attempt.rejected(store, &reason),
+        RecordedBefore::Released => attempt.release(),
         RecordedBefore::ToApply => {}
     }
     crate::failpoint!("apply.before_parse");
-    let received = Received {
-        id: message_id,
-        identity_key: &identity,
-        now,
-        released: record.released,
-    };
-    let parsed = if body.len() >= rules.stream_from_bytes {
-        match apply_streamed(store, rules, attempt, received) {
-            Streamed::Snapshot { kind, outcome } => {
-                if let Some(meta) = kind {
-                    record.msg_type = Some(meta.msg_type);
-                    record.subtype = Some(meta.subtype);
-                    record.sent = Some(meta.sent);
-                }
-                return record.outcome(store, attempt, outcome.map(Applied::Snapshot));
+    let parsed = if attempt.body.len() >= rules.stream_from_bytes {
+        match apply_streamed(store, rules, attempt) {
+            Streamed::Snapshot(outcome) => {
+                return attempt.outcome(store, outcome.map(Applied::Snapshot));
             }
             Streamed::Other(parsed) => parsed,
         }
     } else {
-        protocol::parse_slice(body, &rules.parse)
+        protocol::parse_slice(attempt.body, &rules.parse)
     };
     let message = match parsed {
         Ok(message) => message,
-        Err(e) => return record.dead(store, attempt, format!("rejected: {e}")),
+        Err(e) => return attempt.dead(store, format!("rejected: {e}")),
     };
-    record.msg_type = Some(message.meta.msg_type.clone());
-    record.subtype = Some(message.meta.styp.clone());
-    record.sent = Some((message.meta.sndr.clone(), message.meta.seqn.clone()));
+    let meta = attempt.read(message.meta);
     crate::failpoint!("apply.after_parse");
-    let result = apply_parsed(store, rules, attempt, received, &message);
-    record.outcome(store, attempt, result)
+    let result = apply_parsed(store, rules, attempt, meta, &message.body);
+    attempt.outcome(store, result)
 }
 
 /// The message's `PROC_STATE` before the attempt. A message final already
 /// was delivered again: its transaction is sealed as a redelivery, which
 /// writes its row back again (with this delivery's status: DEAD for a body
 /// that changed under its id).
-fn look_before<S: Store>(
-    store: &S,
-    attempt: &Attempt<'_>,
-    identity: &str,
-) -> Result<RecordedBefore, StoreError> {
+fn look_before<S: Store>(store: &S, attempt: &Attempt<'_>) -> Result<RecordedBefore, StoreError> {
     store.transaction(|tx| {
         let seen = RecordedBefore::of(
             attempt.message_id,
-            identity,
+            attempt.identity_key(),
             tx.proc_state(attempt.message_id)?,
         );
         let redelivered = match &seen {
@@ -146,44 +118,23 @@ pub fn bypass_message<S: Store>(
     attempt: &Attempt<'_>,
     reason: &str,
 ) -> Result<Applied, PipelineError> {
-    let identity = identity_key(attempt.message_id, attempt.body);
-    let mut record = Recorder::new(attempt, &identity);
-    record.dead_as_recorded(store, attempt, BYPASSED, reason)
+    attempt.dead_as_recorded(store, BYPASSED, reason)
 }
-/// Applies a message read whole by the rule for its kind.
+
+/// Applies a message read whole, whose META is `meta`, by the rule for its
+/// kind.
 fn apply_parsed<S: Store>(
     store: &S,
     rules: &Rules,
     attempt: &Attempt<'_>,
-    received: Received<'_>,
-    message: &protocol::Message,
+    meta: &Meta,
+    body: &Body,
 ) -> Result<Applied, PipelineError> {
-    let message_ref = &MessageRef {
-        id: received.id,
-        identity_key: received.identity_key,
-        msg_type: &message.meta.msg_type,
-        subtype: &message.meta.styp,
-        sender: &message.meta.sndr,
-        seqn: &message.meta.seqn,
-        dttm: message.meta.dttm,
-        now: received.now,
-        received_at: attempt.received_at,
-    };
-    match &message.body {
+    match body {
         Body::Schedule(schedule) if schedule.subtype.is_snapshot() => {
-            let source = WholeSource {
-                whole: WholeSnapshot::of(
-                    schedule,
-                    rules,
-                    request_day(store, message_ref, schedule)?,
-                )?,
-                msg_type: message_ref.msg_type,
-                subtype: message_ref.subtype,
-                sender: message_ref.sender,
-                seqn: message_ref.seqn,
-                dttm: message_ref.dttm,
-            };
-            apply_snapshot(store, rules, attempt, received, &source).map(Applied::Snapshot)
+            let day = request_day(store, meta, schedule)?;
+            let whole = WholeSnapshot::of(schedule, rules, day)?;
+            apply_snapshot(store, rules, attempt, &whole).map(Applied::Snapshot)
         }
         Body::Schedule(schedule)
             if matches!(
@@ -191,14 +142,14 @@ fn apply_parsed<S: Store>(
                 ScheduleSubtype::Adft | ScheduleSubtype::Del
             ) =>
         {
-            apply_schedule(store, rules, attempt, message_ref, schedule).map(Applied::Flights)
+            apply_schedule(store, rules, attempt, schedule).map(Applied::Flights)
         }
         Body::FlightOperation(operation) => {
-            apply_event(store, rules, attempt, message_ref, operation).map(Applied::Flights)
+            apply_event(store, rules, attempt, operation).map(Applied::Flights)
         }
         _ => Err(PipelineError::Unsupported {
-            msg_type: message.meta.msg_type.clone(),
-            subtype: message.meta.styp.clone(),
+            msg_type: meta.msg_type.clone(),
+            subtype: meta.styp.clone(),
         }),
     }
 }
@@ -207,13 +158,11 @@ fn apply_parsed<S: Store>(
 /// that its flights' scheduled times need not agree on one.
 fn request_day<S: Store>(
     store: &S,
-    message: &MessageRef<'_>,
+    meta: &Meta,
     schedule: &protocol::Schedule,
 ) -> Result<Option<chrono::NaiveDate>, PipelineError> {
-    if schedule.operation_day.is_some()
-        || !request::takes_request_day(message.msg_type, message.subtype)
-    {
+    if schedule.operation_day.is_some() || !request::takes_request_day(&meta.msg_type, &meta.styp) {
         return Ok(None);
     }
-    Ok(store.transaction(|tx| request::request_day(tx, message.sender))?)
+    Ok(store.transaction(|tx| request::request_day(tx, &meta.sndr))?)
 }

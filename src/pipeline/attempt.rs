@@ -3,21 +3,36 @@
 //! message of their own), or `flightstate replay` (a snapshot again, under
 //! an operator's policy).
 //!
+//! The attempt is the one carrier of its message through the pipeline: its
+//! id, bytes, receive time and identity key, whether an operator released
+//! it, and, once read, its META. The rules read the message from it, and
+//! every outcome is recorded through it (`outcome`), so no step copies a
+//! message's facts into a struct of its own.
+//!
 //! Every transaction that gives the message a status reads the same way:
 //! it begins with [`Attempt::lock`] (`PIPELINE_LOCK`, and the fence of a
 //! pump's attempt) and ends with [`Attempt::seal`] (the write-back intent
 //! of a final status, DESIGN §6.1), with the rule's own steps between. No
-//! step is added behind the rule's back.
+//! step is added behind the rule's back. [`sealed_transaction`] opens such
+//! a transaction, for one message or a group of them.
+
+use std::cell::{Cell, OnceCell};
+use std::sync::Arc;
 
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
+use super::identity::identity_key;
 use crate::FailureKind;
-use crate::mailbox::{FinalRow, InboundMessage, MailboxSettings, record_write_back};
-use crate::store::{DeadOps, JournalOps, Outcome, PipelineLease, ProcStatus, StateTx, StoreError};
+use crate::journal::{FinalRow, WriteBackStatuses, record_write_back};
+use crate::mailbox::InboundMessage;
+use crate::protocol::Meta;
+use crate::store::{
+    DeadOps, JournalOps, Outcome, PipelineLease, ProcStatus, StateTx, Store, StoreError,
+};
 
 /// One attempt at one message.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Attempt<'a> {
     /// The message's id (its mailbox row).
     pub message_id: i64,
@@ -30,15 +45,30 @@ pub struct Attempt<'a> {
     /// for the freshness of what is published. `None` for a tool's
     /// attempt or a replay, which read no mailbox row.
     pub received_at: Option<NaiveDateTime>,
+    /// The digest of id and bytes that recognises the message
+    /// ([`identity_key`]), computed when first asked: the pump builds an
+    /// attempt at a row before it knows whether the row joins a group, and
+    /// a day's snapshot is not digested for that.
+    identity_key: OnceCell<String>,
+    /// An operator released the message after the mass-delete guard held
+    /// it: it is applied as it is, and a failure that may pass leaves it
+    /// HELD and released, so that the next attempt is applied as it is too.
+    /// Learnt from the message's record as the attempt goes.
+    released: Cell<bool>,
+    /// The message's META, once it was read: set when it is parsed, or,
+    /// for a snapshot read by parts, when its reading ends inside the
+    /// snapshot's transaction. What the outcome records of the message's
+    /// kind, and what its evidence and a request's answer are counted by.
+    meta: OnceCell<Meta>,
     pub(super) origin: Origin<'a>,
 }
 
 /// Where the message comes from, which decides what its transactions
 /// check and record besides the rule's own steps.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Origin<'a> {
     /// A row of the mailbox, applied by the pump that holds the lease.
-    Mailbox(Leased<'a>),
+    Mailbox(Leased),
     /// A message a tool applies once (`flightstate apply`, `release`): no
     /// fence, nothing written back, an unsupported message stays FAILED.
     OneOff,
@@ -47,14 +77,15 @@ pub(super) enum Origin<'a> {
 }
 
 /// What a pump's transactions commit under: the lease epoch it holds and
-/// the mailbox its final statuses are written back to.
-#[derive(Clone, Copy, Debug)]
-pub struct Leased<'a> {
+/// what its final statuses are written back with.
+#[derive(Clone, Debug)]
+pub struct Leased {
     /// The lease epoch this pump acquired: a transaction commits only while
     /// the lease is still at it.
     pub epoch: i64,
-    /// Where final statuses are written back.
-    pub mailbox: &'a MailboxSettings,
+    /// The mailbox statuses final outcomes are written back with (the
+    /// pump's, shared by its attempts).
+    pub statuses: Arc<WriteBackStatuses>,
     /// The attempt at which an unsupported message is DEAD rather than
     /// FAILED(UNSUPPORTED), decided in the attempt itself so that
     /// `PROC_STATE.ATTEMPTS` and the reason agree (`pump.unsupported_threshold`).
@@ -62,30 +93,38 @@ pub struct Leased<'a> {
 }
 
 impl<'a> Attempt<'a> {
-    /// An attempt of the pump at a row of the mailbox.
-    pub fn from_mailbox(
-        message: &'a InboundMessage,
+    fn new(
+        message_id: i64,
+        body: &'a [u8],
         now: NaiveDateTime,
-        leased: Leased<'a>,
+        received_at: Option<NaiveDateTime>,
+        origin: Origin<'a>,
     ) -> Attempt<'a> {
-        Attempt {
-            message_id: message.id,
-            body: &message.body,
-            now,
-            received_at: message.received_at,
-            origin: Origin::Mailbox(leased),
-        }
-    }
-
-    /// An attempt of a tool outside the pump at message `message_id`.
-    pub fn one_off(message_id: i64, body: &'a [u8], now: NaiveDateTime) -> Attempt<'a> {
         Attempt {
             message_id,
             body,
             now,
-            received_at: None,
-            origin: Origin::OneOff,
+            received_at,
+            identity_key: OnceCell::new(),
+            released: Cell::new(false),
+            meta: OnceCell::new(),
+            origin,
         }
+    }
+
+    /// An attempt of the pump at a row of the mailbox.
+    pub fn from_mailbox(
+        message: &'a InboundMessage,
+        now: NaiveDateTime,
+        leased: Leased,
+    ) -> Attempt<'a> {
+        let origin = Origin::Mailbox(leased);
+        Attempt::new(message.id, &message.body, now, message.received_at, origin)
+    }
+
+    /// An attempt of a tool outside the pump at message `message_id`.
+    pub fn one_off(message_id: i64, body: &'a [u8], now: NaiveDateTime) -> Attempt<'a> {
+        Attempt::new(message_id, body, now, None, Origin::OneOff)
     }
 
     /// An operator's replay of message `message_id` under `policy`.
@@ -95,12 +134,67 @@ impl<'a> Attempt<'a> {
         now: NaiveDateTime,
         policy: &'a ReplayPolicy,
     ) -> Attempt<'a> {
-        Attempt {
-            message_id,
-            body,
-            now,
-            received_at: None,
-            origin: Origin::Replay(policy),
+        let attempt = Attempt::new(message_id, body, now, None, Origin::Replay(policy));
+        // The operator asked for this snapshot with an explicit policy and
+        // its dry run shows what it deletes: the mass-delete guard, which
+        // waits for such an answer, does not hold it again.
+        attempt.release();
+        attempt
+    }
+
+    /// The message's identity key.
+    pub(super) fn identity_key(&self) -> &str {
+        self.identity_key
+            .get_or_init(|| identity_key(self.message_id, self.body))
+    }
+
+    /// An operator released the held message: it is applied as it is.
+    pub(super) fn release(&self) {
+        self.released.set(true);
+    }
+
+    /// Whether an operator released the message from a hold.
+    pub(super) fn released(&self) -> bool {
+        self.released.get()
+    }
+
+    /// Keeps `meta`, the message's META as read, and returns it; a message
+    /// read again (a snapshot's transaction run again) keeps the first.
+    pub(super) fn read(&self, meta: Meta) -> &Meta {
+        self.meta.get_or_init(|| meta)
+    }
+
+    /// The message's META, once it was read.
+    pub(super) fn meta(&self) -> Option<&Meta> {
+        self.meta.get()
+    }
+
+    /// The message's META for a rule that runs only on a message read.
+    ///
+    /// # Panics
+    ///
+    /// When the message was not read: a rule was handed a message before
+    /// its reading, a broken invariant of the pipeline.
+    pub(super) fn read_meta(&self) -> &Meta {
+        self.meta
+            .get()
+            .expect("a rule runs on a message whose META was read")
+    }
+
+    /// Its outcome SUCCEEDED, as a rule records it.
+    pub(super) fn succeeded(&self) -> Outcome<'_> {
+        let meta = self.meta();
+        Outcome {
+            message_id: self.message_id,
+            identity_key: self.identity_key(),
+            status: ProcStatus::Succeeded,
+            error_kind: None,
+            error_text: None,
+            msg_type: meta.map(|m| m.msg_type.as_str()),
+            msg_subtype: meta.map(|m| m.styp.as_str()),
+            next_attempt_at: None,
+            now: self.now,
+            received_at: self.received_at,
         }
     }
 
@@ -114,7 +208,7 @@ impl<'a> Attempt<'a> {
     /// The attempt at which an unsupported message is DEAD; `None` (a
     /// one-off) never gives up.
     pub(super) fn unsupported_threshold(&self) -> Option<i32> {
-        match self.origin {
+        match &self.origin {
             Origin::Mailbox(leased) => Some(leased.unsupported_threshold),
             Origin::OneOff | Origin::Replay(_) => None,
         }
@@ -133,11 +227,7 @@ impl<'a> Attempt<'a> {
         &self,
         tx: &mut T,
     ) -> Result<PipelineLease, StoreError> {
-        let lease = tx.lock_pipeline()?;
-        if let Origin::Mailbox(leased) = self.origin {
-            leased.check(&lease)?;
-        }
-        Ok(lease)
+        lock(tx, &[self])
     }
 
     /// The last step of every transaction that gives the message a status:
@@ -154,22 +244,95 @@ impl<'a> Attempt<'a> {
         status: ProcStatus,
         redelivered: bool,
     ) -> Result<(), StoreError> {
-        match self.origin {
-            Origin::Mailbox(leased) => leased.seal(
-                tx,
-                &[FinalRow {
-                    id: self.message_id,
-                    status,
-                    redelivered,
-                }],
-                self.now,
-            ),
-            Origin::OneOff | Origin::Replay(_) => Ok(()),
-        }
+        seal(tx, &[(self, status, redelivered)])
+    }
+
+    /// Runs `steps` in a transaction of its own that gives the message the
+    /// status `steps` returns: [`sealed_transaction`] for one message.
+    ///
+    /// # Errors
+    ///
+    /// The error of `steps`, or of the lock or the seal; nothing commits.
+    pub(super) fn transaction<S: Store, R, E: From<StoreError>>(
+        &self,
+        store: &S,
+        steps: impl FnOnce(&mut S::Tx<'_>) -> Result<(R, ProcStatus), E>,
+    ) -> Result<R, E> {
+        sealed_transaction(store, &[self], |tx| {
+            let (result, status) = steps(tx)?;
+            Ok((result, vec![(status, false)]))
+        })
     }
 }
 
-impl Leased<'_> {
+/// Opens the transaction that gives `attempts`' messages their statuses —
+/// one message, or a group of the pump's committed together — and runs it:
+/// the lock first ([`Attempt::lock`]), then `steps`, which return each
+/// message's status and whether it was final before this delivery, then
+/// the seal of every message ([`Attempt::seal`]).
+///
+/// # Errors
+///
+/// The error of `steps`, or of the lock or the seal; nothing commits.
+pub(super) fn sealed_transaction<S: Store, R, E: From<StoreError>>(
+    store: &S,
+    attempts: &[&Attempt<'_>],
+    steps: impl FnOnce(&mut S::Tx<'_>) -> Result<(R, Vec<(ProcStatus, bool)>), E>,
+) -> Result<R, E> {
+    store.transaction(|tx| {
+        lock(tx, attempts)?;
+        let (result, statuses) = steps(tx)?;
+        let rows: Vec<_> = (attempts.iter().zip(statuses))
+            .map(|(attempt, (status, redelivered))| (*attempt, status, redelivered))
+            .collect();
+        seal(tx, &rows)?;
+        Ok(result)
+    })
+}
+
+/// Takes `PIPELINE_LOCK` and checks the fence of every pump's attempt.
+fn lock<T: StateTx + ?Sized>(
+    tx: &mut T,
+    attempts: &[&Attempt<'_>],
+) -> Result<PipelineLease, StoreError> {
+    let lease = tx.lock_pipeline()?;
+    for attempt in attempts {
+        if let Origin::Mailbox(leased) = &attempt.origin {
+            leased.check(&lease)?;
+        }
+    }
+    Ok(lease)
+}
+
+/// Records the write-back intent of each pump's attempt of `rows` with its
+/// final status, before the commit; attempts of a tool or an operator's
+/// replay write nothing back.
+fn seal<T: JournalOps + DeadOps + ?Sized>(
+    tx: &mut T,
+    rows: &[(&Attempt<'_>, ProcStatus, bool)],
+) -> Result<(), StoreError> {
+    for &(attempt, status, redelivered) in rows {
+        if let Origin::Mailbox(leased) = &attempt.origin {
+            let row = FinalRow {
+                id: attempt.message_id,
+                status,
+                redelivered,
+            };
+            record_write_back(tx, &leased.statuses, row, attempt.now)?;
+        }
+    }
+    #[cfg(feature = "failpoints")]
+    if rows
+        .iter()
+        .any(|(attempt, ..)| matches!(attempt.origin, Origin::Mailbox(_)))
+    {
+        crate::failpoint::hit("pump.before_commit")
+            .map_err(|e| StoreError::new(FailureKind::Other, "failpoint pump.before_commit", e))?;
+    }
+    Ok(())
+}
+
+impl Leased {
     /// Refuses to go on when `lease` (read under `PIPELINE_LOCK`) has moved
     /// past this pump's epoch.
     ///
@@ -188,63 +351,6 @@ impl Leased<'_> {
                 lease.epoch, self.epoch
             ),
         ))
-    }
-
-    /// Records the write-back intent of each of `rows` before the commit:
-    /// one message's, a group's.
-    ///
-    /// # Errors
-    ///
-    /// The [`StoreError`] a statement failed with; the caller rolls back.
-    pub(super) fn seal<T: JournalOps + DeadOps + ?Sized>(
-        &self,
-        tx: &mut T,
-        rows: &[FinalRow],
-        now: NaiveDateTime,
-    ) -> Result<(), StoreError> {
-        for row in rows {
-            record_write_back(tx, self.mailbox, *row, now)?;
-        }
-        #[cfg(feature = "failpoints")]
-        crate::failpoint::hit("pump.before_commit")
-            .map_err(|e| StoreError::new(FailureKind::Other, "failpoint pump.before_commit", e))?;
-        Ok(())
-    }
-}
-
-/// The parts of a message the transaction records.
-#[derive(Clone, Copy)]
-pub(super) struct MessageRef<'a> {
-    pub(super) id: i64,
-    pub(super) identity_key: &'a str,
-    pub(super) msg_type: &'a str,
-    pub(super) subtype: &'a str,
-    /// `META/SNDR`: matched against the requests a snapshot may answer.
-    pub(super) sender: &'a str,
-    /// `META/SEQN`, as sent: counted as evidence, never used for order.
-    pub(super) seqn: &'a str,
-    /// `META/DTTM` (station local): counted as evidence of the upstream's
-    /// order, never used for it.
-    pub(super) dttm: NaiveDateTime,
-    pub(super) now: NaiveDateTime,
-    /// When the mailbox received it (`Attempt::received_at`).
-    pub(super) received_at: Option<NaiveDateTime>,
-}
-
-impl MessageRef<'_> {
-    pub(super) fn succeeded(&self) -> Outcome<'_> {
-        Outcome {
-            message_id: self.id,
-            identity_key: self.identity_key,
-            status: ProcStatus::Succeeded,
-            error_kind: None,
-            error_text: None,
-            msg_type: Some(self.msg_type),
-            msg_subtype: Some(self.subtype),
-            next_attempt_at: None,
-            now: self.now,
-            received_at: self.received_at,
-        }
     }
 }
 

@@ -1,8 +1,9 @@
 //! What an attempt leaves of a message: its outcome ([`Applied`]) with the
 //! rule's report, as its `PROC_STATE` record tells it before the attempt
-//! ([`RecordedBefore`]) and as the attempt records it ([`Recorder`]).
+//! ([`RecordedBefore`]) and as the attempt records it (`Attempt::record`
+//! and the outcomes recorded in a transaction of their own).
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::PipelineError;
@@ -126,7 +127,7 @@ pub enum Applied {
 impl Applied {
     /// Whether the message had already reached a final status before this
     /// delivery of its row: the row was delivered again, and its write-back
-    /// is a new call (see `mailbox::write_back_intent`).
+    /// is a new call (see `journal::write_back_intent`).
     pub fn redelivered(&self) -> bool {
         matches!(
             self,
@@ -204,41 +205,12 @@ impl RecordedBefore {
     }
 }
 
-/// Records outcomes of one message.
-pub(super) struct Recorder<'a> {
-    pub(super) message_id: i64,
-    pub(super) identity: &'a str,
-    pub(super) msg_type: Option<String>,
-    pub(super) subtype: Option<String>,
-    /// META SNDR and SEQN, once the message could be read that far: its
-    /// outcome counts its SEQN (`evidence::seqn`).
-    pub(super) sent: Option<(String, String)>,
-    pub(super) now: NaiveDateTime,
-    /// When the mailbox received it (`Attempt::received_at`).
-    pub(super) received_at: Option<NaiveDateTime>,
-    /// An operator released the message from a hold: a failure that may
-    /// pass leaves it HELD and released, so that the next attempt is still
-    /// applied as it is.
-    pub(super) released: bool,
-}
-
-impl<'a> Recorder<'a> {
-    /// The recorder of the message of `attempt`, whose identity key is
-    /// `identity`, its kind not known yet.
-    pub(super) fn new(attempt: &Attempt<'_>, identity: &'a str) -> Self {
-        Recorder {
-            message_id: attempt.message_id,
-            identity,
-            msg_type: None,
-            subtype: None,
-            sent: None,
-            now: attempt.now,
-            received_at: attempt.received_at,
-            released: false,
-        }
-    }
-
-    /// Records the outcome inside the caller's transaction.
+/// How an attempt records what became of its message: in the rule's own
+/// transaction ([`Attempt::record`]), or in a transaction of its own for an
+/// outcome the rule did not reach.
+impl Attempt<'_> {
+    /// Records the outcome inside the caller's transaction, with the
+    /// message's kind and its SEQN evidence once its META was read.
     pub(super) fn record<T: StateTx + ?Sized>(
         &self,
         tx: &mut T,
@@ -246,32 +218,41 @@ impl<'a> Recorder<'a> {
         error_kind: &str,
         error_text: &str,
     ) -> Result<(), StoreError> {
+        let meta = self.meta();
+        let kind = (
+            meta.map(|m| m.msg_type.as_str()),
+            meta.map(|m| m.styp.as_str()),
+        );
+        self.record_as(tx, status, kind, error_kind, error_text)?;
+        match Sent::of(self) {
+            Some(sent) => seqn::count(tx, &[sent], self.now),
+            None => Ok(()),
+        }
+    }
+
+    /// Records the outcome of the message of kind `(msg_type, subtype)`.
+    fn record_as<T: StateTx + ?Sized>(
+        &self,
+        tx: &mut T,
+        status: ProcStatus,
+        (msg_type, msg_subtype): (Option<&str>, Option<&str>),
+        error_kind: &str,
+        error_text: &str,
+    ) -> Result<(), StoreError> {
         // PROC_STATE.ERROR_TEXT is VARCHAR(2000).
         let error_text: String = error_text.chars().take(2000).collect();
         tx.record_outcome(&Outcome {
             message_id: self.message_id,
-            identity_key: self.identity,
+            identity_key: self.identity_key(),
             status,
             error_kind: Some(error_kind),
             error_text: Some(&error_text),
-            msg_type: self.msg_type.as_deref(),
-            msg_subtype: self.subtype.as_deref(),
+            msg_type,
+            msg_subtype,
             next_attempt_at: None,
             now: self.now,
             received_at: self.received_at,
-        })?;
-        match &self.sent {
-            Some((sender, seqn)) => seqn::count(
-                tx,
-                &[Sent {
-                    message_id: self.message_id,
-                    sender,
-                    seqn,
-                }],
-                self.now,
-            ),
-            None => Ok(()),
-        }
+        })
     }
 
     /// Records the outcome in a transaction of its own, sealed like every
@@ -279,15 +260,13 @@ impl<'a> Recorder<'a> {
     fn save<S: Store>(
         &self,
         store: &S,
-        attempt: &Attempt<'_>,
         status: ProcStatus,
         error_kind: &str,
         error_text: &str,
     ) -> Result<(), StoreError> {
-        store.transaction(|tx| {
-            attempt.lock(tx)?;
+        self.transaction(store, |tx| {
             self.record(tx, status, error_kind, error_text)?;
-            attempt.seal(tx, status, false)
+            Ok(((), status))
         })
     }
 
@@ -297,29 +276,23 @@ impl<'a> Recorder<'a> {
     fn unsupported<S: Store>(
         &self,
         store: &S,
-        attempt: &Attempt<'_>,
         msg_type: String,
         subtype: String,
     ) -> Result<Applied, PipelineError> {
         let reason = format!("unsupported message {msg_type}/{subtype}");
-        let threshold = attempt.unsupported_threshold();
-        let applied = store.transaction(|tx| {
-            attempt.lock(tx)?;
+        let threshold = self.unsupported_threshold();
+        let applied = self.transaction(store, |tx| {
             let tries = tx.proc_state(self.message_id)?.map_or(0, |r| r.attempts) + 1;
-            let (status, applied) = if threshold.is_some_and(|t| tries >= t) {
+            if threshold.is_some_and(|t| tries >= t) {
                 let reason = format!("{reason}; DEAD after {tries} attempts");
                 self.record(tx, ProcStatus::Dead, "UNSUPPORTED", &reason)?;
-                (ProcStatus::Dead, Applied::Dead { reason })
+                Ok::<_, StoreError>((Applied::Dead { reason }, ProcStatus::Dead))
             } else {
                 self.record(tx, ProcStatus::Failed, "UNSUPPORTED", &reason)?;
                 let (msg_type, subtype) = (msg_type.clone(), subtype.clone());
-                (
-                    ProcStatus::Failed,
-                    Applied::Unsupported { msg_type, subtype },
-                )
-            };
-            attempt.seal(tx, status, false)?;
-            Ok::<_, StoreError>(applied)
+                let applied = Applied::Unsupported { msg_type, subtype };
+                Ok((applied, ProcStatus::Failed))
+            }
         })?;
         Ok(applied)
     }
@@ -330,19 +303,18 @@ impl<'a> Recorder<'a> {
     pub(super) fn outcome<S: Store>(
         &self,
         store: &S,
-        attempt: &Attempt<'_>,
         result: Result<Applied, PipelineError>,
     ) -> Result<Applied, PipelineError> {
         match result {
             Ok(applied) => Ok(applied),
-            Err(PipelineError::BadInput(reason)) => self.dead(store, attempt, reason),
+            Err(PipelineError::BadInput(reason)) => self.dead(store, reason),
             Err(PipelineError::Held(held)) => {
                 let reason = held.to_string();
-                self.save(store, attempt, ProcStatus::Held, MASS_DELETE, &reason)?;
+                self.save(store, ProcStatus::Held, MASS_DELETE, &reason)?;
                 Ok(Applied::Held { reason })
             }
             Err(PipelineError::Unsupported { msg_type, subtype }) => {
-                self.unsupported(store, attempt, msg_type, subtype)
+                self.unsupported(store, msg_type, subtype)
             }
             // The lease moved on: the message is the new holder's, left as it is.
             Err(e) if e.kind() == FailureKind::Fenced => Err(e),
@@ -351,18 +323,17 @@ impl<'a> Recorder<'a> {
             // ever. The database's words are in the reason.
             Err(e) if !e.kind().retryable() => {
                 let reason = Causes(&e).to_string();
-                self.save(store, attempt, ProcStatus::Dead, e.error_kind(), &reason)?;
+                self.save(store, ProcStatus::Dead, e.error_kind(), &reason)?;
                 Ok(Applied::Dead { reason })
             }
             Err(e) => {
-                let (status, kind) = if self.released {
+                let (status, kind) = if self.released() {
                     (ProcStatus::Held, RELEASED)
                 } else {
                     (ProcStatus::Failed, e.error_kind())
                 };
                 // Recording is best effort: the database may be what failed.
-                if let Err(again) = self.save(store, attempt, status, kind, &Causes(&e).to_string())
-                {
+                if let Err(again) = self.save(store, status, kind, &Causes(&e).to_string()) {
                     tracing::warn!(msg.id = self.message_id, error = %Causes(&again), "cannot record the failure");
                 }
                 Err(e)
@@ -373,40 +344,41 @@ impl<'a> Recorder<'a> {
     /// Records DEAD a held message an operator rejected, keeping the
     /// message kind it was recorded with (it is not read again).
     pub(super) fn rejected<S: Store>(
-        &mut self,
+        &self,
         store: &S,
-        attempt: &Attempt<'_>,
         reason: &str,
     ) -> Result<Applied, PipelineError> {
-        self.dead_as_recorded(store, attempt, REJECTED, reason)
+        self.dead_as_recorded(store, REJECTED, reason)
     }
 
     /// Records the message DEAD with `error_kind`, keeping the message
     /// kind its earlier attempts recorded (it is not read again).
     pub(super) fn dead_as_recorded<S: Store>(
-        &mut self,
+        &self,
         store: &S,
-        attempt: &Attempt<'_>,
         error_kind: &str,
         reason: &str,
     ) -> Result<Applied, PipelineError> {
         let known = store.transaction(|tx| tx.select_message_record(self.message_id))?;
-        if let Some(known) = known {
-            (self.msg_type, self.subtype) = (known.msg_type, known.msg_subtype);
-        }
-        self.save(store, attempt, ProcStatus::Dead, error_kind, reason)?;
+        let kind = known.as_ref().map_or((None, None), |known| {
+            (known.msg_type.as_deref(), known.msg_subtype.as_deref())
+        });
+        self.transaction(store, |tx| {
+            self.record_as(tx, ProcStatus::Dead, kind, error_kind, reason)?;
+            Ok::<_, StoreError>(((), ProcStatus::Dead))
+        })?;
         Ok(Applied::Dead {
             reason: reason.to_owned(),
         })
     }
 
+    /// Records the message DEAD as bad input.
     pub(super) fn dead<S: Store>(
         &self,
         store: &S,
-        attempt: &Attempt<'_>,
         reason: String,
     ) -> Result<Applied, PipelineError> {
-        self.save(store, attempt, ProcStatus::Dead, "BAD_INPUT", &reason)?;
+        self.save(store, ProcStatus::Dead, "BAD_INPUT", &reason)?;
         Ok(Applied::Dead { reason })
     }
 }

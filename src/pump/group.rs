@@ -1,7 +1,7 @@
 //! The pump's group commit: consecutive flight-level messages at the head
-//! are applied in one state transaction (`pipeline::apply_group`), each
-//! with its own outcome and its own journaled write-back, committed
-//! together. The order, the fence, the write-back intents (sealed for the
+//! are applied in one state transaction, which the pipeline opens as it
+//! opens a message's (`pipeline::apply_group`), each with its own outcome
+//! and its own journaled write-back, committed together. The order, the fence, the write-back intents (sealed for the
 //! whole group by `pipeline::apply_group`) and the crash points are those
 //! of a single message; a group that fails is handed back to be applied one
 //! message at a time, and a fenced group stops the pump like a fenced
@@ -12,7 +12,7 @@ use super::{Processed, Pump, Step, utc_now};
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::mailbox::InboundMessage;
-use crate::pipeline::{Grouped, apply_group, prepare_grouped};
+use crate::pipeline::{Attempt, Grouped, apply_group, prepare_grouped};
 use crate::store::Store;
 
 /// What became of a group.
@@ -27,40 +27,44 @@ pub(super) enum GroupOutcome {
 
 impl<S: Store + Clone> Pump<S> {
     /// The flight-level messages at the front of `todo` that can be applied
-    /// together, at most `group_commit` of them; empty when the first one
-    /// must go alone.
-    pub(super) fn gather(&self, todo: &[&InboundMessage]) -> Vec<Grouped> {
+    /// together, at most `group_commit` of them, each with its attempt
+    /// under this pump's lease; empty when the first one must go alone (or
+    /// the lease is gone, which the message alone finds).
+    pub(super) fn gather<'m>(&self, todo: &[&'m InboundMessage]) -> Vec<Grouped<'m>> {
         if self.settings.group_commit < 2 {
             return Vec::new();
         }
+        let Some(epoch) = self.epoch() else {
+            return Vec::new();
+        };
+        let now = utc_now();
         todo.iter()
             .take(self.settings.group_commit)
-            .map_while(|m| prepare_grouped(&self.pipeline, m))
+            .map_while(|m| {
+                let attempt = Attempt::from_mailbox(m, now, self.leased(epoch));
+                prepare_grouped(&self.pipeline, attempt)
+            })
             .collect()
     }
 
     /// Applies `group` in one transaction.
     pub(super) fn process_group(
         &mut self,
-        group: &[Grouped],
+        group: &[Grouped<'_>],
     ) -> Result<GroupOutcome, super::PumpError> {
-        let Some(epoch) = self.epoch() else {
+        if self.epoch().is_none() {
             return Ok(GroupOutcome::Done(Processed::Stop(Step::LeaseLost)));
-        };
+        }
         let span = tracing::info_span!(
             "group",
             msg.first = group.first().map(Grouped::id),
             msg.count = group.len()
         );
         let _enter = span.enter();
-        let now = utc_now();
-        let leased = self.leased(epoch);
         // Every message of the group is parsed by now.
         crate::failpoint!("group.after_parse");
         let started = std::time::Instant::now();
-        let result = self
-            .store
-            .transaction(|tx| apply_group(tx, &self.pipeline, leased, group, now));
+        let result = apply_group(&self.store, &self.pipeline, group);
         match result {
             Ok(applied) => {
                 super::APPLY_LATENCY.observe(started.elapsed(), group.len());

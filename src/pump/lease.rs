@@ -9,8 +9,7 @@ use chrono::NaiveDateTime;
 
 use super::{HeldLease, Pump, utc_now};
 use crate::failure::Causes;
-use crate::journal::WorkerLease;
-use crate::mailbox::written_back_row;
+use crate::journal::{WorkerLease, written_back_row};
 use crate::store::{JournalOps, LeaseOps, StateTx, Store, StoreError};
 
 /// At most this many open calls are read when the lease is taken: far more

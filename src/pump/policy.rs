@@ -33,10 +33,10 @@ pub(super) struct BlockedHead {
 
 impl<S: Store + Clone> Pump<S> {
     /// What this pump's transactions commit under at lease `epoch`.
-    pub(super) fn leased(&self, epoch: i64) -> Leased<'_> {
+    pub(super) fn leased(&self, epoch: i64) -> Leased {
         Leased {
             epoch,
-            mailbox: self.mailbox.settings(),
+            statuses: self.mailbox.write_back_statuses(),
             unsupported_threshold: self.settings.unsupported_threshold,
         }
     }

@@ -17,8 +17,8 @@ pub use rqfd::{RQFD, Rqfd, day_bounds};
 pub use seqn::Seqn;
 pub use show::summary;
 pub use track::{
-    Answer, Registered, RequestError, complete_by_answer, register_day_request, request_day,
-    sweep_overdue, takes_request_day,
+    Registered, RequestError, complete_by_answer, register_day_request, request_day, sweep_overdue,
+    takes_request_day,
 };
 
 use std::time::Duration;

@@ -10,6 +10,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use super::{RQFD, RequestSettings, Rqfd, Seqn, request_intent};
 use crate::failure::Causes;
 use crate::journal::{Recorded, record_intent};
+use crate::protocol::Meta;
 use crate::store::{JournalOps, NewRequest, RequestOps, StateTx, Store, StoreError};
 
 /// Why a request was not registered.
@@ -117,31 +118,15 @@ pub fn register_day_request<T: StateTx + RequestOps + JournalOps>(
     })
 }
 
-/// A snapshot as an answer: what it is and which day it was applied to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Answer<'a> {
-    /// `META/TYPE`.
-    pub msg_type: &'a str,
-    /// `META/STYP`.
-    pub subtype: &'a str,
-    /// `META/SNDR`.
-    pub sender: &'a str,
-    /// The operation day it was applied to.
-    pub day: NaiveDate,
-    /// Its message id.
-    pub message_id: i64,
-    /// UTC.
-    pub now: NaiveDateTime,
-}
-
 /// The request kind a message answers: an SCHD RESP or DNLD answers RQFD.
 fn answered_kind(msg_type: &str, subtype: &str) -> Option<&'static str> {
     (msg_type == "SCHD" && matches!(subtype, "RESP" | "DNLD")).then_some(RQFD)
 }
 
-/// Completes the request `answer` answers, in the snapshot's own
-/// transaction (seed §7.1): the newest PENDING request of (day, sender,
-/// kind). A RESP took the live request's day when it named none
+/// Completes the request a snapshot answers, in the snapshot's own
+/// transaction (seed §7.1): the snapshot whose META is `answer`, applied to
+/// `day` as message `message_id` at `now` (UTC), completes the newest
+/// PENDING request of (day, sender, kind). A RESP took the live request's day when it named none
 /// ([`request_day`]), so it matches; a DNLD matches only a request of its
 /// day; a late or repeated answer finds nothing PENDING and completes
 /// nothing. Returns the completed request.
@@ -151,23 +136,19 @@ fn answered_kind(msg_type: &str, subtype: &str) -> Option<&'static str> {
 /// A [`StoreError`]; the snapshot's transaction then rolls back.
 pub fn complete_by_answer<T: RequestOps + ?Sized>(
     tx: &mut T,
-    answer: &Answer<'_>,
+    answer: &Meta,
+    day: NaiveDate,
+    (message_id, now): (i64, NaiveDateTime),
 ) -> Result<Option<i64>, StoreError> {
-    let Some(kind) = answered_kind(answer.msg_type, answer.subtype) else {
+    let Some(kind) = answered_kind(&answer.msg_type, &answer.styp) else {
         return Ok(None);
     };
-    let completed = tx.complete_request(
-        answer.day,
-        answer.sender,
-        kind,
-        answer.message_id,
-        answer.now,
-    )?;
+    let completed = tx.complete_request(day, &answer.sndr, kind, message_id, now)?;
     if let Some(req_id) = completed {
         tracing::info!(
-            msg.id = answer.message_id,
+            msg.id = message_id,
             request.id = req_id,
-            operation_day = %answer.day,
+            operation_day = %day,
             "the answer completes request {req_id}"
         );
     }

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::seqn::{self, Sent};
-use crate::pipeline::attempt::MessageRef;
+use crate::pipeline::attempt::Attempt;
 use crate::store::{DayOrder, StateTx, StoreError};
 
 /// Counts a snapshot of `day` into the day's evidence: a stale snapshot
@@ -67,14 +67,14 @@ pub(super) fn on_event(day: &mut DayOrder, message_id: i64, dttm: NaiveDateTime)
 pub(in crate::pipeline) fn count_snapshot<T: StateTx>(
     tx: &mut T,
     day: NaiveDate,
-    message: &MessageRef<'_>,
+    message: &Attempt<'_>,
 ) -> Result<(), StoreError> {
     let mut evidence = tx
         .select_order_evidence(day)?
         .unwrap_or_else(|| DayOrder::new(day));
-    on_snapshot(&mut evidence, message.id, message.dttm);
+    on_snapshot(&mut evidence, message.message_id, message.read_meta().dttm);
     tx.upsert_order_evidence(&evidence, message.now)?;
-    seqn::count(tx, &[sent(message)], message.now)
+    seqn::count(tx, Sent::of(message).as_slice(), message.now)
 }
 
 /// Counts flight-level messages, in order, each with the operation days of
@@ -85,7 +85,7 @@ pub(in crate::pipeline) fn count_snapshot<T: StateTx>(
 /// A [`StoreError`] reading or writing the evidence.
 pub(in crate::pipeline) fn count_flight_messages<T: StateTx>(
     tx: &mut T,
-    messages: &[(MessageRef<'_>, Vec<NaiveDate>)],
+    messages: &[(&Attempt<'_>, Vec<NaiveDate>)],
 ) -> Result<(), StoreError> {
     let Some((last, _)) = messages.last() else {
         return Ok(());
@@ -100,23 +100,15 @@ pub(in crate::pipeline) fn count_flight_messages<T: StateTx>(
                 days.insert(*day, evidence);
             }
             if let Some(evidence) = days.get_mut(day) {
-                on_event(evidence, message.id, message.dttm);
+                on_event(evidence, message.message_id, message.read_meta().dttm);
             }
         }
     }
     for evidence in days.values() {
         tx.upsert_order_evidence(evidence, last.now)?;
     }
-    let sent: Vec<Sent<'_>> = messages.iter().map(|(m, _)| sent(m)).collect();
+    let sent: Vec<Sent<'_>> = messages.iter().filter_map(|(m, _)| Sent::of(m)).collect();
     seqn::count(tx, &sent, last.now)
-}
-
-fn sent<'a>(message: &MessageRef<'a>) -> Sent<'a> {
-    Sent {
-        message_id: message.id,
-        sender: message.sender,
-        seqn: message.seqn,
-    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 use chrono::NaiveDateTime;
 
+use crate::pipeline::attempt::Attempt;
 use crate::store::{SenderSeqn, StateTx, StoreError};
 
 /// The last SEQN before the wrap.
@@ -29,6 +30,17 @@ pub(in crate::pipeline) struct Sent<'a> {
     pub(in crate::pipeline) sender: &'a str,
     /// META SEQN, as sent.
     pub(in crate::pipeline) seqn: &'a str,
+}
+
+impl<'a> Sent<'a> {
+    /// What the message of `attempt` counts, once its META was read.
+    pub(in crate::pipeline) fn of(attempt: &'a Attempt<'_>) -> Option<Sent<'a>> {
+        attempt.meta().map(|meta| Sent {
+            message_id: attempt.message_id,
+            sender: &meta.sndr,
+            seqn: &meta.seqn,
+        })
+    }
 }
 
 /// What a SEQN says after the sender's previous one.

@@ -16,46 +16,44 @@
 //! which records its outcome. A group that fails as a whole is rolled back
 //! and its messages are applied one by one by the pump, so a failure is
 //! always pinned to one message.
-
-use chrono::NaiveDateTime;
+//!
+//! Each message of a group is carried by its own [`Attempt`], as a message
+//! applied alone is, and the group's transaction is opened by the same
+//! code as a message's (`attempt::sealed_transaction`).
 
 use super::{
     FlightMessage, FlightWork, apply_flight_messages, check_adft, check_recs, prepare_events,
 };
-use crate::mailbox::{FinalRow, InboundMessage};
-use crate::pipeline::attempt::Leased;
-use crate::pipeline::attempt::MessageRef;
-use crate::pipeline::identity::identity_key;
-use crate::pipeline::outcome::{Applied, RecordedBefore, Recorder};
+use crate::pipeline::attempt::{Attempt, sealed_transaction};
+use crate::pipeline::outcome::{Applied, RecordedBefore};
 use crate::pipeline::{PipelineError, Rules};
-use crate::protocol::{self, Body, Message, ScheduleSubtype};
+use crate::protocol::{self, Body, ScheduleSubtype};
 use crate::state::FlightEvent;
-use crate::store::{DeadOps, JournalOps, ProcStatus, StateTx};
+use crate::store::{ProcStatus, StateTx, Store};
 
 /// The largest body considered for a group. Flight-level messages are a
 /// few KiB; a day's snapshot (tens of MiB) is not parsed twice just to learn
 /// that it cannot join one.
 pub const GROUP_MAX_BODY: usize = 256 * 1024;
 
-/// A flight-level message parsed and checked, ready to join a group.
-pub struct Grouped {
-    id: i64,
-    identity: String,
-    /// When the mailbox received it (`InboundMessage::received_at`).
-    received_at: Option<NaiveDateTime>,
-    message: Message,
+/// A flight-level message parsed and checked, ready to join a group: the
+/// attempt at it (its META read), with what it says and does.
+pub struct Grouped<'a> {
+    attempt: Attempt<'a>,
+    /// What the message says.
+    body: Body,
     /// The converted bodies of a FLOP (empty otherwise).
     events: Vec<FlightEvent>,
 }
 
-impl Grouped {
+impl Grouped<'_> {
     /// The mailbox id.
     pub fn id(&self) -> i64 {
-        self.id
+        self.attempt.message_id
     }
 
     fn work(&self) -> Option<FlightWork<'_>> {
-        match &self.message.body {
+        match &self.body {
             Body::FlightOperation(_) => Some(FlightWork::Events(&self.events)),
             Body::Schedule(s) if s.subtype == ScheduleSubtype::Adft => Some(FlightWork::Adft(s)),
             Body::Schedule(s) if s.subtype == ScheduleSubtype::Del => Some(FlightWork::Delete(s)),
@@ -64,23 +62,15 @@ impl Grouped {
     }
 
     /// The message as the group applies it.
-    fn to_apply(&self, now: NaiveDateTime) -> Result<FlightMessage<'_>, PipelineError> {
+    fn to_apply(&self) -> Result<FlightMessage<'_>, PipelineError> {
         let work = self.work().ok_or_else(|| {
-            PipelineError::BadInput(format!("message {} is not a flight-level message", self.id))
+            PipelineError::BadInput(format!(
+                "message {} is not a flight-level message",
+                self.id()
+            ))
         })?;
-        let meta = &self.message.meta;
         Ok(FlightMessage {
-            message: MessageRef {
-                id: self.id,
-                identity_key: &self.identity,
-                msg_type: &meta.msg_type,
-                subtype: &meta.styp,
-                sender: &meta.sndr,
-                seqn: &meta.seqn,
-                dttm: meta.dttm,
-                now,
-                received_at: self.received_at,
-            },
+            message: &self.attempt,
             work,
         })
     }
@@ -91,24 +81,13 @@ impl Grouped {
         &self,
         tx: &mut T,
         before: RecordedBefore,
-        now: NaiveDateTime,
     ) -> Result<Applied, PipelineError> {
         match before {
             RecordedBefore::Final(status) => Ok(Applied::AlreadyProcessed { status }),
             RecordedBefore::ChangedAfterFinal(reason) => Ok(Applied::ChangedBody { reason }),
             RecordedBefore::ChangedBody(reason) => {
-                let meta = &self.message.meta;
-                let recorder = Recorder {
-                    message_id: self.id,
-                    identity: &self.identity,
-                    msg_type: Some(meta.msg_type.clone()),
-                    subtype: Some(meta.styp.clone()),
-                    sent: Some((meta.sndr.clone(), meta.seqn.clone())),
-                    now,
-                    received_at: self.received_at,
-                    released: false,
-                };
-                recorder.record(tx, ProcStatus::Dead, "BAD_INPUT", &reason)?;
+                self.attempt
+                    .record(tx, ProcStatus::Dead, "BAD_INPUT", &reason)?;
                 Ok(Applied::Dead { reason })
             }
             // Only a snapshot is ever held, and a snapshot never joins a
@@ -116,27 +95,26 @@ impl Grouped {
             RecordedBefore::Held(_) | RecordedBefore::Released | RecordedBefore::Rejected(_) => {
                 Err(PipelineError::BadInput(format!(
                     "message {} is a held snapshot, not a flight-level message",
-                    self.id
+                    self.id()
                 )))
             }
             RecordedBefore::ToApply => Err(PipelineError::BadInput(format!(
                 "message {} is to be applied, not kept as recorded",
-                self.id
+                self.id()
             ))),
         }
     }
 }
 
-/// Parses and checks the mailbox row `inbound`: `Some` when it is a
+/// Parses and checks the message of `attempt`: `Some` when it is a
 /// flight-level message that can join a group, `None` when it must take the
 /// single-message path (too large, malformed, a snapshot, unsupported, or
 /// failing a check — that path records why).
-pub fn prepare_grouped(rules: &Rules, inbound: &InboundMessage) -> Option<Grouped> {
-    let (id, body) = (inbound.id, inbound.body.as_slice());
-    if body.len() > GROUP_MAX_BODY {
+pub fn prepare_grouped<'a>(rules: &Rules, attempt: Attempt<'a>) -> Option<Grouped<'a>> {
+    if attempt.body.len() > GROUP_MAX_BODY {
         return None;
     }
-    let message = protocol::parse_slice(body, &rules.parse).ok()?;
+    let message = protocol::parse_slice(attempt.body, &rules.parse).ok()?;
     let events = match &message.body {
         Body::FlightOperation(operation) => prepare_events(rules, operation).ok()?,
         Body::Schedule(s) if s.subtype == ScheduleSubtype::Adft => {
@@ -149,75 +127,67 @@ pub fn prepare_grouped(rules: &Rules, inbound: &InboundMessage) -> Option<Groupe
         }
         _ => return None,
     };
+    attempt.read(message.meta);
     Some(Grouped {
-        id,
-        identity: identity_key(id, body),
-        received_at: inbound.received_at,
-        message,
+        attempt,
+        body: message.body,
         events,
     })
 }
 
-/// Applies `group`, in order, inside the caller's transaction: takes
-/// `PIPELINE_LOCK` and checks the pump's fence, tells from `PROC_STATE`
-/// which messages are new (a message already final is not applied again;
-/// one whose body changed under its id is DEAD), applies the new ones,
-/// records every outcome and seals the group: each message's write-back
-/// intent, as for a message alone. Returns what became of each message, in
-/// order.
+/// Applies `group`, in order, in one transaction (opened as for a message
+/// alone, `attempt::sealed_transaction`): takes `PIPELINE_LOCK` and checks the pump's
+/// fence, tells from `PROC_STATE` which messages are new (a message already
+/// final is not applied again; one whose body changed under its id is
+/// DEAD), applies the new ones, records every outcome and seals the group:
+/// each message's write-back intent, as for a message alone. Returns what
+/// became of each message, in order.
 ///
 /// # Errors
 ///
 /// A database fault, a fenced pump, or bad input found inside the
-/// transaction; the caller rolls the group back and applies its messages
-/// one by one.
-pub fn apply_group<T: StateTx + JournalOps + DeadOps>(
-    tx: &mut T,
+/// transaction; nothing of the group commits, and the caller applies its
+/// messages one by one.
+pub fn apply_group<S: Store>(
+    store: &S,
     rules: &Rules,
-    leased: Leased<'_>,
-    group: &[Grouped],
-    now: NaiveDateTime,
+    group: &[Grouped<'_>],
 ) -> Result<Vec<Applied>, PipelineError> {
-    let lease = tx.lock_pipeline()?;
-    leased.check(&lease)?;
-    let mut outcomes: Vec<Option<Applied>> = Vec::with_capacity(group.len());
-    let mut to_apply = Vec::new();
-    let ids: Vec<i64> = group.iter().map(|g| g.id).collect();
-    let mut records = tx.proc_states(&ids)?;
-    for grouped in group {
-        let before = RecordedBefore::of(grouped.id, &grouped.identity, records.remove(&grouped.id));
-        let outcome = match before {
-            RecordedBefore::ToApply => {
-                to_apply.push(grouped.to_apply(now)?);
-                None
-            }
-            before => Some(grouped.not_applied(tx, before, now)?),
-        };
-        outcomes.push(outcome);
-    }
-    let mut reports = apply_flight_messages(
-        tx,
-        &rules.merge.collections,
-        rules.merge.adft_absent,
-        &to_apply,
-    )?
-    .into_iter();
-    let applied: Vec<Applied> = outcomes
-        .into_iter()
-        .map(|outcome| {
-            outcome.unwrap_or_else(|| Applied::Flights(reports.next().unwrap_or_default()))
-        })
-        .collect();
-    let finals: Vec<FinalRow> = group
-        .iter()
-        .zip(&applied)
-        .map(|(grouped, applied)| FinalRow {
-            id: grouped.id,
-            status: applied.status(),
-            redelivered: applied.redelivered(),
-        })
-        .collect();
-    leased.seal(tx, &finals, now)?;
-    crate::failpoint!("group.before_commit");
-    Ok(applied)
+    let attempts: Vec<&Attempt<'_>> = group.iter().map(|g| &g.attempt).collect();
+    sealed_transaction(store, &attempts, |tx| {
+        let mut outcomes: Vec<Option<Applied>> = Vec::with_capacity(group.len());
+        let mut to_apply = Vec::new();
+        let ids: Vec<i64> = group.iter().map(Grouped::id).collect();
+        let mut records = tx.proc_states(&ids)?;
+        for grouped in group {
+            let identity = grouped.attempt.identity_key();
+            let before = RecordedBefore::of(grouped.id(), identity, records.remove(&grouped.id()));
+            let outcome = match before {
+                RecordedBefore::ToApply => {
+                    to_apply.push(grouped.to_apply()?);
+                    None
+                }
+                before => Some(grouped.not_applied(tx, before)?),
+            };
+            outcomes.push(outcome);
+        }
+        let mut reports = apply_flight_messages(
+            tx,
+            &rules.merge.collections,
+            rules.merge.adft_absent,
+            &to_apply,
+        )?
+        .into_iter();
+        let applied: Vec<Applied> = outcomes
+            .into_iter()
+            .map(|outcome| {
+                outcome.unwrap_or_else(|| Applied::Flights(reports.next().unwrap_or_default()))
+            })
+            .collect();
+        crate::failpoint!("group.before_commit");
+        let statuses = (applied.iter())
+            .map(|applied| (applied.status(), applied.redelivered()))
+            .collect();
+        Ok((applied, statuses))
+    })
 }

@@ -31,7 +31,6 @@ pub use group::{GROUP_MAX_BODY, Grouped, apply_group, prepare_grouped};
 
 use super::PipelineError;
 use super::attempt::Attempt;
-use super::attempt::MessageRef;
 use super::evidence::order;
 use super::outcome::EventReport;
 use super::rules::Rules;
@@ -101,8 +100,8 @@ impl FlightWork<'_> {
 /// A flight-level message ready to apply.
 #[derive(Clone, Copy)]
 pub(super) struct FlightMessage<'a> {
-    /// The message and its bookkeeping.
-    pub(super) message: MessageRef<'a>,
+    /// The attempt at the message, its META read.
+    pub(super) message: &'a Attempt<'a>,
     /// What it does.
     pub(super) work: FlightWork<'a>,
 }
@@ -150,7 +149,7 @@ pub(super) fn apply_flight_messages<T: StateTx>(
         days.push((m.message, working.days_of(&m.work.flids())));
         working.begin(&m.work.flids());
         m.work.merge(&mut working, collections, absent)?;
-        settled.push(working.settle(&m.message)?);
+        settled.push(working.settle(m.message)?);
     }
     working.flush(tx, last.message.now)?;
     order::count_flight_messages(tx, &days)?;
@@ -175,23 +174,20 @@ fn apply_alone<S: Store>(
     store: &S,
     rules: &Rules,
     attempt: &Attempt<'_>,
-    message: &MessageRef<'_>,
     work: FlightWork<'_>,
 ) -> Result<EventReport, PipelineError> {
     let message = FlightMessage {
-        message: *message,
+        message: attempt,
         work,
     };
-    store.transaction(|tx| {
-        attempt.lock(tx)?;
+    attempt.transaction(store, |tx| {
         let mut reports = apply_flight_messages(
             tx,
             &rules.merge.collections,
             rules.merge.adft_absent,
             &[message],
         )?;
-        attempt.seal(tx, ProcStatus::Succeeded, false)?;
-        Ok(reports.pop().unwrap_or_default())
+        Ok((reports.pop().unwrap_or_default(), ProcStatus::Succeeded))
     })
 }
 
@@ -200,12 +196,11 @@ pub(super) fn apply_event<S: Store>(
     store: &S,
     rules: &Rules,
     attempt: &Attempt<'_>,
-    message: &MessageRef<'_>,
     operation: &FlightOperation,
 ) -> Result<EventReport, PipelineError> {
     let events = prepare_events(rules, operation)?;
     let work = FlightWork::Events(&events);
-    apply_alone(store, rules, attempt, message, work)
+    apply_alone(store, rules, attempt, work)
 }
 
 /// Checks and converts every `<FLOP>` body of a message; one that cannot
@@ -238,7 +233,6 @@ pub(super) fn apply_schedule<S: Store>(
     store: &S,
     rules: &Rules,
     attempt: &Attempt<'_>,
-    message: &MessageRef<'_>,
     schedule: &Schedule,
 ) -> Result<EventReport, PipelineError> {
     let work = if schedule.subtype == ScheduleSubtype::Del {
@@ -248,5 +242,5 @@ pub(super) fn apply_schedule<S: Store>(
         check_adft(schedule)?;
         FlightWork::Adft(schedule)
     };
-    apply_alone(store, rules, attempt, message, work)
+    apply_alone(store, rules, attempt, work)
 }

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use chrono::{NaiveDate, NaiveDateTime};
 
 use crate::pipeline::PipelineError;
-use crate::pipeline::attempt::MessageRef;
+use crate::pipeline::attempt::Attempt;
 use crate::pipeline::outcome::{EventReport, json};
 use crate::state::{FlightState, StoredFlight, changed_parts};
 use crate::store::{
@@ -137,11 +137,12 @@ impl Working {
     /// A notice that cannot be written as JSON (`outcome::json`).
     pub(super) fn settle(
         &mut self,
-        message: &MessageRef<'_>,
+        message: &Attempt<'_>,
     ) -> Result<SettledMessage, PipelineError> {
+        let meta = message.read_meta();
         let mut settled = SettledMessage {
             report: EventReport {
-                event: format!("{}/{}", message.msg_type, message.subtype),
+                event: format!("{}/{}", meta.msg_type, meta.styp),
                 ..EventReport::default()
             },
             events: Vec::new(),
@@ -172,19 +173,19 @@ impl Working {
     fn settle_deleted(
         &mut self,
         settled: &mut SettledMessage,
-        message: &MessageRef<'_>,
+        message: &Attempt<'_>,
         flid: i64,
         tombstone: i64,
     ) -> Result<(), PipelineError> {
         settled.report.deleted.push(flid);
         settled.events.push(StateEvent {
-            message_id: message.id,
+            message_id: message.message_id,
             flid,
             state_version: tombstone,
             kind: EventKind::Tombstone,
         });
         settled.notices.push(ChangeNotice {
-            message_id: message.id,
+            message_id: message.message_id,
             flid: Some(flid),
             change_kind: "DELETED",
             payload: json(&serde_json::json!({
@@ -203,7 +204,7 @@ impl Working {
     fn settle_written(
         &mut self,
         settled: &mut SettledMessage,
-        message: &MessageRef<'_>,
+        message: &Attempt<'_>,
         flid: i64,
         (state, day): (FlightState, Option<NaiveDate>),
     ) -> Result<(), PipelineError> {
@@ -215,7 +216,7 @@ impl Working {
         let empty = FlightState::new(flid);
         let before = old.map_or(&empty, |o| &o.state);
         settled.notices.push(ChangeNotice {
-            message_id: message.id,
+            message_id: message.message_id,
             flid: Some(flid),
             change_kind: if old.is_some() { "UPDATED" } else { "CREATED" },
             payload: json(&serde_json::json!({
@@ -226,7 +227,7 @@ impl Working {
             }))?,
         });
         settled.events.push(StateEvent {
-            message_id: message.id,
+            message_id: message.message_id,
             flid,
             state_version: version,
             kind: EventKind::State,
@@ -240,7 +241,7 @@ impl Working {
             state,
             operation_day: day,
             state_version: version,
-            last_message_id: message.id,
+            last_message_id: message.message_id,
             updated_at: message.now,
         };
         self.latest.insert(flid, Some(flight));

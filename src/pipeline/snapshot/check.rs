@@ -129,7 +129,9 @@ impl SnapshotTally {
     }
 }
 
-/// What a whole snapshot says, once read and checked.
+/// The checks' verdict on a whole snapshot: the day and the list they
+/// found, which no reading of the message carries until it is checked
+/// whole. The message itself (its META included) is the attempt's.
 #[derive(Clone)]
 pub(in crate::pipeline) struct CheckedSnapshot {
     /// Its operation day.
@@ -138,16 +140,6 @@ pub(in crate::pipeline) struct CheckedSnapshot {
     pub(super) day_source: state::DaySource,
     /// The new list (`N`), ascending.
     pub(super) list: Vec<i64>,
-    /// META TYPE.
-    pub(super) msg_type: String,
-    /// META STYP.
-    pub(super) subtype: String,
-    /// META SNDR: matched against the requests a RESP may answer.
-    pub(super) sender: String,
-    /// META SEQN, as sent.
-    pub(super) seqn: String,
-    /// META DTTM.
-    pub(super) dttm: NaiveDateTime,
     /// In how many parts its flights were handed out while it was still
     /// being read; 0 when it was read whole first.
     pub(super) streamed_parts: usize,

@@ -35,13 +35,12 @@ use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
 use super::attempt::Attempt;
-use super::attempt::MessageRef;
 use super::evidence::order;
 use super::outcome::SnapshotReport;
 use super::rules::Rules;
 use crate::FailureKind;
 use crate::failure::Causes;
-use crate::request::{self, Answer};
+use crate::request;
 use crate::state::{DayMoves, DaySource};
 use crate::store::{
     DeadOps, JournalOps, ProcStatus, RequestOps, SnapshotLedger, StateTx, Store, StoreError,
@@ -66,7 +65,8 @@ pub(super) trait Parts {
     fn next_part(&mut self) -> Option<Cow<'_, NewStates>>;
 
     /// Reads the rest of the message (the parts not taken are dropped) and
-    /// checks it whole.
+    /// checks it whole; the attempt knows the message's META once this
+    /// succeeded.
     ///
     /// # Errors
     ///
@@ -80,23 +80,6 @@ pub(super) trait Source {
     /// day of its first flight when that is known before the message is
     /// read whole.
     fn read<R>(&self, run: impl FnOnce(Option<NaiveDate>, &mut dyn Parts) -> R) -> R;
-}
-
-/// The message being applied, before its type is known to the snapshot.
-#[derive(Clone, Copy)]
-pub(super) struct Received<'a> {
-    pub(super) id: i64,
-    pub(super) identity_key: &'a str,
-    pub(super) now: NaiveDateTime,
-    /// An operator released the message after the mass-delete guard held
-    /// it: it is applied as it is.
-    pub(super) released: bool,
-}
-
-impl Received<'_> {
-    fn ids(self) -> (i64, NaiveDateTime) {
-        (self.id, self.now)
-    }
 }
 
 /// Why a run of the transaction did not commit.
@@ -154,11 +137,10 @@ pub(super) fn apply_snapshot<S: Store>(
     store: &S,
     rules: &Rules,
     attempt: &Attempt<'_>,
-    message: Received<'_>,
     source: &impl Source,
 ) -> Result<SnapshotReport, PipelineError> {
-    run_snapshot(store, message.id, source, |tx, day, parts| {
-        snapshot_transaction(tx, rules, attempt, message, day, parts)
+    run_snapshot(store, attempt.message_id, source, |tx, day, parts| {
+        snapshot_transaction(tx, rules, attempt, day, parts)
     })
     .map_err(Stop::into_error)
 }
@@ -234,12 +216,11 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
     tx: &mut T,
     rules: &Rules,
     attempt: &Attempt<'_>,
-    received: Received<'_>,
     day: NaiveDate,
     parts: &mut dyn Parts,
 ) -> Result<SnapshotReport, Stop> {
     // 0. A day the history rule retired is not brought back.
-    refuse_retired_day(rules, day, received.now)?;
+    refuse_retired_day(rules, day, attempt.now)?;
     // 1. Take PIPELINE_LOCK (checking the pump's epoch under it) and read
     //    the day's ledger.
     attempt.lock(tx)?;
@@ -247,45 +228,35 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
     // 2. The day's latest snapshot again is a replay: nothing is written.
     //    (An operator's replay is applied: `replay`.)
     let operator_replay = attempt.is_operator_replay();
-    let replay = !operator_replay && is_replay(ledger.as_ref(), received.id);
+    let replay = !operator_replay && is_replay(ledger.as_ref(), attempt.message_id);
     // 4. Write every flight of N with the day, as its part is read.
     let day_moves = replay::day_moves(attempt, rules.day_moves);
     let written = if replay {
         Ok(WriteOutcome::default())
     } else {
-        write_parts(tx, (day, day_moves), received, parts)
+        write_parts(tx, (day, day_moves), attempt, parts)
     };
     // 3. RECS, the day, every value, no FLID twice; a RESP that names no
     //    day is of the day of the request it answers.
-    let checked = answered_day(tx, parts.end()?)?;
+    let checked = answered_day(tx, attempt, parts.end()?)?;
     if checked.day != day {
         return Err(Stop::OtherDay(checked.day));
     }
     let mut written = written?;
-    let message = MessageRef {
-        id: received.id,
-        identity_key: received.identity_key,
-        msg_type: &checked.msg_type,
-        subtype: &checked.subtype,
-        sender: &checked.sender,
-        seqn: &checked.seqn,
-        dttm: checked.dttm,
-        now: received.now,
-        received_at: attempt.received_at,
-    };
     if let (true, Some(ledger)) = (replay, &ledger) {
-        tx.record_outcome(&message.succeeded())?;
+        tx.record_outcome(&attempt.succeeded())?;
         attempt.seal(tx, ProcStatus::Succeeded, false)?;
         return Ok(replay_report(&checked, ledger));
     }
     // 5, 6. Delete O − N where the flight is still of the day.
-    let deleted = delete_absent(tx, day, &checked.list, received.ids(), &mut written)?;
+    let ids = (attempt.message_id, attempt.now);
+    let deleted = delete_absent(tx, day, &checked.list, ids, &mut written)?;
     //    Deleting too much of the day holds the message for an operator,
     //    and rolls back everything it wrote.
     guard_mass_delete(
         tx,
         rules.delete_guard,
-        received.released,
+        attempt.released(),
         day,
         deleted.len(),
     )?;
@@ -294,23 +265,14 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
     replace_list(tx, day, &checked.list)?;
     crate::failpoint!("snapshot.before_bump");
     // 8. CAS-bump the day's version, recording the message.
-    let version = bump_version(tx, day, ledger.as_ref(), &message)?;
+    let version = bump_version(tx, day, ledger.as_ref(), attempt)?;
     //    Its DTTM and SEQN are counted as evidence of the upstream's
     //    order, and the answer completes the request it answers, if any.
     //    An operator's replay is neither: it is not the upstream speaking.
     if !operator_replay {
-        order::count_snapshot(tx, day, &message)?;
-        request::complete_by_answer(
-            tx,
-            &Answer {
-                msg_type: message.msg_type,
-                subtype: message.subtype,
-                sender: message.sender,
-                day,
-                message_id: message.id,
-                now: message.now,
-            },
-        )?;
+        order::count_snapshot(tx, day, attempt)?;
+        let answer = attempt.read_meta();
+        request::complete_by_answer(tx, answer, day, (attempt.message_id, attempt.now))?;
     }
     // 9. Register the events and the outcome.
     let report = SnapshotReport {
@@ -326,7 +288,7 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
         kept_on_later_day: std::mem::take(&mut written.kept_on_later_day),
         streamed_parts: checked.streamed_parts,
     };
-    register(tx, &message, written, &report)?;
+    register(tx, attempt, written, &report)?;
     crate::failpoint!("snapshot.before_commit");
     attempt.seal(tx, ProcStatus::Succeeded, false)?;
     Ok(report)
@@ -352,14 +314,16 @@ fn refuse_retired_day(rules: &Rules, day: NaiveDate, now: NaiveDateTime) -> Resu
 /// answers, when there is one, over the day its flights' times tell.
 fn answered_day<T: RequestOps>(
     tx: &mut T,
+    attempt: &Attempt<'_>,
     mut checked: CheckedSnapshot,
 ) -> Result<CheckedSnapshot, StoreError> {
+    let meta = attempt.read_meta();
     if checked.day_source == DaySource::Explicit
-        || !request::takes_request_day(&checked.msg_type, &checked.subtype)
+        || !request::takes_request_day(&meta.msg_type, &meta.styp)
     {
         return Ok(checked);
     }
-    if let Some(asked) = request::request_day(tx, &checked.sender)? {
+    if let Some(asked) = request::request_day(tx, &meta.sndr)? {
         checked.day = asked;
         checked.day_source = DaySource::Request;
     }
@@ -376,12 +340,13 @@ fn is_replay(ledger: Option<&SnapshotLedger>, message_id: i64) -> bool {
 fn write_parts<T: StateTx>(
     tx: &mut T,
     day: (NaiveDate, DayMoves),
-    received: Received<'_>,
+    attempt: &Attempt<'_>,
     parts: &mut dyn Parts,
 ) -> Result<WriteOutcome, PipelineError> {
     let mut written = WriteOutcome::default();
+    let ids = (attempt.message_id, attempt.now);
     while let Some(part) = parts.next_part() {
-        write_part(tx, day, received.ids(), part, &mut written)?;
+        write_part(tx, day, ids, part, &mut written)?;
         crate::failpoint!("snapshot.after_part");
     }
     Ok(written)
@@ -407,50 +372,36 @@ fn replay_report(checked: &CheckedSnapshot, ledger: &SnapshotLedger) -> Snapshot
 }
 
 /// A snapshot read whole: its flights are one part, checked before any
-/// transaction.
-pub(super) struct WholeSource<'a> {
-    pub(super) whole: WholeSnapshot,
-    pub(super) msg_type: &'a str,
-    pub(super) subtype: &'a str,
-    pub(super) sender: &'a str,
-    pub(super) seqn: &'a str,
-    pub(super) dttm: NaiveDateTime,
-}
-
-impl Source for WholeSource<'_> {
+/// transaction (its META is the attempt's, read with it).
+impl Source for WholeSnapshot {
     fn read<R>(&self, run: impl FnOnce(Option<NaiveDate>, &mut dyn Parts) -> R) -> R {
         let mut parts = WholeParts {
-            source: self,
+            whole: self,
             handed_out: false,
         };
-        run(Some(self.whole.day), &mut parts)
+        run(Some(self.day), &mut parts)
     }
 }
 
-struct WholeParts<'s, 'a> {
-    source: &'s WholeSource<'a>,
+struct WholeParts<'s> {
+    whole: &'s WholeSnapshot,
     handed_out: bool,
 }
 
-impl Parts for WholeParts<'_, '_> {
+impl Parts for WholeParts<'_> {
     fn next_part(&mut self) -> Option<Cow<'_, NewStates>> {
         if std::mem::replace(&mut self.handed_out, true) {
             return None;
         }
-        Some(Cow::Borrowed(&self.source.whole.flights))
+        Some(Cow::Borrowed(&self.whole.flights))
     }
 
     fn end(&mut self) -> Result<CheckedSnapshot, PipelineError> {
-        let whole = &self.source.whole;
+        let whole = self.whole;
         Ok(CheckedSnapshot {
             day: whole.day,
             day_source: whole.day_source,
             list: whole.list.clone(),
-            msg_type: self.source.msg_type.to_owned(),
-            subtype: self.source.subtype.to_owned(),
-            sender: self.source.sender.to_owned(),
-            seqn: self.source.seqn.to_owned(),
-            dttm: self.source.dttm,
             streamed_parts: 0,
         })
     }

@@ -18,10 +18,9 @@ use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
 use super::check::WholeSnapshot;
-use super::{Received, Stop, WholeSource, run_snapshot, snapshot_transaction};
+use super::{Stop, run_snapshot, snapshot_transaction};
 use crate::FailureKind;
 use crate::pipeline::attempt::{Attempt, Origin, ReplayPolicy, VersionPolicy};
-use crate::pipeline::identity::identity_key;
 use crate::pipeline::{PipelineError, Rules};
 use crate::protocol::{self, Body};
 use crate::request;
@@ -66,7 +65,9 @@ pub fn replay_snapshot<S: Store>(
     let refused = |reason: String| ReplayError::Refused(format!("message {message_id}: {reason}"));
     let message = protocol::parse_slice(body, &rules.parse)
         .map_err(|e| refused(format!("cannot be read: {e}")))?;
-    let (msg_type, subtype) = (&message.meta.msg_type, &message.meta.styp);
+    let attempt = Attempt::replay(message_id, body, now, policy);
+    let meta = attempt.read(message.meta);
+    let (msg_type, subtype) = (&meta.msg_type, &meta.styp);
     let schedule = match &message.body {
         Body::Schedule(schedule) if schedule.subtype.is_snapshot() => schedule,
         _ => {
@@ -92,37 +93,11 @@ pub fn replay_snapshot<S: Store>(
     // The day is the operator's, explicitly: the snapshot's transaction
     // must not take a live request's day for it.
     whole.day_source = DaySource::Explicit;
-    let identity = identity_key(message_id, body);
-    let replaying = Replaying {
-        message_id,
-        identity_key: identity.clone(),
-        message: format!("{msg_type}/{subtype}"),
-        list: whole.list.clone(),
-        policy: policy.clone(),
-        now,
-    };
-    let source = WholeSource {
-        whole,
-        msg_type,
-        subtype,
-        sender: &message.meta.sndr,
-        seqn: &message.meta.seqn,
-        dttm: message.meta.dttm,
-    };
-    let received = Received {
-        id: message_id,
-        identity_key: &identity,
-        now,
-        // The operator asked for this snapshot with an explicit policy and
-        // its dry run shows what it deletes: the mass-delete guard, which
-        // waits for such an answer, does not hold it again.
-        released: true,
-    };
-    let attempt = Attempt::replay(message_id, body, now, policy);
-    let replayed = run_snapshot(store, message_id, &source, |tx, day, parts| {
-        let before = before(tx, &attempt, &replaying)?;
-        snapshot_transaction(tx, rules, &attempt, received, day, parts)?;
-        after(tx, &replaying, before)
+    let list = whole.list.clone();
+    let replayed = run_snapshot(store, message_id, &whole, |tx, day, parts| {
+        let before = before(tx, &attempt, policy, &list)?;
+        snapshot_transaction(tx, rules, &attempt, day, parts)?;
+        after(tx, &attempt, policy, (&list, before))
     });
     match replayed {
         Ok(plan) => Ok(plan),
@@ -160,16 +135,6 @@ impl std::fmt::Display for ReplayEnd {
     }
 }
 
-/// What the replay's transaction checks and reads.
-struct Replaying {
-    message_id: i64,
-    identity_key: String,
-    message: String,
-    list: Vec<i64>,
-    policy: ReplayPolicy,
-    now: NaiveDateTime,
-}
-
 /// The day's state before the snapshot is applied again.
 struct DayBeforeReplay {
     ledger: Option<SnapshotLedger>,
@@ -183,48 +148,51 @@ fn refuse(reason: String) -> Stop {
 }
 
 /// Under `PIPELINE_LOCK`: the message's record and the version policy,
-/// then the day's flights as they stand.
+/// then the day's flights as they stand with those of the snapshot's
+/// `list`.
 fn before<T: StateTx + ?Sized>(
     tx: &mut T,
     attempt: &Attempt<'_>,
-    r: &Replaying,
+    policy: &ReplayPolicy,
+    list: &[i64],
 ) -> Result<DayBeforeReplay, Stop> {
-    let day = r.policy.day;
+    let day = policy.day;
+    let message_id = attempt.message_id;
     attempt.lock(tx)?;
-    match tx.proc_state(r.message_id)? {
+    match tx.proc_state(message_id)? {
         None => {
             return Err(refuse(format!(
                 "message {} was never applied (no PROC_STATE record): the pump applies it, no replay is needed",
-                r.message_id
+                message_id
             )));
         }
-        Some(seen) if seen.identity_key != r.identity_key => {
+        Some(seen) if seen.identity_key != attempt.identity_key() => {
             return Err(refuse(format!(
                 "message {}'s mailbox row holds another body than the one applied; it is not replayed",
-                r.message_id
+                message_id
             )));
         }
         Some(seen) if seen.status != ProcStatus::Succeeded => {
             return Err(refuse(format!(
                 "message {} is {}, not SUCCEEDED: only an applied snapshot is replayed (a DEAD one is requeued: `flightstate dead requeue {}`)",
-                r.message_id,
+                message_id,
                 seen.status.code(),
-                r.message_id
+                message_id
             )));
         }
         Some(_) => {}
     }
     let ledger = tx.snapshot_ledger(day)?;
-    if let Some(newer) = ledger.as_ref().filter(|l| l.last_message_id > r.message_id)
-        && r.policy.version == VersionPolicy::Latest
+    if let Some(newer) = ledger.as_ref().filter(|l| l.last_message_id > message_id)
+        && policy.version == VersionPolicy::Latest
     {
         return Err(refuse(format!(
             "day {day} has a newer snapshot than message {}: message {} (version {}); replaying would overwrite it: give `--version force` to replay it anyway",
-            r.message_id, newer.last_message_id, newer.version
+            message_id, newer.last_message_id, newer.version
         )));
     }
     let mut flids = tx.snapshot_list(day)?;
-    flids.extend_from_slice(&r.list);
+    flids.extend_from_slice(list);
     flids.sort_unstable();
     flids.dedup();
     let digests = tx.flight_digests(&flids)?;
@@ -238,22 +206,25 @@ fn before<T: StateTx + ?Sized>(
 /// After the snapshot's rules: what they did, and the replay recorded.
 fn after<T: StateTx + ReplayOps + ?Sized>(
     tx: &mut T,
-    r: &Replaying,
-    before: DayBeforeReplay,
+    attempt: &Attempt<'_>,
+    policy: &ReplayPolicy,
+    (list, before): (&[i64], DayBeforeReplay),
 ) -> Result<ReplayPlan, Stop> {
+    let message_id = attempt.message_id;
+    let meta = attempt.read_meta();
     let after = tx.flight_digests(&before.flids)?;
-    let ledger = tx.snapshot_ledger(r.policy.day)?;
+    let ledger = tx.snapshot_ledger(policy.day)?;
     let mut plan = ReplayPlan {
-        message_id: r.message_id,
-        message: r.message.clone(),
-        operation_day: Some(r.policy.day),
+        message_id,
+        message: format!("{}/{}", meta.msg_type, meta.styp),
+        operation_day: Some(policy.day),
         version_before: before.ledger.as_ref().map(|l| l.version),
         latest_before: before.ledger.as_ref().map(|l| l.last_message_id),
         version_after: ledger.map(|l| l.version),
-        dry_run: r.policy.dry_run,
+        dry_run: policy.dry_run,
         ..ReplayPlan::default()
     };
-    for flid in &r.list {
+    for flid in list {
         match (before.digests.get(flid), after.get(flid)) {
             (None, Some(_)) => plan.created.push(*flid),
             (Some(old), Some(new)) if changed(old, new) => plan.updated.push(*flid),
@@ -268,12 +239,12 @@ fn after<T: StateTx + ReplayOps + ?Sized>(
     for list in [&mut plan.created, &mut plan.updated, &mut plan.unchanged] {
         list.sort_unstable();
     }
-    let policy = r.policy.describe();
+    let described = policy.describe();
     let recorded = tx.record_replay(&ReplayRecord {
-        message_id: r.message_id,
-        by: &r.policy.by,
-        policy: &policy,
-        now: r.now,
+        message_id,
+        by: &policy.by,
+        policy: &described,
+        now: attempt.now,
     })?;
     if !recorded {
         return Err(Stop::from(StoreError::new(
@@ -281,7 +252,7 @@ fn after<T: StateTx + ReplayOps + ?Sized>(
             "record_replay",
             format!(
                 "message {} is not SUCCEEDED after its replay; nothing is committed",
-                r.message_id
+                message_id
             ),
         )));
     }

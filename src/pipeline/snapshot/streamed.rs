@@ -21,7 +21,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use chrono::NaiveDate;
 
 use super::check::{CheckedSnapshot, NewState, NewStates, SnapshotTally};
-use super::{Parts, Received, SnapshotReport, Source, apply_snapshot};
+use super::{Parts, SnapshotReport, Source, apply_snapshot};
 use crate::pipeline::attempt::Attempt;
 use crate::pipeline::{PipelineError, Rules};
 use crate::protocol::{self, Body, FlightRecord, Message, ProtocolError};
@@ -29,12 +29,9 @@ use crate::store::Store;
 
 /// What became of a message read by parts.
 pub(in crate::pipeline) enum Streamed {
-    /// A snapshot, whose flights were handed out as read: its outcome, and
-    /// its META once the message could be read.
-    Snapshot {
-        kind: Option<ReadMeta>,
-        outcome: Result<SnapshotReport, PipelineError>,
-    },
+    /// A snapshot, whose flights were handed out as read: its outcome (the
+    /// attempt knows its META once the message could be read).
+    Snapshot(Result<SnapshotReport, PipelineError>),
     /// No flight was handed out (not a snapshot, or one without FLTR):
     /// the message as read, whole, for the usual path.
     Other(Result<Message, ProtocolError>),
@@ -46,30 +43,17 @@ pub(in crate::pipeline) fn apply_streamed<S: Store>(
     store: &S,
     rules: &Rules,
     attempt: &Attempt<'_>,
-    received: Received<'_>,
 ) -> Streamed {
     let source = StreamSource {
-        body: attempt.body,
+        attempt,
         rules,
-        kind: RefCell::new(None),
         other: RefCell::new(None),
     };
-    let outcome = apply_snapshot(store, rules, attempt, received, &source);
+    let outcome = apply_snapshot(store, rules, attempt, &source);
     match source.other.into_inner() {
         Some(parsed) => Streamed::Other(parsed),
-        None => Streamed::Snapshot {
-            kind: source.kind.into_inner(),
-            outcome,
-        },
+        None => Streamed::Snapshot(outcome),
     }
-}
-
-/// The META of a message read by parts: what its outcome records.
-pub(in crate::pipeline) struct ReadMeta {
-    pub(in crate::pipeline) msg_type: String,
-    pub(in crate::pipeline) subtype: String,
-    /// SNDR and SEQN, for the SEQN evidence.
-    pub(in crate::pipeline) sent: (String, String),
 }
 
 /// What the reader hands the transaction.
@@ -83,10 +67,10 @@ enum Read {
 
 /// A message to read by parts, once per attempt.
 struct StreamSource<'a> {
-    body: &'a [u8],
+    /// The attempt at the message: its bytes, and where its META is kept
+    /// once read.
+    attempt: &'a Attempt<'a>,
     rules: &'a Rules,
-    /// META, once read.
-    kind: RefCell<Option<ReadMeta>>,
     /// The message read whole, when it handed out no flight.
     other: RefCell<Option<Result<Message, ProtocolError>>>,
 }
@@ -97,7 +81,7 @@ impl Source for StreamSource<'_> {
         // while the writer writes another; a second would only hold more
         // memory (`docs/benchmarks.md`).
         let (to_writer, from_reader) = sync_channel(1);
-        let (body, rules) = (self.body, self.rules);
+        let (body, rules) = (self.attempt.body, self.rules);
         std::thread::scope(|scope| {
             let reader = std::thread::Builder::new()
                 .name("snapshot-reader".to_owned())
@@ -114,7 +98,7 @@ impl Source for StreamSource<'_> {
             let Ok(reader) = reader else {
                 // No thread to read on: the usual path reads it whole.
                 self.other
-                    .replace(Some(protocol::parse_slice(self.body, &self.rules.parse)));
+                    .replace(Some(protocol::parse_slice(body, &self.rules.parse)));
                 return run(None, &mut parts);
             };
             parts.first = parts.receive();
@@ -199,12 +183,9 @@ impl StreamParts<'_, '_> {
                 return Err("no flight was read by parts".to_owned());
             }
         };
-        self.source.kind.replace(Some(ReadMeta {
-            msg_type: message.meta.msg_type.clone(),
-            subtype: message.meta.styp.clone(),
-            sent: (message.meta.sndr.clone(), message.meta.seqn.clone()),
-        }));
-        let Body::Schedule(schedule) = &message.body else {
+        let Message { meta, body, .. } = message;
+        self.source.attempt.read(meta);
+        let Body::Schedule(schedule) = &body else {
             return Err("the message is no snapshot".to_owned());
         };
         let (day, day_source, list) = tally
@@ -218,11 +199,6 @@ impl StreamParts<'_, '_> {
             day,
             day_source,
             list,
-            msg_type: message.meta.msg_type,
-            subtype: message.meta.styp,
-            sender: message.meta.sndr,
-            seqn: message.meta.seqn,
-            dttm: message.meta.dttm,
             streamed_parts: self.handed,
         })
     }

@@ -24,7 +24,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 
 use super::check::{NewState, NewStates};
 use crate::pipeline::PipelineError;
-use crate::pipeline::attempt::MessageRef;
+use crate::pipeline::attempt::Attempt;
 use crate::pipeline::outcome::{SnapshotReport, json};
 use crate::state::{
     DayMoves, DeleteGuard, FlightState, SnapshotPlan, StoredFlight, changed_parts, plan_snapshot,
@@ -226,16 +226,17 @@ pub(super) fn bump_version<T: StateTx>(
     tx: &mut T,
     day: NaiveDate,
     ledger: Option<&SnapshotLedger>,
-    message: &MessageRef<'_>,
+    attempt: &Attempt<'_>,
 ) -> Result<i64, PipelineError> {
-    Ok(tx.bump_snapshot_version(day, ledger.map(|l| l.version), message.id, message.now)?)
+    let version = ledger.map(|l| l.version);
+    Ok(tx.bump_snapshot_version(day, version, attempt.message_id, attempt.now)?)
 }
 
 /// Step 9: registers the events and notices (the snapshot's summary last)
 /// and records the message SUCCEEDED.
 pub(super) fn register<T: StateTx>(
     tx: &mut T,
-    message: &MessageRef<'_>,
+    attempt: &Attempt<'_>,
     written: WriteOutcome,
     report: &SnapshotReport,
 ) -> Result<(), PipelineError> {
@@ -247,14 +248,14 @@ pub(super) fn register<T: StateTx>(
     } = written;
     notices.extend(kept_notices);
     notices.push(ChangeNotice {
-        message_id: message.id,
+        message_id: attempt.message_id,
         flid: None,
         change_kind: "SNAPSHOT",
         payload: json(report)?,
     });
-    tx.append_state_events(&events, message.now)?;
-    tx.append_change_notices(&notices, message.now)?;
-    tx.record_outcome(&message.succeeded())?;
+    tx.append_state_events(&events, attempt.now)?;
+    tx.append_change_notices(&notices, attempt.now)?;
+    tx.record_outcome(&attempt.succeeded())?;
     Ok(())
 }
 

@@ -103,8 +103,7 @@ impl super::state_db::StoreWork for Dead<'_> {
 }
 
 pub(super) fn mailbox(config: &Config) -> anyhow::Result<Mailbox> {
-    Mailbox::connect(super::pump_parts::mailbox_settings(config)?)
-        .context("cannot open the mailbox pool")
+    Mailbox::connect(config.mailbox_settings()?).context("cannot open the mailbox pool")
 }
 
 /// The operator named by `--by`, else `$USER`, else the account the

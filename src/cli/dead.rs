@@ -280,7 +280,7 @@ fn requeue<S: Store>(
     kind: Option<&str>,
     by: &str,
 ) -> anyhow::Result<ExitCode> {
-    let now = flightstate::pump::utc_now();
+    let now = flightstate::station::utc_now();
     let named: Vec<i64> = match kind {
         Some(kind) => {
             let filter = DeadFilter {

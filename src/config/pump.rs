@@ -7,7 +7,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{Config, ConfigError};
-use crate::pump::{PumpSettings, default_holder};
+use crate::lease_holder::default_holder;
+use crate::pump::PumpSettings;
 use crate::resync::ResyncSettings;
 
 /// The main pump (`flightstate pump`, `flightstate run`); see `docs/pump.md`.

@@ -8,11 +8,12 @@
 //! message.
 
 use super::policy::say_applied;
-use super::{Processed, Pump, Step, utc_now};
+use super::{Processed, Pump, Step};
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::mailbox::InboundMessage;
 use crate::pipeline::{Grouped, apply_group, prepare_grouped};
+use crate::station::utc_now;
 use crate::store::Store;
 
 /// What became of a group.
@@ -63,7 +64,7 @@ impl<S: Store + Clone> Pump<S> {
             .transaction(|tx| apply_group(tx, &self.pipeline, leased, group, now));
         match result {
             Ok(applied) => {
-                super::APPLY_LATENCY.observe(started.elapsed(), group.len());
+                crate::histogram::APPLY_LATENCY.observe(started.elapsed(), group.len());
                 for (grouped, applied) in group.iter().zip(&applied) {
                     say_applied(grouped.id(), applied);
                 }

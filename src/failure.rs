@@ -1,8 +1,11 @@
-//! The one classification of failures that callers act on.
+//! The one classification of failures that callers act on, and how long
+//! a retry waits.
 //!
 //! Every layer's error enum can tell its [`FailureKind`]; the pump decides
 //! retry, dead-lettering and blocking from the kind alone, never from the
-//! text of a message.
+//! text of a message. A failure retried waits by [`backoff`].
+
+use std::time::Duration;
 
 /// What went wrong, as far as a caller must know to decide what to do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -77,9 +80,35 @@ impl std::fmt::Display for Causes<'_> {
     }
 }
 
+/// Capped exponential back-off with jitter: the `failures`-th retry waits
+/// between half and all of `initial · 2^(failures-1)`, at most `max`. The
+/// pump's blocked head, its mailbox outage and the dispatcher's rows all
+/// wait by it.
+pub fn backoff(initial: Duration, max: Duration, failures: u32) -> Duration {
+    let exponent = failures.saturating_sub(1).min(30);
+    let full = initial.saturating_mul(1u32 << exponent).min(max);
+    // Jitter spreads the retries of processes that failed together.
+    full.mul_f64(0.5 + fastrand::f64() * 0.5)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let initial = Duration::from_millis(100);
+        let max = Duration::from_secs(2);
+        for failures in 1..40 {
+            let d = backoff(initial, max, failures);
+            let full = initial
+                .saturating_mul(1u32 << failures.saturating_sub(1).min(30))
+                .min(max);
+            assert!(d <= full, "{failures}: {d:?} > {full:?}");
+            assert!(d >= full / 2, "{failures}: {d:?} < half of {full:?}");
+        }
+        assert!(backoff(initial, max, 30) <= max);
+    }
 
     #[derive(Debug, thiserror::Error)]
     #[error("state database: upsert_flights failed")]

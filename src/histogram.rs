@@ -1,12 +1,25 @@
 //! A Prometheus histogram of this process, kept in atomic counters so that
 //! recording costs the thread that records no lock: the pump's apply
-//! latency (`pump::APPLY_LATENCY`) and the freshness of what the
-//! dispatcher published (`dispatch::PUBLISH_FRESHNESS`), which `/metrics`
-//! shows. A histogram is a `static` of its owner, built by the `const`
-//! [`Histogram::new`] with the owner's bucket bounds.
+//! latency ([`APPLY_LATENCY`], here, where the pump records it and
+//! `/metrics` and the history read it) and the freshness of what the
+//! dispatcher published (`dispatch::PUBLISH_FRESHNESS`, with its per-row
+//! ages). A histogram is a `static`, built by the `const`
+//! [`Histogram::new`] with its bucket bounds.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+
+/// Upper bounds of the apply latency's buckets, in seconds: a small event
+/// takes a few milliseconds, a day's snapshot seconds.
+const APPLY_BOUNDS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+/// How long applying a message takes, as the pump of this process saw it:
+/// each message at its share of its transaction (a group commit's messages
+/// share one). `/metrics` shows it when the read API runs in the same
+/// process as the pump (`flightstate run`).
+pub static APPLY_LATENCY: Histogram = Histogram::new(&APPLY_BOUNDS);
 
 /// The most finite bounds a histogram takes: its buckets are a fixed array
 /// (one more, for `+Inf`), so that a `static` needs no allocation.

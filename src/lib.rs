@@ -13,6 +13,7 @@ pub mod failure;
 pub mod histogram;
 pub mod journal;
 pub mod kafka;
+pub mod lease_holder;
 pub mod lost_tail;
 pub mod mailbox;
 pub mod memory;

@@ -36,8 +36,8 @@ use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
 use crate::FailureKind;
-use crate::pump::utc_now;
 use crate::resync::held_by_resync;
+use crate::station::utc_now;
 use crate::store::{
     EventKind, PipelineLease, ReadOps, RepublishOps, StateEvent, StateTx, Store, StoreError,
 };

@@ -1,5 +1,6 @@
-//! The station's wall clock and what follows from it: the operation day it
-//! is now, and which past operation days `cleanup.history_days` retires.
+//! Time: the UTC clock of the bookkeeping ([`utc_now`]), the station's wall
+//! clock and what follows from it: the operation day it is now, and which
+//! past operation days `cleanup.history_days` retires.
 //!
 //! AODB reads every local time it is sent (an RQFD's DTTM) as the station's
 //! wall clock, whatever the zone of the host or container flightstate runs
@@ -10,6 +11,14 @@ use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use chrono_tz::Tz;
 
 use crate::state::day_of;
+
+/// The current time as the state database stores bookkeeping times (UTC):
+/// leases, attempts, outbox rows. Only what AODB reads or sends is on the
+/// station's clock ([`StationClock`]).
+#[must_use]
+pub fn utc_now() -> NaiveDateTime {
+    Utc::now().naive_utc()
+}
 
 /// Reads the station's local time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

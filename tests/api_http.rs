@@ -234,7 +234,7 @@ fn metrics_parse_as_prometheus_text_and_tell_the_tables() {
         Mailbox::connect(pumping::mailbox_settings(mailbox_db.url())).expect("mailbox pool");
     let api = TestApi::start(store, Some(Arc::new(mailbox)), settings(None, None));
     // A group of two messages applied in 3 ms by a pump of this process.
-    flightstate::pump::APPLY_LATENCY.observe(Duration::from_millis(3), 2);
+    flightstate::histogram::APPLY_LATENCY.observe(Duration::from_millis(3), 2);
     let answer = get(api.addr, "/metrics");
     assert_eq!(answer.status, 200);
     assert!(

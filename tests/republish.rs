@@ -394,7 +394,7 @@ fn a_dry_run_counts_and_queues_nothing() {
 
 /// Takes the pump lease as a resync does, for a minute.
 fn take_as_resync(store: &PgStore) -> (String, i64) {
-    let now = flightstate::pump::utc_now();
+    let now = flightstate::station::utc_now();
     let holder = format!("{RESYNC_HOLDER_PREFIX}host:9");
     let epoch = store
         .transaction(|tx| tx.acquire_lease(&holder, now, now + chrono::Duration::seconds(60)))
@@ -422,7 +422,7 @@ fn refused_while_a_resync_holds_the_lease_even_when_it_takes_it_midway() {
     }
     assert_eq!(dump_database(&mut conn), before, "nothing changed");
     day.store
-        .transaction(|tx| tx.release_lease(&holder, epoch, flightstate::pump::utc_now()))
+        .transaction(|tx| tx.release_lease(&holder, epoch, flightstate::station::utc_now()))
         .expect("release");
 
     // A resync that takes the lease between two batches: the next batch

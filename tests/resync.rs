@@ -350,7 +350,7 @@ fn after_a_restore_the_consumer_holds_the_database_and_no_version_goes_down() {
     assert!(
         lease
             .expires_at
-            .is_some_and(|e| e <= flightstate::pump::utc_now())
+            .is_some_and(|e| e <= flightstate::station::utc_now())
     );
 
     let mut dispatcher = restored.dispatcher();
@@ -502,7 +502,7 @@ fn a_dry_run_prints_the_counts_and_changes_nothing_and_the_resync_does_what_it_s
 fn a_resync_refuses_to_start_while_a_pump_holds_the_lease() {
     let db = TestDatabase::migrated();
     let store = PgStore::from_pool(db.pool());
-    let now = flightstate::pump::utc_now();
+    let now = flightstate::station::utc_now();
     let until = now + chrono::Duration::seconds(60);
     let epoch = store
         .transaction(|tx| tx.acquire_lease("host:1:pump", now, until))
@@ -546,7 +546,7 @@ fn a_dispatcher_alone_waits_while_a_resync_holds_the_lease() {
     assert!(pending_events > 0, "the day's state events wait");
     let gate = NotDuringResync::new(store.clone());
     assert!(gate.is_open(), "no lease held");
-    let now = flightstate::pump::utc_now();
+    let now = flightstate::station::utc_now();
     let until = now + chrono::Duration::seconds(60);
     let holder = format!("{RESYNC_HOLDER_PREFIX}host:2");
     let epoch = store
@@ -601,7 +601,7 @@ fn a_dispatcher_alone_waits_while_a_resync_holds_the_lease() {
 
     let released = Instant::now();
     store
-        .transaction(|tx| tx.release_lease(&holder, epoch, flightstate::pump::utc_now()))
+        .transaction(|tx| tx.release_lease(&holder, epoch, flightstate::station::utc_now()))
         .expect("release");
     assert!(gate.is_open(), "the lease was let go");
     assert!(
@@ -627,7 +627,7 @@ fn a_dispatcher_alone_waits_while_a_resync_holds_the_lease() {
     dispatch.stop(Duration::from_secs(30));
 
     // A pump's lease leaves a dispatcher alone free to send, as before.
-    let now = flightstate::pump::utc_now();
+    let now = flightstate::station::utc_now();
     store
         .transaction(|tx| tx.acquire_lease("host:3:pump", now, until))
         .expect("lease")

@@ -173,7 +173,7 @@ pub fn sample<S: Store>(store: &S, mailbox: Option<&Mailbox>, history: &History)
         now(),
         mailbox.as_ref(),
         outbox.as_ref(),
-        &crate::pump::APPLY_LATENCY.read(),
+        &crate::histogram::APPLY_LATENCY.read(),
     );
 }
 

@@ -369,7 +369,7 @@ fn histograms(out: &mut Exposition, topics: &Topics) {
         out,
         "flightstate_apply_seconds",
         "Time to apply a message (its share of a group commit), by the pump of this process",
-        &[(&[], crate::pump::APPLY_LATENCY.read())],
+        &[(&[], crate::histogram::APPLY_LATENCY.read())],
     );
     let freshness = &crate::dispatch::PUBLISH_FRESHNESS;
     histogram(

@@ -12,7 +12,6 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use anyhow::Context;
 use flightstate::config::Config;
@@ -21,7 +20,6 @@ use flightstate::lost_tail::{
 };
 use flightstate::mailbox::Mailbox;
 use flightstate::pump::{Pump, PumpError, RunSummary, sleep_unless_stopped};
-use flightstate::resync::ResyncSettings;
 use flightstate::store::Store;
 
 use super::pump_parts::Parts;
@@ -80,15 +78,11 @@ pub(super) struct Catching {
 
 impl Catching {
     pub(super) fn new<S>(config: &Config, parts: &Parts<S>) -> anyhow::Result<Catching> {
-        let kafka = &config.kafka;
         Ok(Catching {
             settings: CatchUpSettings {
                 pump: parts.pump.clone(),
                 rules: parts.pipeline.clone(),
-                resync: ResyncSettings::new(
-                    (kafka.state_topic.clone(), kafka.change_topic.clone()),
-                    Duration::from_secs(config.pump.lease_secs),
-                ),
+                resync: config.resync_settings(),
             },
             client: config.kafka_client().map_err(|e| e.to_string()),
         })
@@ -233,7 +227,7 @@ struct Look<'a> {
 
 impl super::state_db::StoreWork for Look<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
-        let mailbox = Mailbox::connect(super::pump_parts::mailbox_settings(self.config)?)
+        let mailbox = Mailbox::connect(self.config.mailbox_settings()?)
             .context("cannot open the mailbox pool")?;
         *self.found = detect(&store, &mailbox).context("cannot look for a lost tail")?;
         Ok(ExitCode::SUCCESS)

@@ -34,7 +34,7 @@ struct Clean<'a> {
 impl super::state_db::StoreWork for Clean<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let settings = self.config.cleanup_settings();
-        let now = flightstate::pump::utc_now();
+        let now = flightstate::station::utc_now();
         let report = if self.opts.dry_run {
             clean_up(&store, &settings, now, true, &mut |_, _| true)?
         } else {

@@ -104,8 +104,7 @@ impl super::state_db::StoreWork for Dead<'_> {
 }
 
 pub(super) fn mailbox(config: &Config) -> anyhow::Result<Mailbox> {
-    Mailbox::connect(super::pump_parts::mailbox_settings(config)?)
-        .context("cannot open the mailbox pool")
+    Mailbox::connect(config.mailbox_settings()?).context("cannot open the mailbox pool")
 }
 
 /// The operator named by `--by`, else `$USER`, else the account the
@@ -282,7 +281,7 @@ fn requeue<S: Store>(
     kind: Option<&str>,
     by: &str,
 ) -> anyhow::Result<ExitCode> {
-    let now = flightstate::pump::utc_now();
+    let now = flightstate::station::utc_now();
     let named: Vec<i64> = match kind {
         Some(kind) => {
             let filter = DeadFilter {

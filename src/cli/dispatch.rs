@@ -4,11 +4,10 @@
 //! `flightstate resync` holds the pump lease.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::dispatch::{DispatchSettings, Dispatcher, KafkaSettings};
+use flightstate::dispatch::Dispatcher;
 use flightstate::mailbox::Mailbox;
 use flightstate::resync::NotDuringResync;
 use flightstate::store::Store;
@@ -90,26 +89,11 @@ pub(super) fn open<S: Store>(
     store: S,
     mailbox: Option<Arc<Mailbox>>,
 ) -> anyhow::Result<Dispatcher<S>> {
-    let k = &config.kafka;
-    let kafka = KafkaSettings {
-        linger: Duration::from_millis(k.linger_ms),
-        delivery_timeout: Duration::from_millis(k.delivery_timeout_ms),
-        create_topics: k.create_topics,
-        topic_partitions: i32::try_from(k.topic_partitions).unwrap_or(i32::MAX),
-        topic_replication: i32::try_from(k.topic_replication).unwrap_or(i32::MAX),
-        allow_uncompacted_state_topic: k.allow_uncompacted_state_topic,
-        ..KafkaSettings::of(config.kafka_client()?)
-    };
-    let settings = DispatchSettings {
-        state_topic: k.state_topic.clone(),
-        change_topic: k.change_topic.clone(),
-        batch_size: i64::from(k.batch_size),
-        lanes: k.lanes,
-        backoff_initial: Duration::from_millis(k.backoff_initial_ms),
-        backoff_max: Duration::from_millis(k.backoff_max_ms),
-        idle_poll: Duration::from_millis(k.idle_poll_ms),
-    };
-    let heartbeat = k.heartbeat(config.station.home_airport.as_deref());
+    let kafka = config.kafka.producer_settings()?;
+    let settings = config.kafka.dispatch_settings();
+    let heartbeat = config
+        .kafka
+        .heartbeat(config.station.home_airport.as_deref());
     Dispatcher::new(store, kafka, settings)
         .and_then(|dispatcher| dispatcher.with_heartbeat(heartbeat, mailbox))
         .context("cannot start the dispatcher")

@@ -44,8 +44,8 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         // Nothing is queued: the files after a refused one would jump it.
         return Ok(ExitCode::from(super::EXIT_DATA_ERROR));
     }
-    let mailbox = Mailbox::connect(super::pump_parts::mailbox_settings(config)?)
-        .context("cannot open the mailbox pool")?;
+    let mailbox =
+        Mailbox::connect(config.mailbox_settings()?).context("cannot open the mailbox pool")?;
     if opts.create_tables {
         mailbox.create_tables()?;
     }

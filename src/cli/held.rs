@@ -64,7 +64,7 @@ impl super::state_db::StoreWork for Decide {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let Decide { opts, decision } = self;
         let by = super::dead::operator(opts.by)?;
-        let now = flightstate::pump::utc_now();
+        let now = flightstate::station::utc_now();
         let id = opts.id;
         let (decided, record) = store.transaction(|tx| {
             let decided = tx.decide_held_message(id, decision.code(), &by, now)?;

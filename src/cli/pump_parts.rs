@@ -1,15 +1,12 @@
-//! What a pump needs, opened from the configuration: the mailbox's settings
-//! and pool, the pipeline's rules and the pump's settings, beside the
-//! state database the command opened. Shared by `pump`, `run` and
-//! `catch-up`, and the mailbox settings by every command that reaches the
-//! mailbox.
+//! What a pump needs, opened from the configuration: the mailbox pool, the
+//! pipeline's rules and the pump's settings, beside the state database the
+//! command opened. Shared by `pump`, `run` and `catch-up`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::mailbox::{Mailbox, MailboxSettings};
+use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::Rules;
 use flightstate::pump::PumpSettings;
 
@@ -28,7 +25,7 @@ impl<S> Parts<S> {
         inline_effects: bool,
     ) -> anyhow::Result<Parts<S>> {
         let mailbox =
-            Mailbox::connect(mailbox_settings(config)?).context("cannot open the mailbox pool")?;
+            Mailbox::connect(config.mailbox_settings()?).context("cannot open the mailbox pool")?;
         Ok(Parts {
             store,
             mailbox: Arc::new(mailbox),
@@ -36,21 +33,4 @@ impl<S> Parts<S> {
             pump: config.pump.pump_settings(inline_effects),
         })
     }
-}
-
-pub(super) fn mailbox_settings(config: &Config) -> anyhow::Result<MailboxSettings> {
-    let m = &config.mailbox;
-    Ok(MailboxSettings {
-        url: config.mailbox_url()?.to_owned(),
-        pending_status: m.pending_status.clone(),
-        succeeded_status: m.succeeded_status.clone(),
-        dead_status: m.dead_status.clone(),
-        pool_size: m.pool_size as usize,
-        connect_timeout: Duration::from_secs(m.connect_timeout_secs),
-        io_timeout: Duration::from_secs(m.io_timeout_secs),
-        // A frozen process's write-back gives up its rows within the
-        // lease, as its state transactions do (docs/pump.md, "A frozen
-        // holder").
-        idle_in_transaction: Some(Duration::from_secs(config.pump.lease_secs)),
-    })
 }

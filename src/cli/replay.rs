@@ -138,7 +138,7 @@ fn replay_one<S: Store + Clone>(
             "message {id}: its mailbox row is gone; a replay applies a message from the mailbox"
         )));
     };
-    let now = flightstate::pump::utc_now();
+    let now = flightstate::station::utc_now();
     let plan = match replay_snapshot(store, rules, id, &body, policy, now) {
         Ok(plan) => plan,
         Err(ReplayError::Refused(reason)) => return Ok(Err(reason)),

@@ -33,7 +33,7 @@ struct Register<'a> {
 impl super::state_db::StoreWork for Register<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let settings = self.config.requests.settings(self.config.day_boundary());
-        let now = flightstate::pump::utc_now();
+        let now = flightstate::station::utc_now();
         let local_now = self.config.station_clock().local_at(now);
         let registered = store
             .transaction(|tx| register_day_request(tx, &settings, self.opts.day, now, local_now));

@@ -26,7 +26,7 @@ struct List<'a> {
 
 impl super::state_db::StoreWork for List<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
-        let now = flightstate::pump::utc_now();
+        let now = flightstate::station::utc_now();
         let limit = i64::from(self.config.requests.list);
         let entries = store.transaction(|tx| {
             tx.time_out_requests(now)?;

@@ -8,11 +8,10 @@
 //! `--dry-run` prints the counts and changes nothing.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context;
 use flightstate::config::Config;
-use flightstate::resync::{ResyncReport, ResyncSettings, resync};
+use flightstate::resync::{ResyncReport, resync};
 use flightstate::store::Store;
 
 #[derive(Debug, clap::Args)]
@@ -35,11 +34,7 @@ struct Resync<'a> {
 
 impl super::state_db::StoreWork for Resync<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
-        let kafka = &self.config.kafka;
-        let settings = ResyncSettings::new(
-            (kafka.state_topic.clone(), kafka.change_topic.clone()),
-            Duration::from_secs(self.config.pump.lease_secs),
-        );
+        let settings = self.config.resync_settings();
         let client = self.config.kafka_client()?;
         let report =
             resync(&store, &client, &settings, self.opts.dry_run).context("resync stopped")?;

@@ -5,16 +5,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use anyhow::Context;
-use flightstate::api::{self, Api, ApiSettings, StatusLimits, Topics};
+use flightstate::api::{self, Api};
 use flightstate::config::Config;
 use flightstate::mailbox::Mailbox;
 use flightstate::store::Store;
 
 use super::pump::stop_on_signals;
-use super::pump_parts::mailbox_settings;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -29,21 +27,8 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     if bind.is_empty() {
         anyhow::bail!("`api.bind` is empty: nothing to listen on; set it or pass --bind");
     }
-    super::state_db::check_before_start(database_url(config)?, config)?;
+    super::state_db::check_before_start(config.api_database_url()?, config)?;
     serve_blocking(config, bind, None, stop)
-}
-
-/// The API's pool: a connection per thread and one for `/healthz`.
-fn pool_size(config: &Config) -> u32 {
-    config.api.threads + 1
-}
-
-/// The URL the API reads: `api.database_url`, else `database.url`.
-pub(super) fn database_url(config: &Config) -> anyhow::Result<&str> {
-    match &config.api.database_url {
-        Some(url) => Ok(url),
-        None => Ok(config.database_url()?),
-    }
 }
 
 /// The mailbox, when `mailbox.url` is set: the API reports its backlog.
@@ -52,17 +37,8 @@ pub(super) fn optional_mailbox(config: &Config) -> anyhow::Result<Option<Arc<Mai
         return Ok(None);
     }
     let mailbox =
-        Mailbox::connect(mailbox_settings(config)?).context("cannot open the mailbox pool")?;
+        Mailbox::connect(config.mailbox_settings()?).context("cannot open the mailbox pool")?;
     Ok(Some(Arc::new(mailbox)))
-}
-
-/// How much the status lists.
-pub(super) fn limits(config: &Config) -> StatusLimits {
-    StatusLimits {
-        dead_letters: config.api.dead_letters,
-        days: config.api.days,
-        head_blocked_alert_secs: config.pump.head_blocked_alert_secs,
-    }
 }
 
 /// The API on `store` and `mailbox`; without one, on a mailbox pool of its
@@ -79,24 +55,7 @@ fn api_for<S: Store + Clone>(
     Ok(Api {
         store,
         mailbox,
-        settings: ApiSettings {
-            token: config.api.token.clone(),
-            page_size: config.api.page_size as usize,
-            check_timeout: Duration::from_millis(config.api.check_timeout_ms),
-            limits: limits(config),
-            topics: Topics {
-                state: config.kafka.state_topic.clone(),
-                change: config.kafka.change_topic.clone(),
-            },
-            kafka: config
-                .kafka
-                .brokers
-                .is_some()
-                .then(|| config.kafka_client())
-                .transpose()?,
-            station: config.station_clock(),
-            day_boundary: config.day_boundary(),
-        },
+        settings: config.api_settings()?,
     })
 }
 
@@ -136,9 +95,9 @@ fn serve_blocking(
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<ExitCode> {
     super::state_db::with_store_at(
-        database_url(config)?,
+        config.api_database_url()?,
         config,
-        pool_size(config),
+        config.api_pool_size(),
         Serve {
             config,
             bind,

@@ -17,7 +17,7 @@ pub struct Opts {
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     super::state_db::with_store_at(
-        super::serve::database_url(config)?,
+        config.api_database_url()?,
         config,
         1,
         Print { config, opts },
@@ -32,11 +32,7 @@ struct Print<'a> {
 impl super::state_db::StoreWork for Print<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let mailbox = super::serve::optional_mailbox(self.config)?;
-        let status = api::collect(
-            &store,
-            mailbox.as_deref(),
-            super::serve::limits(self.config),
-        );
+        let status = api::collect(&store, mailbox.as_deref(), self.config.status_limits());
         if self.opts.json {
             println!("{}", serde_json::to_string_pretty(&status)?);
         } else {

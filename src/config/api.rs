@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::redact_url;
+use super::{ConfigError, database_dialect, redact_url};
 
 /// The read API and status page; see `docs/api.md`.
 #[derive(Clone, Deserialize, Serialize, PartialEq)]
@@ -60,5 +60,38 @@ impl std::fmt::Debug for ApiConfig {
             .field("dead_letters", &self.dead_letters)
             .field("days", &self.days)
             .finish()
+    }
+}
+
+/// The largest `api.page_size`: the batch the state reads bind at most.
+pub const MAX_API_PAGE: u32 = 5_000;
+
+impl ApiConfig {
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(url) = &self.database_url {
+            database_dialect(url)?;
+        }
+        if self.threads == 0 {
+            return Err(ConfigError::BadValue {
+                setting: "api.threads",
+                value: "0".to_owned(),
+                reason: "the API needs at least one thread",
+            });
+        }
+        if !(1..=MAX_API_PAGE).contains(&self.page_size) {
+            return Err(ConfigError::BadValue {
+                setting: "api.page_size",
+                value: self.page_size.to_string(),
+                reason: "must be between 1 and 5000",
+            });
+        }
+        if self.token.as_deref() == Some("") {
+            return Err(ConfigError::BadValue {
+                setting: "api.token",
+                value: String::new(),
+                reason: "an empty token would let anyone in; leave it unset for no authentication",
+            });
+        }
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::redact_url;
+use super::{ConfigError, database_dialect, redact_url};
 
 /// The state database.
 #[derive(Clone, Deserialize, Serialize, PartialEq)]
@@ -70,6 +70,23 @@ impl std::fmt::Debug for DatabaseConfig {
 }
 
 impl DatabaseConfig {
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        if self.pool_size == 0 {
+            return Err(ConfigError::BadValue {
+                setting: "database.pool_size",
+                value: "0".to_owned(),
+                reason: "a pool needs at least one connection",
+            });
+        }
+        if let Some(url) = &self.url {
+            database_dialect(url)?;
+        }
+        refuse_zero_timeouts([
+            ("database.connect_timeout_secs", self.connect_timeout_secs),
+            ("database.io_timeout_secs", self.io_timeout_secs),
+        ])
+    }
+
     /// The time limits of `[database]` alone, with no limit on an idle
     /// transaction.
     pub fn timeouts(&self) -> crate::store::Timeouts {
@@ -83,7 +100,34 @@ impl DatabaseConfig {
     }
 }
 
+/// Refuses a link's time limit of 0 (`(setting, seconds)`): a server that
+/// went silent would then stall its caller for ever.
+pub(super) fn refuse_zero_timeouts<const N: usize>(
+    timeouts: [(&'static str, u64); N],
+) -> Result<(), ConfigError> {
+    match timeouts.into_iter().find(|(_, secs)| *secs == 0) {
+        Some((setting, _)) => Err(ConfigError::BadValue {
+            setting,
+            value: "0".to_owned(),
+            reason: "must be at least 1: without it a silent link stalls for ever",
+        }),
+        None => Ok(()),
+    }
+}
+
 impl super::Config {
+    /// The state database URL.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Missing`] when it is not set.
+    pub fn database_url(&self) -> Result<&str, ConfigError> {
+        self.database.url.as_deref().ok_or(ConfigError::Missing {
+            setting: "database.url",
+            env: "FLIGHTSTATE_DATABASE_URL",
+        })
+    }
+
     /// The time limits of every state-database connection the commands
     /// open: `[database]`'s, and `pump.lease_secs` as the longest a
     /// transaction may sit idle. A process frozen inside a transaction

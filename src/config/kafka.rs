@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::ConfigError;
 use super::secrets::read_secret_file;
-use crate::dispatch::HeartbeatSettings;
+use crate::dispatch::{DispatchSettings, HeartbeatSettings, KafkaSettings};
 use crate::kafka::KafkaClient;
 
 /// Kafka brokers and topics.
@@ -137,6 +137,10 @@ impl std::fmt::Debug for KafkaConfig {
     }
 }
 
+/// The most dispatcher lanes (`kafka.lanes`): beyond a few, lanes only
+/// take connections from the pool.
+const MAX_LANES: u32 = 16;
+
 /// A `[kafka.client]` value: librdkafka takes every property as text, and
 /// a TOML number or boolean is taken as it is written.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -202,6 +206,37 @@ impl KafkaConfig {
         }
     }
 
+    /// How the dispatcher works through the outbox.
+    pub fn dispatch_settings(&self) -> DispatchSettings {
+        DispatchSettings {
+            state_topic: self.state_topic.clone(),
+            change_topic: self.change_topic.clone(),
+            batch_size: i64::from(self.batch_size),
+            lanes: self.lanes,
+            backoff_initial: Duration::from_millis(self.backoff_initial_ms),
+            backoff_max: Duration::from_millis(self.backoff_max_ms),
+            idle_poll: Duration::from_millis(self.idle_poll_ms),
+        }
+    }
+
+    /// The dispatcher's producer: the [`client`](Self::client) and how it
+    /// sends and creates topics.
+    ///
+    /// # Errors
+    ///
+    /// As [`client`](Self::client).
+    pub fn producer_settings(&self) -> Result<KafkaSettings, ConfigError> {
+        Ok(KafkaSettings {
+            linger: Duration::from_millis(self.linger_ms),
+            delivery_timeout: Duration::from_millis(self.delivery_timeout_ms),
+            create_topics: self.create_topics,
+            topic_partitions: i32::try_from(self.topic_partitions).unwrap_or(i32::MAX),
+            topic_replication: i32::try_from(self.topic_replication).unwrap_or(i32::MAX),
+            allow_uncompacted_state_topic: self.allow_uncompacted_state_topic,
+            ..KafkaSettings::of(self.client()?)
+        })
+    }
+
     /// The settings that hold a secret value (not a file name), for the
     /// check of where they came from.
     pub(super) fn secret_settings(&self) -> Vec<&'static str> {
@@ -212,7 +247,36 @@ impl KafkaConfig {
             .collect()
     }
 
-    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+    /// Checks the section; `pool_size` is `database.pool_size`, the pool
+    /// the lanes share with the pump.
+    pub(super) fn validate(&self, pool_size: u32) -> Result<(), ConfigError> {
+        self.validate_client()?;
+        if self.batch_size == 0 || self.topic_partitions == 0 {
+            return Err(ConfigError::BadValue {
+                setting: "kafka.batch_size / kafka.topic_partitions",
+                value: "0".to_owned(),
+                reason: "must be at least 1",
+            });
+        }
+        if !(1..=MAX_LANES).contains(&self.lanes) {
+            return Err(ConfigError::BadValue {
+                setting: "kafka.lanes",
+                value: self.lanes.to_string(),
+                reason: "must be between 1 and 16",
+            });
+        }
+        if self.lanes >= pool_size {
+            return Err(ConfigError::BadValue {
+                setting: "kafka.lanes",
+                value: self.lanes.to_string(),
+                reason: "each lane holds a connection during its pass: keep it below database.pool_size, which the pump shares",
+            });
+        }
+        Ok(())
+    }
+
+    /// Refuses what never goes in `[kafka.client]`, and a secret set twice.
+    fn validate_client(&self) -> Result<(), ConfigError> {
         let bad = |setting, value: &str, reason| ConfigError::BadValue {
             setting,
             value: value.to_owned(),

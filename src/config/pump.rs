@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::pump::{PumpSettings, default_holder};
+use super::{Config, ConfigError};
+use crate::lease_holder::default_holder;
+use crate::pump::PumpSettings;
+use crate::resync::ResyncSettings;
 
 /// The main pump (`flightstate pump`, `flightstate run`); see `docs/pump.md`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -73,6 +76,24 @@ impl Default for PumpConfig {
 }
 
 impl PumpConfig {
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        if self.lease_secs < 3 {
+            return Err(ConfigError::BadValue {
+                setting: "pump.lease_secs",
+                value: self.lease_secs.to_string(),
+                reason: "must be at least 3 (the lease is renewed every third of it)",
+            });
+        }
+        if self.head_batch == 0 || self.effect_batch == 0 || self.group_commit == 0 {
+            return Err(ConfigError::BadValue {
+                setting: "pump.head_batch / pump.effect_batch / pump.group_commit",
+                value: "0".to_owned(),
+                reason: "a batch needs at least one row",
+            });
+        }
+        Ok(())
+    }
+
     /// The settings this section gives the pump; `inline_effects` is the
     /// subcommand's choice, not configuration.
     pub fn pump_settings(&self, inline_effects: bool) -> PumpSettings {
@@ -96,6 +117,21 @@ impl PumpConfig {
             group_commit: usize::try_from(config.group_commit).unwrap_or(usize::MAX),
             inline_effects,
         }
+    }
+}
+
+impl Config {
+    /// The settings of a resync (`flightstate resync`, a catch-up's): the
+    /// topics it reads and raises, and the pump's lease, which it holds
+    /// meanwhile.
+    pub fn resync_settings(&self) -> ResyncSettings {
+        ResyncSettings::new(
+            (
+                self.kafka.state_topic.clone(),
+                self.kafka.change_topic.clone(),
+            ),
+            Duration::from_secs(self.pump.lease_secs),
+        )
     }
 }
 

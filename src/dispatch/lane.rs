@@ -113,7 +113,7 @@ impl Lane {
                     }
                     sleep_unless(
                         stop,
-                        crate::pump::backoff(
+                        crate::failure::backoff(
                             settings.backoff_initial,
                             settings.backoff_max,
                             failures,

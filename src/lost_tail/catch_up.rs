@@ -31,10 +31,11 @@ use crate::journal::{Executor, JournalError, WorkerLease};
 use crate::kafka::KafkaClient;
 use crate::mailbox::{InboundMessage, Mailbox, MailboxError};
 use crate::pipeline::Rules;
-use crate::pump::{LostTail, Pump, PumpError, PumpSettings, Step, sleep_unless_stopped, utc_now};
+use crate::pump::{LostTail, Pump, PumpError, PumpSettings, Step, sleep_unless_stopped};
 use crate::resync::{
     ResyncError, ResyncReport, ResyncSettings, read_highest_event_id, resync_held,
 };
+use crate::station::utc_now;
 use crate::store::{ReadOps, ResyncOps, StateTx, Store, StoreError, TailOps};
 
 /// How a catch-up runs.

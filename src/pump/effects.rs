@@ -6,13 +6,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::{
-    PassReport, Pump, PumpError, PumpSettings, SharedLease, backoff, sleep_unless_stopped, utc_now,
-};
+use super::{PassReport, Pump, PumpError, PumpSettings, SharedLease, sleep_unless_stopped};
 use crate::doorbell::Doorbell;
-use crate::failure::Causes;
+use crate::failure::{Causes, backoff};
 use crate::journal::{Executor, JournalError, WorkerLease};
 use crate::mailbox::{Mailbox, Outbound, WriteBack};
+use crate::station::utc_now;
 use crate::store::Store;
 
 impl<S: Store + Clone> Pump<S> {

@@ -8,11 +8,12 @@
 //! message.
 
 use super::policy::say_applied;
-use super::{Processed, Pump, Step, utc_now};
+use super::{Processed, Pump, Step};
 use crate::FailureKind;
 use crate::failure::Causes;
 use crate::mailbox::InboundMessage;
 use crate::pipeline::{Attempt, Grouped, apply_group, prepare_grouped};
+use crate::station::utc_now;
 use crate::store::Store;
 
 /// What became of a group.
@@ -67,7 +68,7 @@ impl<S: Store + Clone> Pump<S> {
         let result = apply_group(&self.store, &self.pipeline, group);
         match result {
             Ok(applied) => {
-                super::APPLY_LATENCY.observe(started.elapsed(), group.len());
+                crate::histogram::APPLY_LATENCY.observe(started.elapsed(), group.len());
                 for (grouped, applied) in group.iter().zip(&applied) {
                     say_applied(grouped.id(), applied);
                 }

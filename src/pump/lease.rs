@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use chrono::NaiveDateTime;
 
-use super::{HeldLease, Pump, utc_now};
+use super::{HeldLease, Pump};
 use crate::failure::Causes;
 use crate::journal::{WorkerLease, written_back_row};
+use crate::station::utc_now;
 use crate::store::{JournalOps, LeaseOps, StateTx, Store, StoreError};
 
 /// At most this many open calls are read when the lease is taken: far more

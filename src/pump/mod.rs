@@ -19,7 +19,7 @@
 //!   `bypass` (the optional bypass rule), `head_alert` (the head-blocked
 //!   alert) and `held` (a held snapshot at the head) are its cases;
 //! - `group`: group commit; `effects`: **the write-backs**, made inline or
-//!   by the effect worker; `latency`: the apply latency in `/metrics`.
+//!   by the effect worker.
 //!
 //! The fence and the write-back intent are the first and last steps of
 //! every transaction of an attempt (`pipeline::Attempt`): the epoch is
@@ -33,7 +33,6 @@ mod effects;
 mod group;
 mod head_alert;
 mod held;
-mod latency;
 mod lease;
 mod policy;
 mod settings;
@@ -43,11 +42,9 @@ pub use catch_up::CatchUpStep;
 pub use effects::run_effect_worker;
 use group::GroupOutcome;
 use head_alert::HeadAlert;
-pub use latency::APPLY_LATENCY;
 use lease::Tenure;
 use policy::BlockedHead;
-pub use policy::backoff;
-pub use settings::{PumpSettings, default_holder};
+pub use settings::PumpSettings;
 pub use tail_guard::LostTail;
 
 use std::collections::BTreeSet;
@@ -55,19 +52,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chrono::NaiveDateTime;
-
 use crate::doorbell::Doorbell;
 use crate::failure::Causes;
 use crate::journal::{PassReport, WorkerLease};
 use crate::mailbox::{InboundMessage, Mailbox};
 use crate::pipeline::Rules;
 use crate::store::Store;
-
-/// The current time as the state database stores bookkeeping times (UTC).
-pub fn utc_now() -> NaiveDateTime {
-    chrono::Utc::now().naive_utc()
-}
 
 /// The lease as the effect worker sees it: set while the pump holds it.
 pub type SharedLease = Arc<Mutex<Option<WorkerLease>>>;
@@ -296,7 +286,7 @@ impl<S: Store + Clone> Pump<S> {
                     tracing::debug!(error = %Causes(&e), failed_looks = self.mailbox_failures, "cannot read the mailbox");
                 }
                 let until = Instant::now()
-                    + backoff(
+                    + crate::failure::backoff(
                         self.settings.backoff_initial,
                         self.settings.backoff_max,
                         self.mailbox_failures,

@@ -8,21 +8,14 @@
 
 use std::time::{Duration, Instant};
 
-use super::{APPLY_LATENCY, Processed, Pump, PumpError, Step, utc_now};
+use super::{Processed, Pump, PumpError, Step};
 use crate::FailureKind;
-use crate::failure::Causes;
+use crate::failure::{Causes, backoff};
+use crate::histogram::APPLY_LATENCY;
 use crate::mailbox::InboundMessage;
 use crate::pipeline::{Applied, Attempt, Leased, PipelineError, apply_attempt, bypass_message};
+use crate::station::utc_now;
 use crate::store::{LeaseOps, Store};
-
-/// Capped exponential backoff with jitter: the `failures`-th retry waits
-/// between half and all of `initial · 2^(failures-1)`, at most `max`.
-pub fn backoff(initial: Duration, max: Duration, failures: u32) -> Duration {
-    let exponent = failures.saturating_sub(1).min(30);
-    let full = initial.saturating_mul(1u32 << exponent).min(max);
-    // Jitter spreads the retries of pumps that failed together.
-    full.mul_f64(0.5 + fastrand::f64() * 0.5)
-}
 
 /// The head message that waits for its next attempt.
 pub(super) struct BlockedHead {
@@ -227,25 +220,5 @@ pub(super) fn say_applied(message_id: i64, applied: &Applied) {
             "a processed message came again with another body; written back DEAD"
         ),
         _ => tracing::debug!(msg.id = message_id, "applied"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        let initial = Duration::from_millis(100);
-        let max = Duration::from_secs(2);
-        for failures in 1..40 {
-            let d = backoff(initial, max, failures);
-            let full = initial
-                .saturating_mul(1u32 << failures.saturating_sub(1).min(30))
-                .min(max);
-            assert!(d <= full, "{failures}: {d:?} > {full:?}");
-            assert!(d >= full / 2, "{failures}: {d:?} < half of {full:?}");
-        }
-        assert!(backoff(initial, max, 30) <= max);
     }
 }

@@ -12,7 +12,7 @@
 
 use super::lease::held_by_resync;
 use crate::dispatch::Gate;
-use crate::pump::utc_now;
+use crate::station::utc_now;
 use crate::store::{ReadOps, Store};
 
 /// Open unless a resync holds the pump lease; asks the state database

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDateTime;
 
 use super::ResyncError;
-use crate::pump::utc_now;
+use crate::station::utc_now;
 use crate::store::{LeaseOps, ReadOps, StateTx, Store};
 
 /// What a lease holder's name starts with when the holder is a resync: the

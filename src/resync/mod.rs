@@ -52,8 +52,8 @@ use lease::Tenure;
 
 use crate::FailureKind;
 use crate::kafka::{KafkaClient, LinkError};
-use crate::pump::utc_now;
 use crate::state::state_document;
+use crate::station::utc_now;
 use crate::store::{
     EventKind, FlightVersion, OutboxOps, RaisedVersion, ResyncOps, StateEvent, StateTx, Store,
     StoreError,
@@ -89,7 +89,10 @@ impl ResyncSettings {
             change_topic: change_topic.into(),
             batch: 1_000,
             lease_ttl,
-            holder: format!("{RESYNC_HOLDER_PREFIX}{}", crate::pump::default_holder()),
+            holder: format!(
+                "{RESYNC_HOLDER_PREFIX}{}",
+                crate::lease_holder::default_holder()
+            ),
             topic_stall: Duration::from_secs(60),
         }
     }

@@ -81,7 +81,7 @@ struct Waiting {
 fn until_due(conn: &mut PgConnection) {
     let longest = crate::dispatching::settings(&(String::new(), String::new())).backoff_max;
     let waiting = |conn: &mut PgConnection| {
-        let now = flightstate::pump::utc_now();
+        let now = flightstate::station::utc_now();
         ["kafka_schd", "kafka_msg"]
             .iter()
             .map(|table| {

@@ -11,7 +11,8 @@ use diesel::RunQueryDsl;
 use flightstate::journal::{Executor, WorkerLease};
 use flightstate::mailbox::{Mailbox, WriteBack};
 use flightstate::pipeline::Rules;
-use flightstate::pump::{Pump, PumpSettings, Step, utc_now};
+use flightstate::pump::{Pump, PumpSettings, Step};
+use flightstate::station::utc_now;
 use flightstate::store::Store;
 
 use crate::common::TestDatabase;

@@ -31,7 +31,7 @@ pub fn local_now() -> NaiveDateTime {
 /// Registers an RQFD request for `day`, as `flightstate request` does.
 #[track_caller]
 pub fn register<S: Store>(store: &S, settings: &RequestSettings, day: NaiveDate) -> Registered {
-    let now = flightstate::pump::utc_now();
+    let now = flightstate::station::utc_now();
     store
         .transaction(|tx| register_day_request(tx, settings, day, now, local_now()))
         .expect("the request is registered")

@@ -16,9 +16,10 @@ use flightstate::journal::{Recorded, record_intent};
 use flightstate::mailbox::Mailbox;
 use flightstate::pipeline::{Applied, Rules, STREAM_FROM_BYTES, apply_message};
 use flightstate::protocol::{Body, Field, ScheduleSubtype, parse_slice};
-use flightstate::pump::{Pump, Step, utc_now};
+use flightstate::pump::{Pump, Step};
 use flightstate::request::{RequestSettings, request_intent};
 use flightstate::state::DaySource;
+use flightstate::station::utc_now;
 use flightstate::store::pg::PgStore;
 use flightstate::store::{CallStatus, JournalOps, RequestOps, RequestStatus, Store};
 

@@ -88,8 +88,10 @@ impl CollectionKind {
 
 /// The site's semantics per collection kind (configuration `[merge]`). The
 /// upstream semantics are not settled (PROTOCOL §5.2), so they are a
-/// setting; the defaults are DESIGN §4's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// setting; the defaults are DESIGN §4's. Its fields are the section's
+/// keys, so the configuration reads them as they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CollectionRules {
     /// GTDT (default replace).
     pub gtdt: Semantics,

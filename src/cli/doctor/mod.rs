@@ -164,13 +164,16 @@ fn lost_tail(report: &mut Report, config: &Config) {
 
 fn mailbox(report: &mut Report, config: &Config) {
     let check = "mailbox";
-    let facts = super::pump_parts::mailbox_settings(config).and_then(|settings| {
-        let shown = redact_url(&settings.url);
-        let facts = Mailbox::connect(settings)
-            .and_then(|mailbox| mailbox.inspect())
-            .map_err(|e| anyhow::anyhow!("cannot reach {shown}: {e:#}"))?;
-        Ok((shown, facts))
-    });
+    let facts = config
+        .mailbox_settings()
+        .map_err(anyhow::Error::from)
+        .and_then(|settings| {
+            let shown = redact_url(&settings.url);
+            let facts = Mailbox::connect(settings)
+                .and_then(|mailbox| mailbox.inspect())
+                .map_err(|e| anyhow::anyhow!("cannot reach {shown}: {e:#}"))?;
+            Ok((shown, facts))
+        });
     let (shown, facts) = match facts {
         Ok(found) => found,
         Err(e) => {

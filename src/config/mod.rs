@@ -11,29 +11,35 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
-use crate::state::{AbsentFields, CollectionRules, DayMoves, MergeRules, Semantics};
-
 mod api;
 mod cleanup;
 mod database;
 mod dialect;
 mod kafka;
+mod mailbox;
+mod merge;
 mod pipeline;
+mod protocol;
 mod pump;
 mod requests;
 mod secrets;
+mod serving;
 mod snapshot;
 mod station;
 
 pub use crate::station::StationClock;
-pub use api::ApiConfig;
+pub use api::{ApiConfig, MAX_API_PAGE};
 pub use cleanup::CleanupConfig;
 pub use database::DatabaseConfig;
 pub use dialect::{Dialect, database_dialect, redact_url};
 pub use kafka::{KafkaConfig, PropertyValue};
+pub use mailbox::MailboxConfig;
+pub use merge::MergeConfig;
+pub use protocol::ProtocolConfig;
 pub use pump::PumpConfig;
 pub use requests::RequestsConfig;
 pub use snapshot::SnapshotConfig;
+pub use station::StationConfig;
 
 /// Everything a `flightstate` process can be configured with.
 ///
@@ -70,125 +76,6 @@ pub struct Config {
     pub snapshot: SnapshotConfig,
 }
 
-/// The shared AODB mailbox.
-#[derive(Clone, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct MailboxConfig {
-    /// `mysql://…`; env `FLIGHTSTATE_MAILBOX_URL`.
-    pub url: Option<String>,
-    /// The `CMINMSGS_STATUS` value of rows waiting to be read.
-    pub pending_status: String,
-    /// The `CMINMSGS_STATUS` written back for a message applied (SUCCEEDED).
-    pub succeeded_status: String,
-    /// The `CMINMSGS_STATUS` written back for a dead letter (DEAD).
-    pub dead_status: String,
-    /// Connections in the mailbox pool (its own, separate from the state
-    /// database's).
-    pub pool_size: u32,
-    /// How long to wait for a mailbox connection.
-    pub connect_timeout_secs: u64,
-    /// How long one read or write on a mailbox connection may block.
-    pub io_timeout_secs: u64,
-}
-
-impl std::fmt::Debug for MailboxConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // A URL's password stays out of logs.
-        f.debug_struct("MailboxConfig")
-            .field("url", &self.url.as_deref().map(redact_url))
-            .field("pending_status", &self.pending_status)
-            .field("succeeded_status", &self.succeeded_status)
-            .field("dead_status", &self.dead_status)
-            .field("pool_size", &self.pool_size)
-            .field("connect_timeout_secs", &self.connect_timeout_secs)
-            .field("io_timeout_secs", &self.io_timeout_secs)
-            .finish()
-    }
-}
-
-impl Default for MailboxConfig {
-    fn default() -> Self {
-        MailboxConfig {
-            url: None,
-            pending_status: "VALID".to_owned(),
-            succeeded_status: "PROCESSED".to_owned(),
-            dead_status: "DEAD".to_owned(),
-            pool_size: 2,
-            connect_timeout_secs: 5,
-            io_timeout_secs: 30,
-        }
-    }
-}
-
-/// How inbound SIS messages are read.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct ProtocolConfig {
-    /// Larger messages are rejected before parsing (default
-    /// [`DEFAULT_MAX_BYTES`](crate::protocol::DEFAULT_MAX_BYTES): room for a
-    /// full day of 9,999 flights).
-    pub max_message_bytes: usize,
-    /// The element inside `<SCHD>` that names a snapshot's operation day, at
-    /// sites whose AODB sends one.
-    pub operation_day_element: Option<String>,
-    /// Whether a large snapshot is read on two cores
-    /// ([`ParseOptions::second_reader_from_bytes`](crate::protocol::ParseOptions)); off, every
-    /// message is read on one.
-    pub second_reader: bool,
-}
-
-impl Default for ProtocolConfig {
-    fn default() -> Self {
-        ProtocolConfig {
-            max_message_bytes: crate::protocol::DEFAULT_MAX_BYTES,
-            operation_day_element: None,
-            second_reader: true,
-        }
-    }
-}
-
-impl ProtocolConfig {
-    /// How the parser reads this site's messages.
-    pub fn parse_options(&self) -> crate::protocol::ParseOptions {
-        crate::protocol::ParseOptions {
-            max_bytes: self.max_message_bytes,
-            operation_day_element: self.operation_day_element.clone(),
-            second_reader_from_bytes: self
-                .second_reader
-                .then_some(crate::protocol::DEFAULT_SECOND_READER_FROM_BYTES),
-        }
-    }
-}
-
-/// Facts about the airport.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct StationConfig {
-    /// IATA code of the home airport.
-    pub home_airport: Option<String>,
-    /// Local time at which one operation day ends and the next begins,
-    /// `HH:MM`.
-    pub day_boundary: String,
-    /// The IANA zone of the station's wall clock (`Asia/Shanghai`): the
-    /// zone of every local time flightstate sends or reads as "today".
-    /// Unset: the host's zone, with a warning at start.
-    pub time_zone: Option<String>,
-    /// Whether a late snapshot of an older day may take a flight back from
-    /// a later day: `forward_only` (never) or `any`.
-    pub day_moves: DayMoves,
-}
-
-impl Default for StationConfig {
-    fn default() -> Self {
-        StationConfig {
-            home_airport: None,
-            day_boundary: "00:00".to_owned(),
-            time_zone: None,
-            day_moves: DayMoves::default(),
-        }
-    }
-}
-
 /// Log output.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -197,84 +84,6 @@ pub struct LogConfig {
     /// human-readable text.
     pub format: Option<String>,
 }
-
-/// How flight events (FLOP) and ad-hoc flights (SCHD ADFT) merge into
-/// stored state. The upstream collection semantics are not settled
-/// (PROTOCOL §5.2), so each collection kind is a setting: `replace` (the
-/// FLOP carries the complete new list) or `merge-by-key` (entries add or
-/// overwrite by their key, the others stay). Env:
-/// `FLIGHTSTATE_MERGE_GTDT=merge-by-key`, `FLIGHTSTATE_MERGE_ADFT_ABSENT=keep`.
-/// See `docs/events.md`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct MergeConfig {
-    /// Gate allocations (key GTNO); default `replace`.
-    pub gtdt: Semantics,
-    /// Check-in counters (key CKNO); default `replace`.
-    pub ckdt: Semantics,
-    /// Carousels (key CLNO); default `replace`.
-    pub cldt: Semantics,
-    /// Planned stands (key PSNO); default `replace`.
-    pub psdt: Semantics,
-    /// Chutes (key CHNO); default `replace`.
-    pub chdt: Semantics,
-    /// Chocks (key CSNO); default `replace`.
-    pub chot: Semantics,
-    /// Airbridge events (key ASNO); default `replace`.
-    pub abtm: Semantics,
-    /// Delays (key CODE); default `merge-by-key`.
-    pub dely: Semantics,
-    /// Entire route (key RTNO); default `merge-by-key`.
-    pub erut: Semantics,
-    /// What an element an SCHD ADFT record leaves out means: `clear`
-    /// (default: an FLTR is a full record) or `keep`.
-    pub adft_absent: AbsentFields,
-}
-
-impl Default for MergeConfig {
-    fn default() -> Self {
-        MergeConfig::from_rules(&MergeRules::default())
-    }
-}
-
-impl MergeConfig {
-    fn from_rules(rules: &MergeRules) -> MergeConfig {
-        let c = &rules.collections;
-        MergeConfig {
-            gtdt: c.gtdt,
-            ckdt: c.ckdt,
-            cldt: c.cldt,
-            psdt: c.psdt,
-            chdt: c.chdt,
-            chot: c.chot,
-            abtm: c.abtm,
-            dely: c.dely,
-            erut: c.erut,
-            adft_absent: rules.adft_absent,
-        }
-    }
-
-    /// The merge rules these settings give.
-    pub fn rules(&self) -> MergeRules {
-        MergeRules {
-            collections: CollectionRules {
-                gtdt: self.gtdt,
-                ckdt: self.ckdt,
-                cldt: self.cldt,
-                psdt: self.psdt,
-                chdt: self.chdt,
-                chot: self.chot,
-                abtm: self.abtm,
-                dely: self.dely,
-                erut: self.erut,
-            },
-            adft_absent: self.adft_absent,
-        }
-    }
-}
-
-/// The largest `api.page_size`: the batch the state reads bind at most.
-pub const MAX_API_PAGE: u32 = 5_000;
 
 /// Why a configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -334,10 +143,6 @@ pub enum ConfigError {
 
 /// The sections of the file, which are also the environment variables'
 /// first word.
-/// The most dispatcher lanes (`kafka.lanes`): beyond a few, lanes only
-/// take connections from the pool.
-const MAX_LANES: u32 = 16;
-
 const SECTIONS: &[&str] = &[
     "database", "mailbox", "kafka", "protocol", "station", "log", "merge", "pump", "api",
     "requests", "cleanup", "snapshot",
@@ -390,136 +195,19 @@ impl Config {
         Ok(config)
     }
 
+    /// Checks each section where it lives, in the file's order; the
+    /// first value that cannot work is the error.
     fn validate(&self) -> Result<(), ConfigError> {
-        if self.database.pool_size == 0 {
-            return Err(ConfigError::BadValue {
-                setting: "database.pool_size",
-                value: "0".to_owned(),
-                reason: "a pool needs at least one connection",
-            });
-        }
-        if let Some(url) = &self.database.url {
-            database_dialect(url)?;
-        }
-        for (setting, value) in [
-            (
-                "database.connect_timeout_secs",
-                self.database.connect_timeout_secs,
-            ),
-            ("database.io_timeout_secs", self.database.io_timeout_secs),
-            (
-                "mailbox.connect_timeout_secs",
-                self.mailbox.connect_timeout_secs,
-            ),
-            ("mailbox.io_timeout_secs", self.mailbox.io_timeout_secs),
-        ] {
-            if value == 0 {
-                return Err(ConfigError::BadValue {
-                    setting,
-                    value: "0".to_owned(),
-                    reason: "must be at least 1: without it a silent link stalls for ever",
-                });
-            }
-        }
-        if self.protocol.max_message_bytes < 1024 {
-            return Err(ConfigError::BadValue {
-                setting: "protocol.max_message_bytes",
-                value: self.protocol.max_message_bytes.to_string(),
-                reason: "must be at least 1024",
-            });
-        }
-        parse_day_boundary(&self.station.day_boundary)?;
-        if let Some(zone) = &self.station.time_zone {
-            station::parse_time_zone(zone)?;
-        }
+        self.database.validate()?;
+        self.mailbox.validate()?;
+        self.protocol.validate()?;
+        self.station.validate()?;
         self.requests.validate()?;
         self.cleanup.validate()?;
         self.snapshot.validate()?;
-        if self.pump.lease_secs < 3 {
-            return Err(ConfigError::BadValue {
-                setting: "pump.lease_secs",
-                value: self.pump.lease_secs.to_string(),
-                reason: "must be at least 3 (the lease is renewed every third of it)",
-            });
-        }
-        self.kafka.validate()?;
-        if self.kafka.batch_size == 0 || self.kafka.topic_partitions == 0 {
-            return Err(ConfigError::BadValue {
-                setting: "kafka.batch_size / kafka.topic_partitions",
-                value: "0".to_owned(),
-                reason: "must be at least 1",
-            });
-        }
-        if !(1..=MAX_LANES).contains(&self.kafka.lanes) {
-            return Err(ConfigError::BadValue {
-                setting: "kafka.lanes",
-                value: self.kafka.lanes.to_string(),
-                reason: "must be between 1 and 16",
-            });
-        }
-        if self.kafka.lanes >= self.database.pool_size {
-            return Err(ConfigError::BadValue {
-                setting: "kafka.lanes",
-                value: self.kafka.lanes.to_string(),
-                reason: "each lane holds a connection during its pass: keep it below database.pool_size, which the pump shares",
-            });
-        }
-        if let Some(url) = &self.api.database_url {
-            database_dialect(url)?;
-        }
-        if self.api.threads == 0 {
-            return Err(ConfigError::BadValue {
-                setting: "api.threads",
-                value: "0".to_owned(),
-                reason: "the API needs at least one thread",
-            });
-        }
-        if !(1..=MAX_API_PAGE).contains(&self.api.page_size) {
-            return Err(ConfigError::BadValue {
-                setting: "api.page_size",
-                value: self.api.page_size.to_string(),
-                reason: "must be between 1 and 5000",
-            });
-        }
-        if self.api.token.as_deref() == Some("") {
-            return Err(ConfigError::BadValue {
-                setting: "api.token",
-                value: String::new(),
-                reason: "an empty token would let anyone in; leave it unset for no authentication",
-            });
-        }
-        if self.pump.head_batch == 0 || self.pump.effect_batch == 0 || self.pump.group_commit == 0 {
-            return Err(ConfigError::BadValue {
-                setting: "pump.head_batch / pump.effect_batch / pump.group_commit",
-                value: "0".to_owned(),
-                reason: "a batch needs at least one row",
-            });
-        }
-        Ok(())
-    }
-
-    /// The state database URL.
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError::Missing`] when it is not set.
-    pub fn database_url(&self) -> Result<&str, ConfigError> {
-        self.database.url.as_deref().ok_or(ConfigError::Missing {
-            setting: "database.url",
-            env: "FLIGHTSTATE_DATABASE_URL",
-        })
-    }
-
-    /// The mailbox URL.
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError::Missing`] when it is not set.
-    pub fn mailbox_url(&self) -> Result<&str, ConfigError> {
-        self.mailbox.url.as_deref().ok_or(ConfigError::Missing {
-            setting: "mailbox.url",
-            env: "FLIGHTSTATE_MAILBOX_URL",
-        })
+        self.pump.validate()?;
+        self.kafka.validate(self.database.pool_size)?;
+        self.api.validate()
     }
 
     /// The Kafka client of `[kafka]`: the brokers, the `[kafka.client]`
@@ -532,37 +220,12 @@ impl Config {
     pub fn kafka_client(&self) -> Result<crate::kafka::KafkaClient, ConfigError> {
         self.kafka.client()
     }
-
-    /// The station's wall clock (`station.time_zone`, else the host's zone).
-    pub fn station_clock(&self) -> StationClock {
-        // Validated in `load`, like the day boundary.
-        StationClock::new(
-            self.station
-                .time_zone
-                .as_deref()
-                .and_then(|zone| station::parse_time_zone(zone).ok()),
-        )
-    }
-
-    /// The station's day boundary as a time of day.
-    pub fn day_boundary(&self) -> chrono::NaiveTime {
-        // Validated in `load`; a hand-built config with a bad value falls
-        // back to midnight, the protocol's own day boundary.
-        parse_day_boundary(&self.station.day_boundary).unwrap_or(chrono::NaiveTime::MIN)
-    }
-}
-
-fn parse_day_boundary(value: &str) -> Result<chrono::NaiveTime, ConfigError> {
-    chrono::NaiveTime::parse_from_str(value, "%H:%M").map_err(|_| ConfigError::BadValue {
-        setting: "station.day_boundary",
-        value: value.to_owned(),
-        reason: "must be a local time of day, HH:MM",
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::{AbsentFields, CollectionRules, MergeRules, Semantics};
 
     fn from_toml(text: &str) -> Result<Config, ConfigError> {
         Config::from_figment(
@@ -649,7 +312,7 @@ mod tests {
             jail.set_env("FLIGHTSTATE_MERGE_DELY", "replace");
             let config = Config::load(Path::new("none.toml")).map_err(|e| e.to_string())?;
             assert_eq!(config.merge.adft_absent, AbsentFields::Keep);
-            assert_eq!(config.merge.dely, Semantics::Replace);
+            assert_eq!(config.merge.collections.dely, Semantics::Replace);
             Ok(())
         });
     }

@@ -3,7 +3,7 @@
 //! batches, groups and failure policy as its own head, under its lease,
 //! without reading the head and without making any write-back.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use super::{Batch, InboundMessage, Pump, PumpError, Step};
 use crate::store::Store;
@@ -42,15 +42,7 @@ impl<S: Store + Clone> Pump<S> {
             });
         }
         let mut batch = Batch::of(rows, &self.awaiting);
-        while batch.outcome.is_none() && !stop.load(Ordering::SeqCst) {
-            let Some(&message) = batch.todo.get(batch.next) else {
-                break;
-            };
-            self.apply_next(&mut batch, message)?;
-            if batch.outcome.is_none() {
-                batch.outcome = self.renew_between_messages();
-            }
-        }
+        self.work_through(&mut batch, stop)?;
         // Rows the journal holds an open write-back for were applied: they
         // are left out of the batch.
         Ok(CatchUpStep {
@@ -58,14 +50,5 @@ impl<S: Store + Clone> Pump<S> {
             resume_at: batch.todo.get(batch.next).map(|m| m.id),
             stopped: batch.outcome,
         })
-    }
-}
-
-impl<S: Store + Clone> Pump<S> {
-    /// Renews the lease when due, for a caller that holds it through a long
-    /// step of its own (the catch-up reading the topics): whether this pump
-    /// still holds it.
-    pub fn keep_lease(&mut self) -> bool {
-        self.lease.is_some() && self.renew_between_messages().is_none()
     }
 }

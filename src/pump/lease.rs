@@ -29,6 +29,13 @@ pub(super) enum Tenure {
 }
 
 impl<S: Store + Clone> Pump<S> {
+    /// Renews the lease when due, for a caller that holds it through a long
+    /// step of its own (the catch-up reading the topics): whether this pump
+    /// still holds it.
+    pub fn keep_lease(&mut self) -> bool {
+        self.lease.is_some() && self.renew_between_messages().is_none()
+    }
+
     pub(super) fn publish(&self) {
         let view = self.lease.as_ref().map(|l| WorkerLease {
             holder: self.settings.holder.clone(),

@@ -16,8 +16,9 @@
 //! - `policy`: **the failure policy**: DEAD releases the head at once,
 //!   FAILED(UNSUPPORTED) is retried up to a threshold, FAILED(INFRA) blocks
 //!   the head with backoff, and a fenced pump stops at once, never retrying;
-//!   `bypass` (the optional bypass rule), `head_alert` (the head-blocked
-//!   alert) and `held` (a held snapshot at the head) are its cases;
+//!   a held snapshot at the head is its case too, and `bypass` (the
+//!   optional bypass rule) and `head_alert` (the head-blocked alert) its
+//!   clocks;
 //! - `group`: group commit; `effects`: **the write-backs**, made inline or
 //!   by the effect worker.
 //!
@@ -32,7 +33,6 @@ mod catch_up;
 mod effects;
 mod group;
 mod head_alert;
-mod held;
 mod lease;
 mod policy;
 mod settings;
@@ -220,15 +220,7 @@ impl<S: Store + Clone> Pump<S> {
         }
         self.prune_awaiting(&heads);
         let mut batch = Batch::of(&heads, &self.awaiting);
-        while batch.outcome.is_none() && !stop.load(Ordering::SeqCst) {
-            let Some(&message) = batch.todo.get(batch.next) else {
-                break;
-            };
-            self.apply_next(&mut batch, message)?;
-            if batch.outcome.is_none() {
-                batch.outcome = self.renew_between_messages();
-            }
-        }
+        self.work_through(&mut batch, stop)?;
         let effects_idle = if self.settings.inline_effects && self.lease.is_some() {
             self.run_effects()?
         } else {
@@ -297,6 +289,22 @@ impl<S: Store + Clone> Pump<S> {
                 })
             }
         }
+    }
+
+    /// Applies `batch` in id order until a message ends it (blocked, held,
+    /// the lease lost) or `stop` is set, renewing the lease between
+    /// messages: the pump's own head and a lost tail's rows alike.
+    fn work_through(&mut self, batch: &mut Batch<'_>, stop: &AtomicBool) -> Result<(), PumpError> {
+        while batch.outcome.is_none() && !stop.load(Ordering::SeqCst) {
+            let Some(&message) = batch.todo.get(batch.next) else {
+                break;
+            };
+            self.apply_next(batch, message)?;
+            if batch.outcome.is_none() {
+                batch.outcome = self.renew_between_messages();
+            }
+        }
+        Ok(())
     }
 
     /// Applies the next message of `batch` (with the flight-level messages

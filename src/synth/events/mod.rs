@@ -154,47 +154,43 @@ fn next_seq(count: usize) -> Field<u32> {
 }
 
 /// Sets each entry's field through `f`, for the "whole list with one time filled in" updates.
-fn stamp<T: Clone>(group: &mut Group<T>, f: impl Fn(&mut T)) -> Group<T> {
+fn stamp<T>(group: &mut Group<T>, f: impl Fn(&mut T)) {
     if let Group::Items(items) = group {
         items.iter_mut().for_each(f);
     }
-    group.clone()
 }
 
-fn push<T: Clone>(group: &mut Group<T>, entry: T) -> Group<T> {
+fn push<T>(group: &mut Group<T>, entry: T) {
     match group {
         Group::Items(items) => items.push(entry),
         _ => *group = Group::Items(vec![entry]),
     }
-    group.clone()
 }
 
-/// Applies `change` to the flight's record and returns the update that says so.
+/// Applies `change` to the flight's record and returns the update that says so: the
+/// record takes the change, then the update carries what its subtype carries, read from
+/// the changed record. An announcement carries the whole record.
 fn apply(flight: &mut Flight, change: Change) -> Update {
-    let r = &mut flight.record;
-    let mut body = FlightRecord {
-        flid: r.flid,
-        ffid: Field::Value(flight.ffid.clone()),
-        ..FlightRecord::default()
-    };
-    let subtype = match change {
-        Change::Announce => return Update::AdHoc(r.clone()),
+    match change_record(&mut flight.record, change) {
+        Some(subtype) => Update::Flop(subtype, flop_body(flight, subtype)),
+        None => Update::AdHoc(flight.record.clone()),
+    }
+}
+
+/// Changes the record as `change` says and returns the FLOP subtype that tells it; `None`
+/// for an announcement, which changes nothing.
+fn change_record(r: &mut FlightRecord, change: Change) -> Option<FlopSubtype> {
+    Some(match change {
+        Change::Announce => return None,
         Change::Time(subtype, at) => {
             if let Some(slot) = time_field(r, subtype) {
                 *slot = Field::Value(at);
             }
-            if let Some(slot) = time_field(&mut body, subtype) {
-                *slot = Field::Value(at);
-            }
             subtype
         }
-        Change::Stand(stand) => {
-            r.stnd = Field::Value(stand);
-            body.stnd = r.stnd.clone();
-            FlopSubtype::Stnd
-        }
+        Change::Stand(stand) => set(&mut r.stnd, stand, FlopSubtype::Stnd),
         Change::StandPlan(from, to) => {
-            body.psdt = stamp(&mut r.psdt, |p| {
+            stamp(&mut r.psdt, |p| {
                 if p.psst.value() == Some(&from) {
                     p.psst = Field::Value(to.clone());
                 }
@@ -207,202 +203,250 @@ fn apply(flight: &mut Flight, change: Change) -> Update {
             {
                 first.gate = Field::Value(gate);
             }
-            body.gtdt = r.gtdt.clone();
             FlopSubtype::Gtdt
         }
-        Change::GatesOpen(at) => {
-            body.gtdt = stamp(&mut r.gtdt, |g| g.gotm = Field::Value(at));
-            FlopSubtype::Gtdt
-        }
-        Change::GatesClose(at) => {
-            body.gtdt = stamp(&mut r.gtdt, |g| g.gctm = Field::Value(at));
-            FlopSubtype::Gtdt
-        }
-        Change::CountersOpen(at) => {
-            body.ckdt = stamp(&mut r.ckdt, |c| c.cotm = Field::Value(at));
-            FlopSubtype::Ckdt
-        }
-        Change::CountersClose(at) => {
-            body.ckdt = stamp(&mut r.ckdt, |c| c.cctm = Field::Value(at));
-            FlopSubtype::Ckdt
-        }
-        Change::ChutesBegin(at) => {
-            body.chdt = stamp(&mut r.chdt, |c| c.cbtm = Field::Value(at));
-            FlopSubtype::Chdt
-        }
-        Change::ChutesEnd(at) => {
-            body.chdt = stamp(&mut r.chdt, |c| c.cetm = Field::Value(at));
-            FlopSubtype::Chdt
-        }
-        Change::FirstBag(at) => {
-            body.cldt = stamp(&mut r.cldt, |c| c.fbag = Field::Value(at));
-            FlopSubtype::Cldt
-        }
-        Change::LastBag(at) => {
-            body.cldt = stamp(&mut r.cldt, |c| c.lbag = Field::Value(at));
-            FlopSubtype::Cldt
-        }
+        Change::GatesOpen(at) => stamped(
+            &mut r.gtdt,
+            |g| g.gotm = Field::Value(at),
+            FlopSubtype::Gtdt,
+        ),
+        Change::GatesClose(at) => stamped(
+            &mut r.gtdt,
+            |g| g.gctm = Field::Value(at),
+            FlopSubtype::Gtdt,
+        ),
+        Change::CountersOpen(at) => stamped(
+            &mut r.ckdt,
+            |c| c.cotm = Field::Value(at),
+            FlopSubtype::Ckdt,
+        ),
+        Change::CountersClose(at) => stamped(
+            &mut r.ckdt,
+            |c| c.cctm = Field::Value(at),
+            FlopSubtype::Ckdt,
+        ),
+        Change::ChutesBegin(at) => stamped(
+            &mut r.chdt,
+            |c| c.cbtm = Field::Value(at),
+            FlopSubtype::Chdt,
+        ),
+        Change::ChutesEnd(at) => stamped(
+            &mut r.chdt,
+            |c| c.cetm = Field::Value(at),
+            FlopSubtype::Chdt,
+        ),
+        Change::FirstBag(at) => stamped(
+            &mut r.cldt,
+            |c| c.fbag = Field::Value(at),
+            FlopSubtype::Cldt,
+        ),
+        Change::LastBag(at) => stamped(
+            &mut r.cldt,
+            |c| c.lbag = Field::Value(at),
+            FlopSubtype::Cldt,
+        ),
         Change::Chocks(chid, at, stand) => {
+            add_ground_event(r, GroundEvent::Chocks(chid, at, stand))
+        }
+        Change::Bridge(abop, at, abdg) => add_ground_event(r, GroundEvent::Bridge(abop, at, abdg)),
+        Change::Push(at, stand) => add_ground_event(r, GroundEvent::Push(at, stand)),
+        Change::Tractor(at, stand) => add_ground_event(r, GroundEvent::Tractor(at, stand)),
+        Change::Door(poid, at) => add_ground_event(r, GroundEvent::Door(poid, at)),
+        Change::Delay(code, strt, minutes, text) => {
+            merge_delay(r, code, strt, minutes, text);
+            FlopSubtype::Dely
+        }
+        Change::Cancel(at) => set(&mut r.cncl, at, FlopSubtype::Cncl),
+        Change::Delete => FlopSubtype::Fdel,
+        Change::Aircraft(code) => set(&mut r.acft, code, FlopSubtype::Acft),
+        Change::Seats(maxp) => set(&mut r.maxp, maxp, FlopSubtype::Maxp),
+        Change::Registration(reno) => set(&mut r.reno, reno, FlopSubtype::Reno),
+        Change::Remark(text) => set(&mut r.remc, text.to_owned(), FlopSubtype::Remc),
+        Change::External(code, text) => {
+            r.exsc = Field::Value(code.to_owned());
+            set(&mut r.exsr, text.to_owned(), FlopSubtype::Exss)
+        }
+        Change::Status(code) => set(&mut r.ftss, code.to_owned(), FlopSubtype::Ftss),
+        Change::Divert(to) => {
+            let diversion = Diversion {
+                ddes: to,
+                ddir: DiversionDirection::To,
+                text: "weather below minima".to_owned(),
+            };
+            set(&mut r.fdiv, diversion, FlopSubtype::Fdiv)
+        }
+        Change::Return(reid, text) => {
+            let text = text.to_owned();
+            set(&mut r.fret, FlightReturn { reid, text }, FlopSubtype::Fret)
+        }
+        Change::Abort(ares, text) => {
+            let text = text.to_owned();
+            set(&mut r.flab, LandingAbort { ares, text }, FlopSubtype::Flab)
+        }
+        Change::Runway(runway) => set(&mut r.runw, runway.to_owned(), FlopSubtype::Runw),
+        Change::Agents(phag, fhag) => {
+            r.phag = Field::Value(phag);
+            set(&mut r.fhag, fhag, FlopSubtype::Hnag)
+        }
+        Change::Vip(count, rank) => {
+            r.vipp = Field::Value(count);
+            set(&mut r.vipr, rank, FlopSubtype::Vipp)
+        }
+    })
+}
+
+/// Sets a scalar to `value`; the update is `subtype`'s.
+fn set<T>(field: &mut Field<T>, value: T, subtype: FlopSubtype) -> FlopSubtype {
+    *field = Field::Value(value);
+    subtype
+}
+
+/// Stamps every entry of a collection through `f`; the update is `subtype`'s.
+fn stamped<T>(group: &mut Group<T>, f: impl Fn(&mut T), subtype: FlopSubtype) -> FlopSubtype {
+    stamp(group, f);
+    subtype
+}
+
+/// A ground event, added to its list with the next sequence number where the list has one.
+enum GroundEvent {
+    Chocks(ChockState, NaiveDateTime, String),
+    Bridge(char, NaiveDateTime, String),
+    Push(NaiveDateTime, String),
+    Tractor(NaiveDateTime, String),
+    Door(PortAction, NaiveDateTime),
+}
+
+fn add_ground_event(r: &mut FlightRecord, event: GroundEvent) -> FlopSubtype {
+    match event {
+        GroundEvent::Chocks(chid, at, stand) => {
             let csno = next_seq(r.chot.items().len());
-            body.chot = push(
+            let (chtm, chid, chst) = (Field::Value(at), Field::Value(chid), Field::Value(stand));
+            push(
                 &mut r.chot,
                 ChockEvent {
                     csno,
-                    chtm: Field::Value(at),
-                    chid: Field::Value(chid),
-                    chst: Field::Value(stand),
+                    chtm,
+                    chid,
+                    chst,
                 },
             );
             FlopSubtype::Chot
         }
-        Change::Bridge(abop, at, abdg) => {
+        GroundEvent::Bridge(abop, at, abdg) => {
             let asno = next_seq(r.abtm.items().len());
-            body.abtm = push(
+            let (abdg, abop, aotm) = (Field::Value(abdg), Field::Value(abop), Field::Value(at));
+            push(
                 &mut r.abtm,
                 BridgeEvent {
                     asno,
-                    abdg: Field::Value(abdg),
-                    abop: Field::Value(abop),
-                    aotm: Field::Value(at),
+                    abdg,
+                    abop,
+                    aotm,
                 },
             );
             FlopSubtype::Abtm
         }
-        Change::Push(at, stand) => {
+        GroundEvent::Push(at, stand) => {
             let pshn = next_seq(r.psht.items().len());
-            body.psht = push(
+            let (pstm, psid, pust) = (
+                Field::Value(at),
+                Field::Value("IN".to_owned()),
+                Field::Value(stand),
+            );
+            push(
                 &mut r.psht,
                 PushEvent {
                     pshn,
-                    pstm: Field::Value(at),
-                    psid: Field::Value("IN".to_owned()),
-                    pust: Field::Value(stand),
+                    pstm,
+                    psid,
+                    pust,
                 },
             );
             FlopSubtype::Psht
         }
-        Change::Tractor(at, stand) => {
-            body.tipt = push(
-                &mut r.tipt,
-                TractorEvent {
-                    trtm: Field::Value(at),
-                    trst: Field::Value(stand),
-                },
-            );
+        GroundEvent::Tractor(at, stand) => {
+            let (trtm, trst) = (Field::Value(at), Field::Value(stand));
+            push(&mut r.tipt, TractorEvent { trtm, trst });
             FlopSubtype::Tipt
         }
-        Change::Door(poid, at) => {
-            // PORT in a FLOP carries one entry (PROTOCOL §4.3); the record keeps both.
-            let entry = PortEvent {
-                potm: Field::Value(at),
-                poid: Field::Value(poid),
-            };
-            push(&mut r.port, entry.clone());
-            body.port = Group::Items(vec![entry]);
+        GroundEvent::Door(poid, at) => {
+            let (potm, poid) = (Field::Value(at), Field::Value(poid));
+            push(&mut r.port, PortEvent { potm, poid });
             FlopSubtype::Port
         }
-        Change::Delay(code, strt, minutes, text) => {
-            let delay = Delay {
-                code: Field::Value(code.to_owned()),
-                strt: Field::Value(strt),
-                dura: Field::Value(Minutes(minutes)),
-                text: text.to_owned(),
-            };
-            let mut items = r.dely.items().to_vec();
-            match items.iter_mut().find(|d| d.code == delay.code) {
-                Some(existing) => *existing = delay,
-                None => items.push(delay),
-            }
-            r.dely = Group::Items(items);
-            body.dely = r.dely.clone();
-            FlopSubtype::Dely
-        }
-        Change::Cancel(at) => {
-            r.cncl = Field::Value(at);
-            body.cncl = r.cncl.clone();
-            FlopSubtype::Cncl
-        }
-        Change::Delete => {
-            body.fdel = Field::Empty;
-            FlopSubtype::Fdel
-        }
-        Change::Aircraft(code) => {
-            r.acft = Field::Value(code);
-            body.acft = r.acft.clone();
-            FlopSubtype::Acft
-        }
-        Change::Seats(maxp) => {
-            r.maxp = Field::Value(maxp);
-            body.maxp = r.maxp.clone();
-            FlopSubtype::Maxp
-        }
-        Change::Registration(reno) => {
-            r.reno = Field::Value(reno);
-            body.reno = r.reno.clone();
-            FlopSubtype::Reno
-        }
-        Change::Remark(text) => {
-            r.remc = Field::Value(text.to_owned());
-            body.remc = r.remc.clone();
-            FlopSubtype::Remc
-        }
-        Change::External(code, text) => {
-            r.exsc = Field::Value(code.to_owned());
-            r.exsr = Field::Value(text.to_owned());
-            body.exsc = r.exsc.clone();
-            body.exsr = r.exsr.clone();
-            FlopSubtype::Exss
-        }
-        Change::Status(code) => {
-            r.ftss = Field::Value(code.to_owned());
-            body.ftss = r.ftss.clone();
-            FlopSubtype::Ftss
-        }
-        Change::Divert(to) => {
-            r.fdiv = Field::Value(Diversion {
-                ddes: to,
-                ddir: DiversionDirection::To,
-                text: "weather below minima".to_owned(),
-            });
-            body.fdiv = r.fdiv.clone();
-            FlopSubtype::Fdiv
-        }
-        Change::Return(reid, text) => {
-            r.fret = Field::Value(FlightReturn {
-                reid,
-                text: text.to_owned(),
-            });
-            body.fret = r.fret.clone();
-            FlopSubtype::Fret
-        }
-        Change::Abort(ares, text) => {
-            r.flab = Field::Value(LandingAbort {
-                ares,
-                text: text.to_owned(),
-            });
-            body.flab = r.flab.clone();
-            FlopSubtype::Flab
-        }
-        Change::Runway(runway) => {
-            r.runw = Field::Value(runway.to_owned());
-            body.runw = r.runw.clone();
-            FlopSubtype::Runw
-        }
-        Change::Agents(phag, fhag) => {
-            r.phag = Field::Value(phag);
-            r.fhag = Field::Value(fhag);
-            body.phag = r.phag.clone();
-            body.fhag = r.fhag.clone();
-            body.mhag = r.mhag.clone();
-            FlopSubtype::Hnag
-        }
-        Change::Vip(count, rank) => {
-            r.vipp = Field::Value(count);
-            r.vipr = Field::Value(rank);
-            body.vipp = r.vipp.clone();
-            body.vipr = r.vipr.clone();
-            FlopSubtype::Vipp
-        }
+    }
+}
+
+/// A delay replaces the one with its code, or joins the list (DELY merges by code).
+fn merge_delay(
+    r: &mut FlightRecord,
+    code: &'static str,
+    strt: NaiveDateTime,
+    minutes: u32,
+    text: &'static str,
+) {
+    let delay = Delay {
+        code: Field::Value(code.to_owned()),
+        strt: Field::Value(strt),
+        dura: Field::Value(Minutes(minutes)),
+        text: text.to_owned(),
     };
-    Update::Flop(subtype, body)
+    let mut items = r.dely.items().to_vec();
+    match items.iter_mut().find(|d| d.code == delay.code) {
+        Some(existing) => *existing = delay,
+        None => items.push(delay),
+    }
+    r.dely = Group::Items(items);
+}
+
+/// The FLOP body of `subtype`: the flight's keys and what the subtype carries, as the
+/// (changed) record holds it. A collection goes whole, as a FLOP replaces it, except PORT,
+/// which carries the one door event just added (PROTOCOL §4.3; the record keeps both).
+fn flop_body(flight: &mut Flight, subtype: FlopSubtype) -> FlightRecord {
+    let r = &mut flight.record;
+    let mut body = FlightRecord {
+        flid: r.flid,
+        ffid: Field::Value(flight.ffid.clone()),
+        ..FlightRecord::default()
+    };
+    match subtype {
+        FlopSubtype::Stnd => body.stnd = r.stnd.clone(),
+        FlopSubtype::Psdt => body.psdt = r.psdt.clone(),
+        FlopSubtype::Gtdt => body.gtdt = r.gtdt.clone(),
+        FlopSubtype::Ckdt => body.ckdt = r.ckdt.clone(),
+        FlopSubtype::Chdt => body.chdt = r.chdt.clone(),
+        FlopSubtype::Cldt => body.cldt = r.cldt.clone(),
+        FlopSubtype::Chot => body.chot = r.chot.clone(),
+        FlopSubtype::Abtm => body.abtm = r.abtm.clone(),
+        FlopSubtype::Psht => body.psht = r.psht.clone(),
+        FlopSubtype::Tipt => body.tipt = r.tipt.clone(),
+        FlopSubtype::Port => {
+            body.port = Group::Items(r.port.items().last().cloned().into_iter().collect())
+        }
+        FlopSubtype::Dely => body.dely = r.dely.clone(),
+        FlopSubtype::Cncl => body.cncl = r.cncl.clone(),
+        FlopSubtype::Fdel => body.fdel = Field::Empty,
+        FlopSubtype::Acft => body.acft = r.acft.clone(),
+        FlopSubtype::Maxp => body.maxp = r.maxp.clone(),
+        FlopSubtype::Reno => body.reno = r.reno.clone(),
+        FlopSubtype::Remc => body.remc = r.remc.clone(),
+        FlopSubtype::Exss => (body.exsc, body.exsr) = (r.exsc.clone(), r.exsr.clone()),
+        FlopSubtype::Ftss => body.ftss = r.ftss.clone(),
+        FlopSubtype::Fdiv => body.fdiv = r.fdiv.clone(),
+        FlopSubtype::Fret => body.fret = r.fret.clone(),
+        FlopSubtype::Flab => body.flab = r.flab.clone(),
+        FlopSubtype::Runw => body.runw = r.runw.clone(),
+        FlopSubtype::Hnag => {
+            (body.phag, body.fhag, body.mhag) = (r.phag.clone(), r.fhag.clone(), r.mhag.clone());
+        }
+        FlopSubtype::Vipp => (body.vipp, body.vipr) = (r.vipp.clone(), r.vipr.clone()),
+        time => {
+            if let Some(at) = time_field(r, time).map(|slot| slot.clone())
+                && let Some(slot) = time_field(&mut body, time)
+            {
+                *slot = at;
+            }
+        }
+    }
+    body
 }

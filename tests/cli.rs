@@ -4,19 +4,16 @@
 //! mailbox cannot hold.
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::TestDatabase;
 
 fn flightstate(args: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_flightstate"));
-    command
-        .args(args)
-        // No config file: defaults and the environment only.
-        .args(["--config", "/nonexistent/flightstate.toml"])
-        .env_remove("FLIGHTSTATE_DATABASE_URL");
+    let mut command = common::child::flightstate_at(std::path::Path::new(common::child::BIN));
+    command.args(args);
     for (key, value) in envs {
         command.env(key, value);
     }

@@ -29,7 +29,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     if bind.is_empty() {
         anyhow::bail!("`api.bind` is empty: nothing to listen on; set it or pass --bind");
     }
-    super::state_db::check_before_start(database_url(config)?, config)?;
+    super::open_store::check_before_start(database_url(config)?, config)?;
     serve_blocking(config, bind, None, stop)
 }
 
@@ -122,7 +122,7 @@ struct Serve<'a> {
     stop: Arc<AtomicBool>,
 }
 
-impl super::state_db::StoreWork for Serve<'_> {
+impl super::open_store::StoreWork for Serve<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         serve_on(self.config, store, self.mailbox, &self.bind, self.stop)
     }
@@ -135,7 +135,7 @@ fn serve_blocking(
     mailbox: Option<Arc<Mailbox>>,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<ExitCode> {
-    super::state_db::with_store_at(
+    super::open_store::with_store_at(
         database_url(config)?,
         config,
         pool_size(config),

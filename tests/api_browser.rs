@@ -11,6 +11,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -7,7 +7,9 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
+#[path = "helpers/reading/mod.rs"]
 mod reading;
 
 use diesel::sql_types::{BigInt, Nullable, Text};

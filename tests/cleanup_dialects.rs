@@ -12,8 +12,11 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
+#[path = "helpers/requesting/mod.rs"]
 mod requesting;
 
 use chrono::{NaiveDate, NaiveDateTime};

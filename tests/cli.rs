@@ -4,19 +4,16 @@
 //! mailbox cannot hold.
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::TestDatabase;
 
 fn flightstate(args: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_flightstate"));
-    command
-        .args(args)
-        // No config file: defaults and the environment only.
-        .args(["--config", "/nonexistent/flightstate.toml"])
-        .env_remove("FLIGHTSTATE_DATABASE_URL");
+    let mut command = common::child::flightstate_at(std::path::Path::new(common::child::BIN));
+    command.args(args);
     for (key, value) in envs {
         command.env(key, value);
     }
@@ -124,17 +121,79 @@ fn migrate_without_a_database_url_names_the_setting() {
     );
 }
 
+/// Each statement the `--dialect` listing must hold: the line naming it,
+/// then its text as the library runs it (the text itself is pinned by
+/// `sql_statements.rs`, `oracle_sql.rs` and `mailbox_statements.rs`).
+fn catalogued(dialect: &str) -> Vec<(String, String)> {
+    let files = |dir: &str, all: &[(&str, &str)]| -> Vec<(String, String)> {
+        all.iter()
+            .map(|(name, text)| (format!("-- file: {dir}/{name}.sql"), (*text).to_owned()))
+            .collect()
+    };
+    match dialect {
+        "pg" => {
+            let mut all = files("sql/pg", flightstate::store::pg::statements());
+            all.extend(
+                flightstate::store::pg::copy_statements()
+                    .into_iter()
+                    .map(|(op, text)| (format!("-- built: {op}"), text)),
+            );
+            all
+        }
+        #[cfg(feature = "oracle")]
+        "oracle" => files("sql/oracle", flightstate::store::oracle::statements()),
+        "mailbox" => files("sql/mailbox", flightstate::mailbox::statements()),
+        _ => Vec::new(),
+    }
+}
+
 #[test]
-fn sql_prints_every_statement_with_its_file_name() {
-    let out = flightstate(&["sql", "--dialect", "pg"], &[]);
+fn sql_prints_every_statement_of_every_database_grouped() {
+    let out = flightstate(&["sql"], &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let listing = text(&out.stdout);
-    for (name, _) in flightstate::store::pg::statements() {
+    let mut expected = 0;
+    for dialect in ["pg", "oracle", "mailbox"] {
+        let one = flightstate(&["sql", "--dialect", dialect], &[]);
+        let statements = catalogued(dialect);
+        if statements.is_empty() {
+            assert!(!one.status.success(), "{dialect} is not in this build");
+            continue;
+        }
+        assert!(one.status.success(), "{}", text(&one.stderr));
+        let one = text(&one.stdout);
         assert!(
-            listing.contains(&format!("-- file: sql/pg/{name}.sql\n-- name: {name}\n")),
-            "{name} missing"
+            listing.contains(&one),
+            "{dialect}: its listing is part of the whole"
         );
+        for (label, statement) in &statements {
+            assert!(
+                one.contains(&format!("{label}\n{}\n", statement.trim_end())),
+                "{label} missing from --dialect {dialect}"
+            );
+        }
+        expected += statements.len();
     }
+    // The contents, pinned: every statement the binary can run, by database
+    // and source, and nothing else.
+    let contents: Vec<&str> = listing
+        .lines()
+        .filter(|l| {
+            l.starts_with("-- file: ")
+                || l.starts_with("-- built: ")
+                || (l.starts_with("-- ") && l.ends_with(" statements)"))
+        })
+        .collect();
+    assert_eq!(
+        contents
+            .iter()
+            .filter(|l| l.starts_with("-- file: ") || l.starts_with("-- built: "))
+            .count(),
+        expected,
+        "a statement the listing names twice, or one no library runs"
+    );
+    #[cfg(all(feature = "postgres", feature = "oracle"))]
+    insta::assert_snapshot!("sql_catalogue_contents", contents.join("\n"));
 }
 
 #[test]

@@ -14,8 +14,11 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
+#[path = "helpers/running/mod.rs"]
 mod running;
 
 #[path = "../examples/consumer/heartbeat.rs"]

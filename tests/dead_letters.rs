@@ -7,6 +7,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
 use std::process::Output;

@@ -8,6 +8,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
 use std::net::TcpListener;

@@ -20,7 +20,9 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
 use std::collections::{BTreeMap, HashMap};

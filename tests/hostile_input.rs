@@ -10,6 +10,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
 use std::process::Command;

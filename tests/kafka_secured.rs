@@ -13,6 +13,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
 
 use std::os::unix::fs::PermissionsExt;

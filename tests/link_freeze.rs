@@ -22,11 +22,12 @@
 //! ends the session left behind, so that `PIPELINE_LOCK`, which it held, is
 //! free again while the link is still frozen.
 //!
-//! The freeze is a kernel filter (`tests/pumping`, `Proxy::freeze`): it
+//! The freeze is a kernel filter (`tests/helpers/pumping`, `Proxy::freeze`): it
 //! needs `tc` and CAP_NET_ADMIN.
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
 use std::process::{Command, Stdio};

@@ -2,6 +2,7 @@
 //! the header a DBA reads, binds every value, and runs against MariaDB's
 //! AODB tables (each is prepared by the server).
 
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
 
 use flightstate::mailbox::statements;

@@ -5,11 +5,11 @@
 //! `docs/oracle.md`); each rule has a case in `the_lint_catches_what_11g_refuses`.
 #![cfg(feature = "oracle")]
 
+#[path = "common/columns.rs"]
+mod columns;
+
 use std::collections::{BTreeMap, BTreeSet};
 
-use flightstate::state::{
-    Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, Gate, RoutePoint, Stand, TableRow,
-};
 use flightstate::store::oracle::{
     clob_binds, migration_scripts, oracle_only_statements, script_statements, statements,
 };
@@ -1797,40 +1797,9 @@ fn insert_columns(name: &str) -> Vec<String> {
         .collect()
 }
 
-fn declared<T: TableRow>(keys: &[&str]) -> Vec<String> {
-    keys.iter()
-        .map(|k| (*k).to_owned())
-        .chain(T::COLUMNS.iter().map(|(c, _)| (*c).to_owned()))
-        .collect()
-}
-
 #[test]
 fn statements_rust_and_migrations_agree_on_every_column() {
-    let key = ["flid", "ordinal"];
-    let cases: Vec<(&str, &str, Vec<String>)> = vec![
-        ("flight_gate", "insert_gates", declared::<Gate>(&key)),
-        (
-            "flight_counter",
-            "insert_counters",
-            declared::<Counter>(&key),
-        ),
-        (
-            "flight_carousel",
-            "insert_carousels",
-            declared::<Carousel>(&key),
-        ),
-        ("flight_stand", "insert_stands", declared::<Stand>(&key)),
-        ("flight_chute", "insert_chutes", declared::<Chute>(&key)),
-        ("flight_delay", "insert_delays", declared::<Delay>(&key)),
-        ("flight_bridge", "insert_bridges", declared::<Bridge>(&key)),
-        ("flight_chock", "insert_chocks", declared::<Chock>(&key)),
-        (
-            "flight_route_point",
-            "insert_route_points",
-            declared::<RoutePoint>(&["flid", "route_kind", "ordinal"]),
-        ),
-    ];
-    for (table, insert, rust) in cases {
+    for (table, insert, rust) in columns::detail_tables() {
         assert_eq!(
             insert_columns(insert),
             rust,
@@ -1844,18 +1813,7 @@ fn statements_rust_and_migrations_agree_on_every_column() {
         // The binds are the columns, by name.
         assert_eq!(binds(&body(statement(insert))), rust, "{insert} binds");
     }
-    let mut main = declared::<FlightFields>(&["flid"]);
-    main.extend(
-        [
-            "operation_day",
-            "state_version",
-            "last_message_id",
-            "updated_at",
-            "state_digest",
-            "state_document",
-        ]
-        .map(str::to_owned),
-    );
+    let mut main = columns::main_row();
     assert_eq!(insert_columns("insert_flights"), main, "insert_flights");
     assert_eq!(
         binds(&body(statement("insert_flights"))),

@@ -6,6 +6,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
 
 use std::collections::BTreeMap;

@@ -6,7 +6,9 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
+#[path = "helpers/requesting/mod.rs"]
 mod requesting;
 
 use std::process::Output;

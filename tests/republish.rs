@@ -10,8 +10,11 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
+#[path = "helpers/running/mod.rs"]
 mod running;
 
 use std::collections::{BTreeMap, BTreeSet};

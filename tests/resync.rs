@@ -12,6 +12,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
 
 use std::collections::HashMap;

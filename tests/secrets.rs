@@ -14,6 +14,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
 
 use std::io::{Read, Write};

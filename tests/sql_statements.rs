@@ -4,13 +4,12 @@
 //! the Rust side binds and the migrations create.
 #![cfg(feature = "postgres")]
 
+#[path = "common/columns.rs"]
+mod columns;
 mod common;
 
 use diesel::sql_types::Text;
 use diesel::{QueryableByName, RunQueryDsl};
-use flightstate::state::{
-    Bridge, Carousel, Chock, Chute, Counter, Delay, FlightFields, Gate, RoutePoint, Stand, TableRow,
-};
 use flightstate::store::pg::{copy_statements, statements};
 
 fn statement(name: &str) -> &'static str {
@@ -112,13 +111,6 @@ fn insert_columns(name: &str) -> Vec<String> {
         .collect()
 }
 
-fn declared<T: TableRow>(keys: &[&str]) -> Vec<String> {
-    keys.iter()
-        .map(|k| (*k).to_owned())
-        .chain(T::COLUMNS.iter().map(|(c, _)| (*c).to_owned()))
-        .collect()
-}
-
 #[derive(QueryableByName)]
 struct Column {
     #[diesel(sql_type = Text)]
@@ -141,31 +133,7 @@ fn statements_rust_and_migrations_agree_on_every_column() {
         .map(|c| c.column_name)
         .collect()
     };
-    let key = ["flid", "ordinal"];
-    let cases: Vec<(&str, &str, Vec<String>)> = vec![
-        ("flight_gate", "insert_gates", declared::<Gate>(&key)),
-        (
-            "flight_counter",
-            "insert_counters",
-            declared::<Counter>(&key),
-        ),
-        (
-            "flight_carousel",
-            "insert_carousels",
-            declared::<Carousel>(&key),
-        ),
-        ("flight_stand", "insert_stands", declared::<Stand>(&key)),
-        ("flight_chute", "insert_chutes", declared::<Chute>(&key)),
-        ("flight_delay", "insert_delays", declared::<Delay>(&key)),
-        ("flight_bridge", "insert_bridges", declared::<Bridge>(&key)),
-        ("flight_chock", "insert_chocks", declared::<Chock>(&key)),
-        (
-            "flight_route_point",
-            "insert_route_points",
-            declared::<RoutePoint>(&["flid", "route_kind", "ordinal"]),
-        ),
-    ];
-    for (table, insert, rust) in cases {
+    for (table, insert, rust) in columns::detail_tables() {
         assert_eq!(
             insert_columns(insert),
             rust,
@@ -180,21 +148,85 @@ fn statements_rust_and_migrations_agree_on_every_column() {
         rust_sorted.sort();
         assert_eq!(migrated, rust_sorted, "{table} vs the Rust declaration");
     }
-    let mut main = declared::<FlightFields>(&["flid"]);
-    main.extend(
-        [
-            "operation_day",
-            "state_version",
-            "last_message_id",
-            "updated_at",
-            "state_digest",
-            "state_document",
-        ]
-        .map(str::to_owned),
-    );
+    let main = columns::main_row();
     assert_eq!(insert_columns("upsert_flights"), main);
     assert_eq!(insert_columns("insert_flights"), main);
     // New flights' main rows are COPYed in the same order.
     assert_eq!(copy_columns("copy_flights"), main);
     assert_eq!(table_columns("flight_schd"), main);
+}
+
+/// The `COPY` statements diesel sends, as each connection of this test
+/// process reports them to diesel's instrumentation.
+static SENT_COPIES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn record_copies() -> Option<Box<dyn diesel::connection::Instrumentation>> {
+    Some(Box::new(
+        |event: diesel::connection::InstrumentationEvent<'_>| {
+            if let diesel::connection::InstrumentationEvent::StartQuery { query, .. } = event {
+                let text = query.to_string();
+                if text.starts_with("COPY ") {
+                    SENT_COPIES
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(text);
+                }
+            }
+        },
+    ))
+}
+
+/// The `COPY`s `flightstate sql` prints (and `every_copy_is_pinned` pins)
+/// are the text of the queries diesel builds and sends: a generated day's
+/// snapshot, written on the default paths, sends exactly these.
+#[test]
+fn the_catalogued_copies_are_what_diesel_sends() {
+    use common::dialects::{PgDb, ScenarioDb};
+    use flightstate::protocol::Body;
+    use flightstate::state::{StoredFlight, state_from_record};
+    use flightstate::store::{FlightRows, FlightWrite, StateTx, Store};
+    use flightstate::synth::{DayOptions, Moment, snapshot_of};
+
+    diesel::connection::set_default_instrumentation(record_copies).expect("instrumentation");
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 9, 9).expect("day");
+    let options = DayOptions {
+        flights: 120,
+        day,
+        ..DayOptions::default()
+    };
+    let Body::Schedule(schedule) = snapshot_of(&options, Moment::Closing).body else {
+        panic!("the generator gives a snapshot");
+    };
+    let updated_at = day.and_hms_opt(23, 59, 59).expect("time");
+    let writes: Vec<FlightWrite> = schedule
+        .flights
+        .iter()
+        .map(|record| {
+            let state = state_from_record(record).expect("a generated flight is valid");
+            let flight = StoredFlight {
+                state,
+                operation_day: Some(day),
+                state_version: 1,
+                last_message_id: 40,
+                updated_at,
+            };
+            let digest = flight.state.digest();
+            FlightWrite::whole(flight, digest)
+        })
+        .collect();
+    let db = PgDb::migrated();
+    db.store()
+        .transaction(|tx| tx.write_flights(&writes, FlightRows::New))
+        .expect("a day's flights COPYed");
+    let sent: std::collections::BTreeSet<String> = SENT_COPIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .cloned()
+        .collect();
+    let catalogued: std::collections::BTreeSet<String> = copy_statements()
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect();
+    assert_eq!(sent, catalogued);
 }

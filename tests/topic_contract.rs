@@ -15,6 +15,7 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/dispatching/mod.rs"]
 mod dispatching;
 
 use std::collections::BTreeSet;

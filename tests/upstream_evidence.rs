@@ -10,7 +10,9 @@
 #![cfg(feature = "postgres")]
 
 mod common;
+#[path = "helpers/pumping/mod.rs"]
 mod pumping;
+#[path = "helpers/reading/mod.rs"]
 mod reading;
 
 use std::time::{Duration, Instant};

@@ -32,7 +32,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         .read_to_end(&mut body)
         .with_context(|| format!("cannot read {}", opts.file.display()))?;
     let now = chrono::Utc::now().naive_utc();
-    super::state_db::with_store(
+    super::open_store::with_store(
         config,
         1,
         Apply {
@@ -52,7 +52,7 @@ struct Apply<'a> {
     now: chrono::NaiveDateTime,
 }
 
-impl super::state_db::StoreWork for Apply<'_> {
+impl super::open_store::StoreWork for Apply<'_> {
     fn run<S: flightstate::store::Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let applied = apply_message(&store, self.rules, self.message_id, self.body, self.now)
             .with_context(|| {

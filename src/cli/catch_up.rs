@@ -32,8 +32,8 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::check_before_start(config.database_url()?, config)?;
-    super::state_db::with_store(config, 2, CatchUp { config, opts })
+    super::open_store::check_before_start(config.database_url()?, config)?;
+    super::open_store::with_store(config, 2, CatchUp { config, opts })
 }
 
 struct CatchUp<'a> {
@@ -41,7 +41,7 @@ struct CatchUp<'a> {
     opts: Opts,
 }
 
-impl super::state_db::StoreWork for CatchUp<'_> {
+impl super::open_store::StoreWork for CatchUp<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let parts = Parts::open(self.config, store, false)?;
         if self.opts.dry_run {
@@ -209,7 +209,7 @@ fn text(report: &CatchUpReport) -> String {
 /// The lost tail as `doctor` looks for it: `None` when there is none.
 pub(super) fn look(config: &Config) -> anyhow::Result<Option<flightstate::lost_tail::LostTail>> {
     let mut found = None;
-    super::state_db::with_store(
+    super::open_store::with_store(
         config,
         1,
         Look {
@@ -225,7 +225,7 @@ struct Look<'a> {
     found: &'a mut Option<flightstate::lost_tail::LostTail>,
 }
 
-impl super::state_db::StoreWork for Look<'_> {
+impl super::open_store::StoreWork for Look<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let mailbox = Mailbox::connect(self.config.mailbox_settings()?)
             .context("cannot open the mailbox pool")?;

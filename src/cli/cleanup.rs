@@ -23,7 +23,7 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::with_store(config, 1, Clean { config, opts })
+    super::open_store::with_store(config, 1, Clean { config, opts })
 }
 
 struct Clean<'a> {
@@ -31,7 +31,7 @@ struct Clean<'a> {
     opts: Opts,
 }
 
-impl super::state_db::StoreWork for Clean<'_> {
+impl super::open_store::StoreWork for Clean<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let settings = self.config.cleanup_settings();
         let now = flightstate::station::utc_now();

@@ -82,7 +82,7 @@ fn parse_since(text: &str) -> Result<NaiveDateTime, String> {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::with_store(config, 1, Dead { config, opts })
+    super::open_store::with_store(config, 1, Dead { config, opts })
 }
 
 struct Dead<'a> {
@@ -90,7 +90,7 @@ struct Dead<'a> {
     opts: Opts,
 }
 
-impl super::state_db::StoreWork for Dead<'_> {
+impl super::open_store::StoreWork for Dead<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         match self.opts.command {
             DeadCommand::List { kind, since, json } => list(&store, kind.as_deref(), since, json),

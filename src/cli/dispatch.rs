@@ -25,9 +25,9 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::check_before_start(config.database_url()?, config)?;
+    super::open_store::check_before_start(config.database_url()?, config)?;
     let stop = stop_on_signals()?;
-    super::state_db::with_store(
+    super::open_store::with_store(
         config,
         config.database.pool_size,
         DispatchAlone {
@@ -45,7 +45,7 @@ struct DispatchAlone<'a> {
     until_idle: bool,
 }
 
-impl super::state_db::StoreWork for DispatchAlone<'_> {
+impl super::open_store::StoreWork for DispatchAlone<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         dispatch_alone(self, store)
     }

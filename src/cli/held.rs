@@ -52,7 +52,7 @@ impl Decision {
 }
 
 pub fn run(opts: Opts, config: &Config, decision: Decision) -> anyhow::Result<ExitCode> {
-    super::state_db::with_store(config, 1, Decide { opts, decision })
+    super::open_store::with_store(config, 1, Decide { opts, decision })
 }
 
 struct Decide {
@@ -60,7 +60,7 @@ struct Decide {
     decision: Decision,
 }
 
-impl super::state_db::StoreWork for Decide {
+impl super::open_store::StoreWork for Decide {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let Decide { opts, decision } = self;
         let by = super::dead::operator(opts.by)?;

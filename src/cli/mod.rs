@@ -11,21 +11,21 @@ mod doctor;
 mod enqueue;
 mod generate;
 mod held;
+mod list_requests;
 mod logging;
 mod migrate;
+mod open_store;
 mod parse;
 mod progress;
 mod pump;
 mod pump_parts;
+mod register_request;
 mod replay;
 mod republish;
-mod request;
-mod requests;
 mod resync;
 mod run;
 mod serve;
 mod sql;
-mod state_db;
 mod status;
 mod topics;
 
@@ -85,9 +85,9 @@ enum Command {
     /// airline), at their current versions, beside the running pipeline.
     Republish(republish::Opts),
     /// Ask AODB for an operation day's flights (RQFD); prints the request id.
-    Request(request::Opts),
+    Request(register_request::Opts),
     /// List the live and recent requests with their calls.
-    Requests(requests::Opts),
+    Requests(list_requests::Opts),
     /// After a restore of the state database: go on above the versions the
     /// state topic holds, republish every flight, settle stale outbox rows
     /// (`--dry-run` prints the counts).
@@ -134,8 +134,8 @@ pub fn main() -> ExitCode {
         Command::Dispatch(opts) => dispatch::run(opts, &config),
         Command::Doctor(opts) => doctor::run(opts, &config),
         Command::Topics(opts) => topics::run(opts, &config),
-        Command::Request(opts) => request::run(opts, &config),
-        Command::Requests(opts) => requests::run(opts, &config),
+        Command::Request(opts) => register_request::run(opts, &config),
+        Command::Requests(opts) => list_requests::run(opts, &config),
         Command::Dead(opts) => dead::run(opts, &config),
         Command::Cleanup(opts) => cleanup::run(opts, &config),
         Command::Replay(opts) => replay::run(opts, &config),

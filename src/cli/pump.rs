@@ -21,9 +21,9 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::check_before_start(config.database_url()?, config)?;
+    super::open_store::check_before_start(config.database_url()?, config)?;
     let stop = stop_on_signals()?;
-    super::state_db::with_store(
+    super::open_store::with_store(
         config,
         config.database.pool_size,
         PumpAlone {
@@ -41,7 +41,7 @@ struct PumpAlone<'a> {
     until_idle: bool,
 }
 
-impl super::state_db::StoreWork for PumpAlone<'_> {
+impl super::open_store::StoreWork for PumpAlone<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let parts = Parts::open(self.config, store, true)?;
         let catching = super::catch_up::Catching::new(self.config, &parts)?;

@@ -81,7 +81,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         dry_run: opts.dry_run,
         by: super::dead::operator(opts.by)?,
     };
-    super::state_db::with_store(
+    super::open_store::with_store(
         config,
         1,
         Replay {
@@ -98,7 +98,7 @@ struct Replay<'a> {
     policy: ReplayPolicy,
 }
 
-impl super::state_db::StoreWork for Replay<'_> {
+impl super::open_store::StoreWork for Replay<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let mailbox = super::dead::mailbox(self.config)?;
         let rules = self.config.pipeline_rules();

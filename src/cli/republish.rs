@@ -65,17 +65,17 @@ impl Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::schema_level(config.database_url()?, config)
+    super::open_store::schema_level(config.database_url()?, config)
         .context("cannot read the state database's schema level")?
         .check()?;
-    super::state_db::with_store(config, 1, Republish { opts })
+    super::open_store::with_store(config, 1, Republish { opts })
 }
 
 struct Republish {
     opts: Opts,
 }
 
-impl super::state_db::StoreWork for Republish {
+impl super::open_store::StoreWork for Republish {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let selection = self.opts.selection();
         let (batch, dry_run) = (self.opts.batch, self.opts.dry_run);

@@ -23,8 +23,8 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::check_before_start(config.database_url()?, config)?;
-    super::state_db::with_store(config, 2, Resync { config, opts })
+    super::open_store::check_before_start(config.database_url()?, config)?;
+    super::open_store::with_store(config, 2, Resync { config, opts })
 }
 
 struct Resync<'a> {
@@ -32,7 +32,7 @@ struct Resync<'a> {
     opts: Opts,
 }
 
-impl super::state_db::StoreWork for Resync<'_> {
+impl super::open_store::StoreWork for Resync<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let settings = self.config.resync_settings();
         let client = self.config.kafka_client()?;

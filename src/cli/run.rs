@@ -23,9 +23,9 @@ use super::pump_parts::Parts;
 pub struct Opts {}
 
 pub fn run(_opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::check_before_start(config.database_url()?, config)?;
+    super::open_store::check_before_start(config.database_url()?, config)?;
     let stop = stop_on_signals()?;
-    super::state_db::with_store(
+    super::open_store::with_store(
         config,
         config.database.pool_size,
         Everything { config, stop },
@@ -38,7 +38,7 @@ struct Everything<'a> {
     stop: Arc<AtomicBool>,
 }
 
-impl super::state_db::StoreWork for Everything<'_> {
+impl super::open_store::StoreWork for Everything<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         run_everything(self.config, self.stop, store)
     }

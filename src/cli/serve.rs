@@ -27,7 +27,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
     if bind.is_empty() {
         anyhow::bail!("`api.bind` is empty: nothing to listen on; set it or pass --bind");
     }
-    super::state_db::check_before_start(config.api_database_url()?, config)?;
+    super::open_store::check_before_start(config.api_database_url()?, config)?;
     serve_blocking(config, bind, None, stop)
 }
 
@@ -81,7 +81,7 @@ struct Serve<'a> {
     stop: Arc<AtomicBool>,
 }
 
-impl super::state_db::StoreWork for Serve<'_> {
+impl super::open_store::StoreWork for Serve<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         serve_on(self.config, store, self.mailbox, &self.bind, self.stop)
     }
@@ -94,7 +94,7 @@ fn serve_blocking(
     mailbox: Option<Arc<Mailbox>>,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<ExitCode> {
-    super::state_db::with_store_at(
+    super::open_store::with_store_at(
         config.api_database_url()?,
         config,
         config.api_pool_size(),

@@ -16,7 +16,7 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::with_store_at(
+    super::open_store::with_store_at(
         config.api_database_url()?,
         config,
         1,
@@ -29,7 +29,7 @@ struct Print<'a> {
     opts: Opts,
 }
 
-impl super::state_db::StoreWork for Print<'_> {
+impl super::open_store::StoreWork for Print<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let mailbox = super::serve::optional_mailbox(self.config)?;
         let status = api::collect(&store, mailbox.as_deref(), self.config.status_limits());

@@ -13,6 +13,19 @@ use std::time::{Duration, Instant};
 /// The flightstate binary of this test run.
 pub const BIN: &str = env!("CARGO_BIN_EXE_flightstate");
 
+/// `flightstate` (the binary at `program`) as every test starts it: no
+/// config file, so defaults and the environment only, and no state database
+/// or failpoint inherited from the test's own environment; the caller names
+/// the databases, adds the subcommand's arguments and runs it.
+pub fn flightstate_at(program: &std::path::Path) -> Command {
+    let mut command = Command::new(program);
+    command
+        .args(["--config", "/nonexistent/flightstate.toml"])
+        .env_remove("FLIGHTSTATE_DATABASE_URL")
+        .env_remove("FLIGHTSTATE_FAILPOINTS");
+    command
+}
+
 /// Runs `command` with `failpoint` armed to kill (`None`: disarmed), its
 /// stderr in a log file named after `tag`; returns how it ended and what it
 /// wrote on stderr.

@@ -26,9 +26,9 @@ pub fn operator_command_of(
     db_url: &str,
     mailbox_url: &str,
 ) -> Command {
-    let mut command = Command::new(program);
+    let mut command = super::child::flightstate_at(program);
     command
-        .args(["--config", "/nonexistent/flightstate.toml", subcommand])
+        .arg(subcommand)
         .env("FLIGHTSTATE_DATABASE_URL", db_url)
         .env("FLIGHTSTATE_MAILBOX_URL", mailbox_url)
         .env(

@@ -16,9 +16,9 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../dispatching/mod.rs"]
+#[path = "../helpers/dispatching/mod.rs"]
 mod dispatching;
-#[path = "../pumping/mod.rs"]
+#[path = "../helpers/pumping/mod.rs"]
 mod pumping;
 
 mod crash;

@@ -16,7 +16,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../pumping/mod.rs"]
+#[path = "../helpers/pumping/mod.rs"]
 mod pumping;
 
 mod crash;

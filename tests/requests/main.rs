@@ -12,13 +12,13 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../dispatching/mod.rs"]
+#[path = "../helpers/dispatching/mod.rs"]
 mod dispatching;
-#[path = "../pumping/mod.rs"]
+#[path = "../helpers/pumping/mod.rs"]
 mod pumping;
-#[path = "../requesting/mod.rs"]
+#[path = "../helpers/requesting/mod.rs"]
 mod requesting;
-#[path = "../running/mod.rs"]
+#[path = "../helpers/running/mod.rs"]
 mod running;
 
 mod cli;

@@ -77,7 +77,7 @@ fn state_database(report: &mut Report, config: &Config) {
         Ok(url) => url,
         Err(e) => return report.line(check, Verdict::Fail(e.to_string())),
     };
-    let facts = match super::state_db::inspect(url, config) {
+    let facts = match super::open_store::inspect(url, config) {
         Ok(facts) => facts,
         Err(e) => {
             return report.line(

@@ -9,12 +9,12 @@
 
 use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
 use oracle::sql_type::{Collection, OracleType, Timestamp, ToSql};
-use oracle::{Batch, Connection, SqlValue};
+use oracle::{Batch, Connection, Row, SqlValue};
 
 use super::errors::at;
 use crate::FailureKind;
 use crate::state::{ColumnKind, ColumnValues, StoredFlight};
-use crate::store::StoreError;
+use crate::store::{ProcStatus, StoreError};
 
 /// The SQL collection type of id lists (`migrations_oracle/V001__flight_state.sql`). A
 /// session that is not the schema owner's names it owner-qualified: OCI resolves a type name
@@ -230,6 +230,19 @@ pub(super) fn required_time(ts: Timestamp, op: &'static str) -> Result<NaiveDate
             FailureKind::Other,
             op,
             format!("the database returned an impossible time {ts}"),
+        )
+    })
+}
+
+/// Reads the `PROC_STATE.STATUS` column of a row that statement `op`
+/// selected: the one decoder of the column in this dialect.
+pub(super) fn proc_status(row: &Row, op: &'static str) -> Result<ProcStatus, StoreError> {
+    let code: String = row.get("status").map_err(at(op))?;
+    ProcStatus::from_code(&code).ok_or_else(|| {
+        StoreError::new(
+            FailureKind::Other,
+            op,
+            format!("unknown PROC_STATE.STATUS {code:?}"),
         )
     })
 }

@@ -5,12 +5,11 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use oracle::sql_type::Timestamp;
 
-use super::binds::{AsDate, AsTimestamp, Text, read_time, required_time};
+use super::binds::{AsDate, AsTimestamp, Text, proc_status, read_time, required_time};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
-use crate::FailureKind;
-use crate::store::{BrowseOps, FlightMatch, ProcMinute, ProcStatus, StoreError};
+use crate::store::{BrowseOps, FlightMatch, ProcMinute, StoreError};
 
 impl BrowseOps for OracleTx<'_> {
     fn select_flight_matches(
@@ -62,16 +61,9 @@ impl BrowseOps for OracleTx<'_> {
         rows.map(|row| {
             let row = row.map_err(at(op))?;
             let minute: Timestamp = row.get("minute").map_err(at(op))?;
-            let code: String = row.get("status").map_err(at(op))?;
             Ok(ProcMinute {
                 minute: required_time(minute, op)?,
-                status: ProcStatus::from_code(&code).ok_or_else(|| {
-                    StoreError::new(
-                        FailureKind::Other,
-                        op,
-                        format!("unknown PROC_STATE.STATUS {code:?}"),
-                    )
-                })?,
+                status: proc_status(&row, op)?,
                 msg_type: row.get("msg_type").map_err(at(op))?,
                 msg_subtype: row.get("msg_subtype").map_err(at(op))?,
                 messages: row.get("messages").map_err(at(op))?,

@@ -6,11 +6,10 @@ use chrono::NaiveDateTime;
 use oracle::Row;
 use oracle::sql_type::{OracleType, Timestamp};
 
-use super::binds::{AsTimestamp, Text, read_time, required_time, run_batch};
+use super::binds::{AsTimestamp, Text, proc_status, read_time, required_time, run_batch};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
-use crate::FailureKind;
 use crate::store::{
     DeadFilter, DeadOps, MASS_DELETE, MessageRecord, ProcStatus, REQUEUED, StoreError,
 };
@@ -20,19 +19,12 @@ use crate::store::{
 const REQUEUE_BATCH: usize = 1_000;
 
 fn record(row: &Row, op: &'static str) -> Result<MessageRecord, StoreError> {
-    let status: String = row.get("status").map_err(at(op))?;
     let first_seen: Timestamp = row.get("first_seen_at").map_err(at(op))?;
     let updated: Timestamp = row.get("updated_at").map_err(at(op))?;
     let requeued: Option<Timestamp> = row.get("requeued_at").map_err(at(op))?;
     Ok(MessageRecord {
         message_id: row.get("message_id").map_err(at(op))?,
-        status: ProcStatus::from_code(&status).ok_or_else(|| {
-            StoreError::new(
-                FailureKind::Other,
-                op,
-                format!("unknown PROC_STATE.STATUS {status:?}"),
-            )
-        })?,
+        status: proc_status(row, op)?,
         error_kind: row.get("error_kind").map_err(at(op))?,
         error_text: row.get("error_text").map_err(at(op))?,
         msg_type: row.get("msg_type").map_err(at(op))?,

@@ -6,25 +6,14 @@ use chrono::NaiveDate;
 use oracle::Row;
 use oracle::sql_type::Timestamp;
 
-use super::binds::{AsDate, Text, read_time, required_time};
+use super::binds::{AsDate, Text, proc_status, read_time, required_time};
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
-use crate::FailureKind;
 use crate::store::{
     HeldDays, OutboxBacklog, PipelineLease, ProcCount, ProcEntry, ProcStatus, ReadOps, SnapshotDay,
     StoreError, Watermark, lowest,
 };
-
-fn status(code: &str, op: &'static str) -> Result<ProcStatus, StoreError> {
-    ProcStatus::from_code(code).ok_or_else(|| {
-        StoreError::new(
-            FailureKind::Other,
-            op,
-            format!("unknown PROC_STATE.STATUS {code:?}"),
-        )
-    })
-}
 
 fn entry(row: &Row, op: &'static str) -> Result<ProcEntry, StoreError> {
     let updated: Timestamp = row.get("updated_at").map_err(at(op))?;
@@ -127,9 +116,8 @@ impl ReadOps for OracleTx<'_> {
             .map_err(at(op))?;
         rows.map(|row| {
             let row = row.map_err(at(op))?;
-            let code: String = row.get("status").map_err(at(op))?;
             Ok(ProcCount {
-                status: status(&code, op)?,
+                status: proc_status(&row, op)?,
                 error_kind: row.get("error_kind").map_err(at(op))?,
                 msg_type: row.get("msg_type").map_err(at(op))?,
                 msg_subtype: row.get("msg_subtype").map_err(at(op))?,

@@ -7,10 +7,10 @@ use diesel::{QueryableByName, RunQueryDsl, sql_query};
 
 use super::errors::query;
 use super::prepared::Prepare;
+use super::rows::proc_status;
 use super::statements as sql;
 use super::tx::PgTx;
-use crate::FailureKind;
-use crate::store::{BrowseOps, FlightMatch, ProcMinute, ProcStatus, StoreError};
+use crate::store::{BrowseOps, FlightMatch, ProcMinute, StoreError};
 
 #[derive(QueryableByName)]
 struct MatchRow {
@@ -82,13 +82,7 @@ impl BrowseOps for PgTx<'_> {
             .map_err(|e| query(op, e))?;
         rows.into_iter()
             .map(|r| {
-                let status = ProcStatus::from_code(&r.status).ok_or_else(|| {
-                    StoreError::new(
-                        FailureKind::Other,
-                        op,
-                        format!("unknown PROC_STATE.STATUS {:?}", r.status),
-                    )
-                })?;
+                let status = proc_status(&r.status, op)?;
                 Ok(ProcMinute {
                     minute: r.minute,
                     status,

@@ -1,8 +1,10 @@
 //! New flights' main rows by `COPY … FROM STDIN WITH (FORMAT binary)`,
 //! encoded here by hand ([`NewFlights::Copy`], the
-//! default; `insert_flights` is the plain path): `FLIGHT_SCHD` is wider than
-//! diesel's `COPY` from an `Insertable` takes (see `diesel.toml`), so
-//! [`MainRows`] names its columns for diesel's `COPY` and the rows are
+//! default; `insert_flights` is the plain path): diesel's `COPY` from an
+//! `Insertable` would want a Rust type for `numeric` (diesel's `bigdecimal`
+//! feature) and every row built before the first is sent, so
+//! [`MainRows`] names the columns of
+//! `schema.rs`'s `flight_schd` in the state's order and the rows are
 //! written in PostgreSQL's binary format, `numeric` included, and streamed:
 //! PostgreSQL stores the first rows while the last are still being encoded,
 //! where `insert_flights`' array binds are built whole first
@@ -14,6 +16,7 @@ use diesel::pg::{CopyFormat, CopyTarget, Pg};
 use diesel::query_builder::{AstPass, QueryFragment};
 
 use super::errors;
+use super::schema::flight_schd;
 use crate::FailureKind;
 use crate::state::{ColumnValues, FlightFields, TableRow, state_document};
 use crate::store::{FlightWrite, StoreError};
@@ -180,14 +183,6 @@ fn pg_numeric(text: &str) -> Result<Vec<u8>, &'static str> {
         out.extend_from_slice(&digit.to_be_bytes());
     }
     Ok(out)
-}
-
-diesel::table! {
-    /// `FLIGHT_SCHD`, declared with its key alone: the type diesel's `COPY`
-    /// is built for. The columns loaded are [`MainRows`]'.
-    flight_schd (flid) {
-        flid -> Int8,
-    }
 }
 
 /// The columns of a main row as [`copy_main_rows`] loads them, in order:

@@ -6,9 +6,9 @@ use diesel::{QueryableByName, RunQueryDsl, sql_query};
 
 use super::errors::query;
 use super::prepared::Prepare;
+use super::rows::proc_status;
 use super::statements as sql;
 use super::tx::PgTx;
-use crate::FailureKind;
 use crate::store::{
     DeadFilter, DeadOps, MASS_DELETE, MessageRecord, ProcStatus, REQUEUED, StoreError,
 };
@@ -43,13 +43,7 @@ struct RecordRow {
 
 impl RecordRow {
     fn into_record(self, op: &'static str) -> Result<MessageRecord, StoreError> {
-        let status = ProcStatus::from_code(&self.status).ok_or_else(|| {
-            StoreError::new(
-                FailureKind::Other,
-                op,
-                format!("unknown PROC_STATE.STATUS {:?}", self.status),
-            )
-        })?;
+        let status = proc_status(&self.status, op)?;
         Ok(MessageRecord {
             message_id: self.message_id,
             status,

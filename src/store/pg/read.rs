@@ -8,10 +8,9 @@ use diesel::{QueryableByName, RunQueryDsl, sql_query};
 
 use super::errors::query;
 use super::prepared::Prepare;
-use super::rows::{FlidRow, LeaseRow};
+use super::rows::{FlidRow, LeaseRow, proc_status};
 use super::statements as sql;
 use super::tx::PgTx;
-use crate::FailureKind;
 #[derive(QueryableByName)]
 struct HeldRow {
     #[diesel(sql_type = Nullable<Date>)]
@@ -99,16 +98,6 @@ struct DayRow {
     flights: i64,
 }
 
-fn status(code: &str, op: &'static str) -> Result<ProcStatus, StoreError> {
-    ProcStatus::from_code(code).ok_or_else(|| {
-        StoreError::new(
-            FailureKind::Other,
-            op,
-            format!("unknown PROC_STATE.STATUS {code:?}"),
-        )
-    })
-}
-
 impl ReadOps for PgTx<'_> {
     fn set_read_only_snapshot(&mut self) -> Result<(), StoreError> {
         sql_query(sql::SET_READ_ONLY_SNAPSHOT)
@@ -172,7 +161,7 @@ impl ReadOps for PgTx<'_> {
         rows.into_iter()
             .map(|r| {
                 Ok(ProcCount {
-                    status: status(&r.status, op)?,
+                    status: proc_status(&r.status, op)?,
                     error_kind: r.error_kind,
                     msg_type: r.msg_type,
                     msg_subtype: r.msg_subtype,

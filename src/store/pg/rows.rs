@@ -9,7 +9,21 @@ use diesel::pg::Pg;
 use diesel::row::{Field, NamedRow, Row, RowIndex};
 use diesel::sql_types::{BigInt, Date, Integer, Nullable, Text, Timestamp};
 
+use crate::FailureKind;
 use crate::state::{FlightFields, StoredFlight, flight_tables};
+use crate::store::{ProcStatus, StoreError};
+
+/// Reads a `PROC_STATE.STATUS` value that statement `op` selected: the one
+/// decoder of the column in this dialect.
+pub(super) fn proc_status(code: &str, op: &'static str) -> Result<ProcStatus, StoreError> {
+    ProcStatus::from_code(code).ok_or_else(|| {
+        StoreError::new(
+            FailureKind::Other,
+            op,
+            format!("unknown PROC_STATE.STATUS {code:?}"),
+        )
+    })
+}
 
 /// The PostgreSQL type a column kind is read as (`NUMERIC` is selected as
 /// text).

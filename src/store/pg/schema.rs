@@ -252,6 +252,172 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// Current state of each flight: one row per AODB flight id (FLID) with every scalar element of the SIS flight record (FLTR / FLOP body). Repeating groups live in the FLIGHT_* detail tables.
+    flight_schd (flid) {
+        /// SIS FLID: AODB flight id, the one key of a flight
+        flid -> Int8,
+        /// SIS ALCD: airline IATA code
+        #[max_length = 16]
+        alcd -> Nullable<Varchar>,
+        /// SIS ALSC: airline subcompany code
+        #[max_length = 16]
+        alsc -> Nullable<Varchar>,
+        /// SIS FLNO: flight number including the airline (e.g. YG9028)
+        #[max_length = 16]
+        flno -> Nullable<Varchar>,
+        /// SIS MVIN: movement, A = arrival, D = departure
+        #[max_length = 16]
+        mvin -> Nullable<Varchar>,
+        /// SIS SODT: scheduled operation date-time, STA of an arrival or STD of a departure (station local)
+        sodt -> Nullable<Timestamp>,
+        /// SIS FLTY: flight type (FLTL code, e.g. W, C, P)
+        #[max_length = 16]
+        flty -> Nullable<Varchar>,
+        /// SIS FLIN: D = domestic, I = international, M = mixed
+        #[max_length = 16]
+        flin -> Nullable<Varchar>,
+        /// SIS ACFT: aircraft IATA type (e.g. 733)
+        #[max_length = 16]
+        acft -> Nullable<Varchar>,
+        /// SIS RENO: aircraft registration (tail number)
+        #[max_length = 16]
+        reno -> Nullable<Varchar>,
+        /// SIS TAOP: airline of the turnaround (linked) flight
+        #[max_length = 16]
+        taop -> Nullable<Varchar>,
+        /// SIS TAFL: flight number of the turnaround (linked) flight
+        #[max_length = 16]
+        tafl -> Nullable<Varchar>,
+        /// SIS TAID: FLID of the turnaround (linked) flight
+        taid -> Nullable<Int8>,
+        /// SIS TRML: terminal
+        #[max_length = 16]
+        trml -> Nullable<Varchar>,
+        /// SIS MAXP: maximum passengers (seat capacity)
+        maxp -> Nullable<Int4>,
+        /// SIS CSOP: operating airline of the codeshare master flight
+        #[max_length = 16]
+        csop -> Nullable<Varchar>,
+        /// SIS CSFT: flight number of the codeshare master flight
+        #[max_length = 16]
+        csft -> Nullable<Varchar>,
+        /// SIS MAID: FLID of the codeshare master flight
+        maid -> Nullable<Int8>,
+        /// SIS ESTT: estimated time, ETA of an arrival or ETD of a departure (station local)
+        estt -> Nullable<Timestamp>,
+        /// SIS ACTT: actual time, ATA of an arrival or ATD of a departure (station local)
+        actt -> Nullable<Timestamp>,
+        /// SIS STND: current (actual) stand
+        #[max_length = 16]
+        stnd -> Nullable<Varchar>,
+        /// SIS PHAG: passenger handling agent (ORGN id)
+        phag -> Nullable<Int8>,
+        /// SIS FHAG: field (ground) handling agent (ORGN id)
+        fhag -> Nullable<Int8>,
+        /// SIS MHAG: maintenance handling agent (ORGN id)
+        mhag -> Nullable<Int8>,
+        /// SIS CNCL: cancellation time (station local); set = the flight is cancelled, NULL = not cancelled
+        cncl -> Nullable<Timestamp>,
+        /// SIS REMC: free-text remarks
+        #[max_length = 1000]
+        remc -> Nullable<Varchar>,
+        /// SIS BOTM: boarding open time (station local)
+        botm -> Nullable<Timestamp>,
+        /// SIS LACL: last call time (station local)
+        lacl -> Nullable<Timestamp>,
+        /// SIS FINT: final call time (station local)
+        fint -> Nullable<Timestamp>,
+        /// SIS APPT: approved time (station local)
+        appt -> Nullable<Timestamp>,
+        /// SIS EGSR: engine start request time (station local)
+        egsr -> Nullable<Timestamp>,
+        /// SIS EGST: engine start time (station local)
+        egst -> Nullable<Timestamp>,
+        /// SIS VIPP: number of VIPs on board
+        vipp -> Nullable<Int4>,
+        /// SIS VIPR: VIP ranking (one digit)
+        vipr -> Nullable<Int4>,
+        /// SIS LBNO: local bag count
+        lbno -> Nullable<Int4>,
+        /// SIS LBWT: local bag weight
+        lbwt -> Nullable<Numeric>,
+        /// SIS PAXC: total passenger count
+        paxc -> Nullable<Int4>,
+        /// SIS EXSC: external status code
+        #[max_length = 16]
+        exsc -> Nullable<Varchar>,
+        /// SIS EXSR: external status remark
+        #[max_length = 1000]
+        exsr -> Nullable<Varchar>,
+        /// SIS FTSS: flight status code (STTS)
+        #[max_length = 16]
+        ftss -> Nullable<Varchar>,
+        /// SIS PEDT: estimated departure from the previous station, for arrivals (station local)
+        pedt -> Nullable<Timestamp>,
+        /// SIS NEAT: estimated arrival at the next station, for departures (station local)
+        neat -> Nullable<Timestamp>,
+        /// SIS PADT: actual departure from the previous station, for arrivals (station local)
+        padt -> Nullable<Timestamp>,
+        /// SIS NAAT: actual arrival at the next station, for departures (station local)
+        naat -> Nullable<Timestamp>,
+        /// SIS COBT: calculated off-block time (station local)
+        cobt -> Nullable<Timestamp>,
+        /// SIS TOBT: target off-block time (station local)
+        tobt -> Nullable<Timestamp>,
+        /// SIS EOBT: estimated off-block time (station local)
+        eobt -> Nullable<Timestamp>,
+        /// SIS IEST: internal estimated time (station local)
+        iest -> Nullable<Timestamp>,
+        /// SIS CTOT: calculated take-off time (station local); sent by FLOP only, never in an FLTR
+        ctot -> Nullable<Timestamp>,
+        /// SIS RUNW: logical runway (e.g. 02L)
+        #[max_length = 16]
+        runw -> Nullable<Varchar>,
+        /// SIS FFID: readable flight key of the FLOP body (ALCD-FLNO-MVIN-SODT-FLIN), as last received; for log reading only
+        #[max_length = 64]
+        ffid -> Nullable<Varchar>,
+        /// SIS FDIV/@DDES: diversion airport
+        #[max_length = 16]
+        fdiv_ddes -> Nullable<Varchar>,
+        /// SIS FDIV/@DDIR: diversion direction, TO or FROM the diversion airport
+        #[max_length = 16]
+        fdiv_ddir -> Nullable<Varchar>,
+        /// SIS FDIV text: diversion reason
+        #[max_length = 1000]
+        fdiv -> Nullable<Varchar>,
+        /// SIS FRET/@REID: return kind, A = air return, G = ground return
+        #[max_length = 16]
+        fret_reid -> Nullable<Varchar>,
+        /// SIS FRET text: return reason
+        #[max_length = 1000]
+        fret -> Nullable<Varchar>,
+        /// SIS FLAB/@ARES: aborted landing kind, O = overshoot, G = go-around
+        #[max_length = 16]
+        flab_ares -> Nullable<Varchar>,
+        /// SIS FLAB text: aborted landing reason
+        #[max_length = 1000]
+        flab -> Nullable<Varchar>,
+        /// SIS PORT/POTM with POID = O: aircraft door open time (station local)
+        port_open_potm -> Nullable<Timestamp>,
+        /// SIS PORT/POTM with POID = C: aircraft door close time (station local)
+        port_close_potm -> Nullable<Timestamp>,
+        /// Operation day whose daily snapshot (SCHD DNLD/RESP) owns the flight; NULL = not known yet (created by a FLOP or an ad-hoc SCHD ADFT)
+        operation_day -> Nullable<Date>,
+        /// Version of this flight's state: grows by 1 with every change that altered the flight (an unchanged result bumps nothing); Kafka consumers order by it
+        state_version -> Int8,
+        /// Id of the message (mailbox CMINMSGS_ID) that last changed the flight
+        last_message_id -> Int8,
+        /// When flightstate last changed the flight (UTC)
+        updated_at -> Timestamp,
+        /// Lower-case hex SHA-256 of the flight's full state (main row and every collection) as the pipeline last wrote it; NULL when unknown
+        #[max_length = 64]
+        state_digest -> Nullable<Bpchar>,
+        /// The flight's whole state as the JSON the state topic carries (docs/kafka.md), at STATE_VERSION, as the pipeline last wrote it; NULL when not stored
+        state_document -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     /// Planned stand allocations of a flight: one row per SIS PSDT element, in input order, with the pushback (PSHT) and tractor-in-place (TIPT) data matched to the stand
     flight_stand (flid, ordinal) {
         /// SIS FLID: the flight (FLIGHT_SCHD.FLID)
@@ -554,6 +720,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     flight_delay,
     flight_gate,
     flight_route_point,
+    flight_schd,
     flight_stand,
     flight_version_floor,
     kafka_msg,

@@ -8,7 +8,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use oracle::sql_type::{OracleType, Timestamp, ToSql};
 
 use super::super::binds::{
-    AsDate, AsTimestamp, ClobBind, LONG_TEXT_BIND, Text, clip, read_time, run_batch,
+    AsDate, AsTimestamp, ClobBind, LONG_TEXT_BIND, Text, clip, proc_status, read_time, run_batch,
 };
 use super::super::errors::{at, query};
 use super::super::statements as sql;
@@ -18,7 +18,7 @@ use crate::state::{StateDocument, StoredFlight};
 use crate::store::flight_rows;
 use crate::store::{
     ChangeNotice, FlightDigest, FlightRows, FlightWrite, Outcome, PipelineLease, ProcRecord,
-    ProcStatus, SnapshotLedger, StateEvent, StateTx, StoreError,
+    SnapshotLedger, StateEvent, StateTx, StoreError,
 };
 
 /// How many message ids one read of `PROC_STATE` binds.
@@ -274,14 +274,7 @@ impl StateTx for OracleTx<'_> {
                 .map_err(at(op))?;
             for row in rows {
                 let row = row.map_err(at(op))?;
-                let status: String = row.get("status").map_err(at(op))?;
-                let status = ProcStatus::from_code(&status).ok_or_else(|| {
-                    StoreError::new(
-                        FailureKind::Other,
-                        op,
-                        format!("unknown PROC_STATE.STATUS {status:?}"),
-                    )
-                })?;
+                let status = proc_status(&row, op)?;
                 let message_id: i64 = row.get("message_id").map_err(at(op))?;
                 let record = ProcRecord {
                     identity_key: row.get("identity_key").map_err(at(op))?,

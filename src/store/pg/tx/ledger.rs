@@ -11,7 +11,7 @@ use diesel::{QueryableByName, RunQueryDsl};
 
 use super::super::errors;
 use super::super::prepared::Prepare;
-use super::super::rows::{FlidRow, LeaseRow, LedgerRow, ProcRow};
+use super::super::rows::{FlidRow, LeaseRow, LedgerRow, ProcRow, proc_status};
 use super::super::statements as sql;
 use super::{PgTx, statement};
 use crate::FailureKind;
@@ -19,7 +19,7 @@ use crate::state::{StateDocument, StoredFlight};
 use crate::store::flight_rows;
 use crate::store::{
     ChangeNotice, FlightDigest, FlightRows, FlightWrite, Outcome, PipelineLease, ProcRecord,
-    ProcStatus, SnapshotLedger, StateEvent, StateTx, StoreError,
+    SnapshotLedger, StateEvent, StateTx, StoreError,
 };
 
 #[derive(QueryableByName)]
@@ -214,13 +214,7 @@ impl StateTx for PgTx<'_> {
             .map_err(|e| errors::query(op, e))?;
         rows.into_iter()
             .map(|r| {
-                let status = ProcStatus::from_code(&r.status).ok_or_else(|| {
-                    StoreError::new(
-                        FailureKind::Other,
-                        op,
-                        format!("unknown PROC_STATE.STATUS {:?}", r.status),
-                    )
-                })?;
+                let status = proc_status(&r.status, op)?;
                 let record = ProcRecord {
                     identity_key: r.identity_key,
                     status,

@@ -16,7 +16,7 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::with_store(config, 1, List { config, opts })
+    super::open_store::with_store(config, 1, List { config, opts })
 }
 
 struct List<'a> {
@@ -24,7 +24,7 @@ struct List<'a> {
     opts: Opts,
 }
 
-impl super::state_db::StoreWork for List<'_> {
+impl super::open_store::StoreWork for List<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let now = flightstate::station::utc_now();
         let limit = i64::from(self.config.requests.list);

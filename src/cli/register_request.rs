@@ -21,8 +21,8 @@ pub struct Opts {
 }
 
 pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
-    super::state_db::warn_of_host_zone(config);
-    super::state_db::with_store(config, 1, Register { config, opts })
+    super::open_store::warn_of_host_zone(config);
+    super::open_store::with_store(config, 1, Register { config, opts })
 }
 
 struct Register<'a> {
@@ -30,7 +30,7 @@ struct Register<'a> {
     opts: Opts,
 }
 
-impl super::state_db::StoreWork for Register<'_> {
+impl super::open_store::StoreWork for Register<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let settings = self.config.requests.settings(self.config.day_boundary());
         let now = flightstate::station::utc_now();

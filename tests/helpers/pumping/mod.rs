@@ -21,7 +21,7 @@ use diesel::{PgConnection, QueryableByName, RunQueryDsl};
 use flightstate::mailbox::MailboxSettings;
 use mysql::prelude::Queryable;
 
-const MAILBOX_DDL: &str = include_str!("../../sql/mailbox/aodb_mailbox.sql");
+const MAILBOX_DDL: &str = include_str!("../../../sql/mailbox/aodb_mailbox.sql");
 
 /// The MariaDB server's base URL.
 pub fn mariadb_server_url() -> String {

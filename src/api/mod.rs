@@ -1,17 +1,23 @@
 //! The read API and status page (DESIGN §9): whole flight states over HTTP,
 //! health, metrics and one status page, served by blocking threads.
 //!
-//! Read-only by construction: every read runs in a read-only transaction
-//! (the database refuses a write), only `GET` is answered, and every value
-//! taken from a request is bound, never spliced into SQL. Owns no SQL of
-//! its own: it reads through [`crate::store::ReadOps`] and the mailbox.
+//! Read-only unless `api.actions` is on: every read runs in a read-only
+//! transaction (the database refuses a write), only `GET` is answered, and
+//! every value taken from a request is bound, never spliced into SQL. With
+//! actions on, an operator's `POST`s under `/operator` run the command
+//! line's own code ([`crate::operator`]). Owns no SQL of its own: it reads
+//! through [`crate::store::ReadOps`] and the mailbox.
 
+mod actions;
 mod charts;
 mod chrome;
+mod credential;
+mod dead_page;
 mod dashboard;
 mod evidence;
 mod flight_page;
 mod flights;
+mod forms;
 mod health;
 mod history;
 mod html;
@@ -24,14 +30,17 @@ mod search;
 mod server;
 mod status;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::NaiveTime;
 
 use crate::kafka::KafkaClient;
+use crate::request::RequestSettings;
 use crate::station::StationClock;
 
+pub use credential::{Credential, Operators, loopback};
 pub use dashboard::REFRESH_SECS;
 pub use evidence::HeadBlocked;
 pub use health::{Check, Health};
@@ -63,6 +72,28 @@ pub struct ApiSettings {
     pub station: StationClock,
     /// Where one operation day ends (`station.day_boundary`).
     pub day_boundary: NaiveTime,
+    /// Operators' actions under `/operator`, when `api.actions` is on.
+    pub actions: Option<ActionSettings>,
+    /// The certificate and key the API serves TLS with, if any.
+    pub tls: Option<TlsFiles>,
+}
+
+/// What the page's actions need (docs/api.md, "Actions").
+#[derive(Clone, Debug)]
+pub struct ActionSettings {
+    /// Who may act.
+    pub operators: Operators,
+    /// How a day is requested from AODB, as `flightstate request` does.
+    pub requests: RequestSettings,
+}
+
+/// The PEM files of the API's TLS.
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    /// The certificate (chain).
+    pub certificate: PathBuf,
+    /// Its private key.
+    pub private_key: PathBuf,
 }
 
 impl std::fmt::Debug for ApiSettings {
@@ -70,6 +101,8 @@ impl std::fmt::Debug for ApiSettings {
         f.debug_struct("ApiSettings")
             .field("token", &self.token.as_ref().map(|_| "***"))
             .field("page_size", &self.page_size)
+            .field("actions", &self.actions)
+            .field("tls", &self.tls)
             .finish_non_exhaustive()
     }
 }

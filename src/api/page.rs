@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use super::chrome;
 use super::dashboard::{PageOptions, REFRESH_SECS};
+use super::forms::{OperatorView, action_form, request_day_form};
 use super::html::escape;
 use super::status::{StateFacts, Status, age_secs};
 use crate::store::ProcStatus;
@@ -26,8 +27,14 @@ fn time(t: chrono::NaiveDateTime) -> String {
 pub const OUTBOX_ALERT_SECS: i64 = 300;
 
 /// The status page: what needs a person first, then the facts, then the
-/// charts (`charts`, already rendered), as `options` asks.
-pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
+/// charts (`charts`, already rendered), as `options` asks; an operator's
+/// copy (`operator`) carries the action forms.
+pub fn render(
+    status: &Status,
+    options: &PageOptions,
+    charts: &str,
+    operator: Option<&OperatorView>,
+) -> String {
     let mut out = String::with_capacity(16 * 1024 + charts.len());
     chrome::open(
         &mut out,
@@ -35,6 +42,39 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
         options.refresh.then_some(REFRESH_SECS),
         "",
     );
+    write_heading(&mut out, status, options, operator);
+    write_attention(&mut out, status);
+    write_mailbox(&mut out, status);
+    match &status.state {
+        Some(state) => {
+            write_lease(&mut out, state);
+            write_messages(&mut out, state, operator);
+            write_evidence(&mut out, state);
+            write_outbox(&mut out, state, status.taken_at);
+            write_days(&mut out, state);
+            write_requests(&mut out, state, operator);
+            write_dead(&mut out, state, operator);
+            write_actions(&mut out, state);
+        }
+        None => {
+            let _ = write!(
+                out,
+                "<h2>State database</h2><p id=\"state-error\" class=\"bad\">unavailable: {}</p>",
+                opt(status.state_error.as_deref())
+            );
+        }
+    }
+    out.push_str(charts);
+    chrome::close(&mut out);
+    out
+}
+
+fn write_heading(
+    out: &mut String,
+    status: &Status,
+    options: &PageOptions,
+    operator: Option<&OperatorView>,
+) {
     let _ = write!(
         out,
         "<h1>flightstate</h1><p>Status at <time id=\"taken-at\">{} UTC</time>; {}</p>",
@@ -45,8 +85,18 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
             "does not reload".to_owned()
         }
     );
-    switches(&mut out, options);
-    write_attention(&mut out, status);
+    if let Some(view) = operator {
+        let _ = write!(
+            out,
+            "<p id=\"operator\">Signed in as operator <b>{}</b>: actions are recorded in your \
+             name. <a href=\"/\">The read-only page</a></p>",
+            escape(&view.account)
+        );
+    }
+    switches(out, options, if operator.is_some() { "/operator" } else { "/" });
+}
+
+fn write_mailbox(out: &mut String, status: &Status) {
     out.push_str("<h2>Mailbox</h2><dl>");
     match &status.mailbox {
         Some(b) => {
@@ -70,16 +120,9 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
         }
     }
     out.push_str("</dl>");
-    let Some(state) = &status.state else {
-        let _ = write!(
-            out,
-            "<h2>State database</h2><p id=\"state-error\" class=\"bad\">unavailable: {}</p>",
-            opt(status.state_error.as_deref())
-        );
-        out.push_str(charts);
-        chrome::close(&mut out);
-        return out;
-    };
+}
+
+fn write_lease(out: &mut String, state: &StateFacts) {
     let lease = &state.lease;
     let _ = write!(
         out,
@@ -93,6 +136,14 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
         lease.epoch,
         opt(lease.expires_at.map(time)),
     );
+}
+
+/// `bad` when `count` is above 0, else `ok`.
+fn alarm(count: i64) -> &'static str {
+    if count > 0 { "bad" } else { "ok" }
+}
+
+fn write_messages(out: &mut String, state: &StateFacts, operator: Option<&OperatorView>) {
     let _ = write!(
         out,
         "<h2>Messages</h2><dl><dt>Applied</dt><dd id=\"applied\">{}</dd>\
@@ -102,34 +153,44 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
          <dt>Held (queue waits)</dt><dd id=\"held-count\" class=\"{}\">{}</dd></dl>",
         state.count_of(ProcStatus::Succeeded),
         state.count_of(ProcStatus::Failed),
-        if state.count_of(ProcStatus::Dead) > 0 {
-            "bad"
-        } else {
-            "ok"
-        },
+        alarm(state.count_of(ProcStatus::Dead)),
         state.count_of(ProcStatus::Dead),
         state.count_of_kind("UNSUPPORTED"),
-        if state.count_of(ProcStatus::Held) > 0 {
-            "bad"
-        } else {
-            "ok"
-        },
+        alarm(state.count_of(ProcStatus::Held)),
         state.count_of(ProcStatus::Held),
     );
     for held in &state.held {
+        let id = held.message_id;
         let _ = write!(
             out,
-            "<p class=\"bad\" id=\"held-{}\">Message {} is HELD: {}. The queue waits for \
-             <code>flightstate release {}</code> or <code>flightstate reject {}</code>.</p>",
-            held.message_id,
-            held.message_id,
+            "<p class=\"bad\" id=\"held-{id}\">Message {id} is HELD: {}. ",
             opt(held.error_text.as_deref()),
-            held.message_id,
-            held.message_id,
         );
+        match operator {
+            None => {
+                let _ = write!(
+                    out,
+                    "The queue waits for <code>flightstate release {id}</code> or \
+                     <code>flightstate reject {id}</code>.</p>"
+                );
+            }
+            Some(view) => {
+                out.push_str("The queue waits for your decision.</p>");
+                let id = id.to_string();
+                for (action, label) in [("release", "Release…"), ("reject", "Reject…")] {
+                    let button = format!("{action}-{id}");
+                    action_form(out, view, action, &[("id", &id)], label, &button);
+                }
+            }
+        }
     }
-    write_evidence(&mut out, state);
+}
+
+fn write_outbox(out: &mut String, state: &StateFacts, taken_at: chrono::NaiveDateTime) {
     let o = &state.outbox;
+    let age = |oldest| {
+        age_secs(oldest, taken_at).map_or_else(|| "–".to_owned(), |s| format!("{s} s"))
+    };
     let _ = write!(
         out,
         "<h2>Outbox</h2><div class=\"wrap\"><table id=\"outbox\"><tr><th>Outbox</th>\
@@ -138,12 +199,13 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
          <tr><td>KAFKA_MSG (change)</td><td id=\"outbox-change\">{}</td><td>{}</td></tr>\
          </table></div>",
         o.state_events,
-        age_secs(o.state_oldest, status.taken_at)
-            .map_or_else(|| "–".to_owned(), |s| format!("{s} s")),
+        age(o.state_oldest),
         o.change_notices,
-        age_secs(o.change_oldest, status.taken_at)
-            .map_or_else(|| "–".to_owned(), |s| format!("{s} s")),
+        age(o.change_oldest),
     );
+}
+
+fn write_days(out: &mut String, state: &StateFacts) {
     let _ = write!(
         out,
         "<h2>Operation days</h2><p id=\"held-days\">The state holds the operation days \
@@ -161,8 +223,11 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
             day.operation_day, day.version, day.flights, day.listed, day.last_message_id
         );
     }
-    none_row(&mut out, state.days.is_empty(), 5);
+    none_row(out, state.days.is_empty(), 5);
     out.push_str("</table></div>");
+}
+
+fn write_requests(out: &mut String, state: &StateFacts, operator: Option<&OperatorView>) {
     out.push_str(
         "<h2>Requests</h2><div class=\"wrap\"><table id=\"requests\"><tr><th>Request</th>\
          <th>Kind</th><th>Day</th><th>Status</th><th>SEQN</th><th>Call</th><th>COUTMSGS</th>\
@@ -183,11 +248,21 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
             r.attempts.map_or_else(String::new, |a| a.to_string()),
         );
     }
-    none_row(&mut out, state.requests.is_empty(), 8);
+    none_row(out, state.requests.is_empty(), 8);
     out.push_str("</table></div>");
-    out.push_str(
-        "<h2>Latest dead messages</h2><div class=\"wrap\"><table id=\"dead\"><tr>\
-         <th>Message</th><th>Kind</th><th>Error</th><th>Reason</th><th>When (UTC)</th></tr>",
+    if let Some(view) = operator {
+        request_day_form(out, view);
+    }
+}
+
+fn write_dead(out: &mut String, state: &StateFacts, operator: Option<&OperatorView>) {
+    let base = if operator.is_some() { "/operator" } else { "" };
+    let _ = write!(
+        out,
+        "<h2>Latest dead messages</h2><p><a id=\"dead-filter-link\" href=\"{base}/dead\">\
+         Filter the dead letters</a> by kind, reason and day</p><div class=\"wrap\">\
+         <table id=\"dead\"><tr><th>Message</th><th>Kind</th><th>Error</th><th>Reason</th>\
+         <th>When (UTC)</th></tr>"
     );
     for dead in &state.dead {
         let kind = match (&dead.msg_type, &dead.msg_subtype) {
@@ -197,19 +272,50 @@ pub fn render(status: &Status, options: &PageOptions, charts: &str) -> String {
         };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"reason\">{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"reason\">{}</td><td>{}",
             dead.message_id,
             escape(&kind),
             opt(dead.error_kind.as_deref()),
             opt(dead.error_text.as_deref()),
             time(dead.updated_at)
         );
+        if let Some(view) = operator {
+            let id = dead.message_id.to_string();
+            let button = format!("requeue-{id}");
+            action_form(out, view, "requeue", &[("id", &id)], "Requeue", &button);
+        }
+        out.push_str("</td></tr>");
     }
-    none_row(&mut out, state.dead.is_empty(), 5);
+    none_row(out, state.dead.is_empty(), 5);
     out.push_str("</table></div>");
-    out.push_str(charts);
-    chrome::close(&mut out);
-    out
+}
+
+/// The operators' latest actions, from the command line and the page.
+fn write_actions(out: &mut String, state: &StateFacts) {
+    out.push_str(
+        "<h2>Operator actions</h2><div class=\"wrap\"><table id=\"actions\"><tr>\
+         <th>When (UTC)</th><th>Who</th><th>Via</th><th>Action</th><th>On</th>\
+         <th>Result</th></tr>",
+    );
+    for a in &state.actions {
+        let on = match (a.message_id, a.operation_day) {
+            (Some(id), _) => format!("message {id}"),
+            (None, Some(day)) => format!("day {day}"),
+            (None, None) => "–".to_owned(),
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            time(a.taken_at),
+            escape(&a.taken_by),
+            escape(&a.via),
+            escape(&a.action),
+            on,
+            escape(&a.result),
+        );
+    }
+    none_row(out, state.actions.is_empty(), 6);
+    out.push_str("</table></div>");
 }
 
 /// A table row saying "none" across `columns`, when `empty`.
@@ -224,16 +330,16 @@ fn none_row(out: &mut String, empty: bool, columns: u8) {
 
 /// The switches: 6 or 24 hours of charts, reloading on or off. Forms, not
 /// links, so they work without script and keep the other choice.
-fn switches(out: &mut String, options: &PageOptions) {
+fn switches(out: &mut String, options: &PageOptions, page: &str) {
     let refresh = if options.refresh { "on" } else { "off" };
     let other_hours = if options.hours == 24 { 6 } else { 24 };
     let _ = write!(
         out,
-        "<form id=\"hours-switch\" action=\"/\" method=\"get\">\
+        "<form id=\"hours-switch\" action=\"{page}\" method=\"get\">\
          <input type=\"hidden\" name=\"hours\" value=\"{other_hours}\">\
          <input type=\"hidden\" name=\"refresh\" value=\"{refresh}\">\
          <button type=\"submit\">Charts: {other_hours} hours</button></form>\
-         <form id=\"refresh-switch\" action=\"/\" method=\"get\">\
+         <form id=\"refresh-switch\" action=\"{page}\" method=\"get\">\
          <input type=\"hidden\" name=\"hours\" value=\"{hours}\">\
          <input type=\"hidden\" name=\"refresh\" value=\"{other_refresh}\">\
          <button type=\"submit\">{label}</button></form>",

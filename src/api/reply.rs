@@ -20,4 +20,12 @@ pub enum Reply {
         /// The operation days it holds (header `Operation-Days`).
         operation_days: String,
     },
+    /// 401: the credentials of `challenge` (a `WWW-Authenticate` value)
+    /// are needed.
+    Challenge {
+        /// `WWW-Authenticate`.
+        challenge: &'static str,
+        /// What is needed, for people (JSON `{"error": …}`).
+        why: &'static str,
+    },
 }

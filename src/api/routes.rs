@@ -8,7 +8,7 @@ use super::dashboard::{self, PageOptions};
 use super::history::History;
 use super::record_page::{self, View};
 use super::reply::Reply;
-use super::{Api, chrome, flight_page, flights, health, metrics, page, search, status};
+use super::{Api, chrome, dead_page, flight_page, flights, health, metrics, page, search, status};
 use crate::store::{PoolCount, ReadOps, Selection, Store};
 
 const JSON: &str = "application/json";
@@ -119,7 +119,7 @@ fn status_page<S: Store + Clone>(api: &Api<S>, history: &History, query: &str) -
     };
     let status = api.status();
     let charts = dashboard::render(&api.store, history, status.taken_at, options.hours);
-    chrome::html(200, page::render(&status, &options, &charts))
+    chrome::html(200, page::render(&status, &options, &charts, None))
 }
 
 /// The answer to `GET url` (path and query); `history` feeds the status
@@ -152,6 +152,7 @@ pub fn get<S: Store + Clone>(api: &Api<S>, history: &History, url: &str) -> Repl
             )
         }
         "/all/flights" => all_flights(api, query),
+        "/dead" => dead_page::get(&api.store, query, None),
         _ => {
             if let Some(flid) = path.strip_prefix("/flights/") {
                 one_flight(api, flid, query)

@@ -17,7 +17,9 @@ use super::html::escape;
 use super::reply::Reply;
 use super::{Api, ApiSettings};
 use crate::state::day_of;
-use crate::store::{BrowseOps, FlightMatch, ReadOps, StateTx, Store, StoreError};
+use crate::store::{
+    BrowseOps, FlightMatch, HeldDays, ReadOps, StateTx, Store, StoreError,
+};
 
 /// Flights a search lists at most: a number flies once or twice a day, so
 /// more than this is a query too loose to be useful, and the page stays
@@ -110,6 +112,41 @@ fn find<S: Store>(store: &S, wanted: &Wanted) -> Result<Vec<FlightMatch>, StoreE
     })
 }
 
+/// What a search found, and where it looked.
+struct Found {
+    /// What was asked for, as it was last searched.
+    wanted: Wanted,
+    /// The flights found.
+    matches: Vec<FlightMatch>,
+    /// When nothing was found around today and no day was named: the
+    /// operation days the state holds, searched instead.
+    widened: Option<HeldDays>,
+}
+
+/// Searches as asked; a flight number found on none of the days around
+/// today, with no day named, is searched on every day the state holds (a
+/// person looking up yesterday's demo or last week's flight), and the
+/// page says so.
+fn find_or_widen<S: Store>(store: &S, wanted: Wanted, day_named: bool) -> Result<Found, StoreError> {
+    let matches = find(store, &wanted)?;
+    let Wanted::Number { number, .. } = &wanted else {
+        return Ok(Found { wanted, matches, widened: None });
+    };
+    if !matches.is_empty() || day_named {
+        return Ok(Found { wanted, matches, widened: None });
+    }
+    let held = store.transaction(|tx| {
+        tx.set_read_only_snapshot()?;
+        tx.select_held_days()
+    })?;
+    let (Some(first), Some(last)) = (held.first_day, held.last_day) else {
+        return Ok(Found { wanted, matches, widened: Some(held) });
+    };
+    let wider = Wanted::Number { number: number.clone(), first, last };
+    let matches = find(store, &wider)?;
+    Ok(Found { wanted: wider, matches, widened: Some(held) })
+}
+
 /// The answer to `GET /search?…`.
 pub(super) fn get<S: Store + Clone>(api: &Api<S>, query: &str) -> Reply {
     let Some(parameters) = chrome::form_parameters(query) else {
@@ -129,8 +166,9 @@ pub(super) fn get<S: Store + Clone>(api: &Api<S>, query: &str) -> Reply {
         Ok(wanted) => wanted,
         Err(why) => return chrome::error(400, &why),
     };
-    match find(&api.store, &wanted) {
-        Ok(matches) => chrome::html(200, render(&q, &wanted, &matches)),
+    let day_named = day.as_deref().is_some_and(|d| !d.trim().is_empty());
+    match find_or_widen(&api.store, wanted, day_named) {
+        Ok(found) => chrome::html(200, render(&q, &found)),
         Err(e) => {
             tracing::warn!(error = format!("{e:#}"), "a search failed");
             chrome::error(503, &format!("state database unavailable: {e:#}"))
@@ -138,7 +176,8 @@ pub(super) fn get<S: Store + Clone>(api: &Api<S>, query: &str) -> Reply {
     }
 }
 
-fn render(q: &str, wanted: &Wanted, matches: &[FlightMatch]) -> String {
+fn render(q: &str, found: &Found) -> String {
+    let (wanted, matches) = (&found.wanted, &found.matches);
     let mut out = String::with_capacity(4096);
     chrome::open(&mut out, "flightstate: search", None, q);
     let asked = match wanted {
@@ -181,6 +220,18 @@ fn render(q: &str, wanted: &Wanted, matches: &[FlightMatch]) -> String {
         out.push_str("<tr><td colspan=\"6\" class=\"none\">none</td></tr>");
     }
     out.push_str("</table></div>");
+    if let Some(held) = &found.widened {
+        let _ = write!(
+            out,
+            "<p id=\"searched-days\">None around the station's today; the state holds the \
+             operation days {held}{}.</p>",
+            if held.first_day.is_some() {
+                ", searched above"
+            } else {
+                ""
+            }
+        );
+    }
     if i64::try_from(matches.len()).is_ok_and(|n| n >= MATCHES_LISTED) {
         let _ = write!(
             out,

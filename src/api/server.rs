@@ -1,8 +1,10 @@
 //! The HTTP server: `tiny_http` (blocking, no async runtime) with a fixed
-//! number of threads taking requests from one listener. Only `GET` is
-//! answered: nothing here can change the state.
+//! number of threads taking requests from one listener, over TLS when
+//! `api.tls_cert_file` is set. Only `GET` is answered, except an
+//! operator's `POST`s under `/operator` when `api.actions` is on.
 
 use std::io;
+use std::io::Read as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,8 +13,9 @@ use std::time::Duration;
 
 use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
 
-use super::Api;
+use super::actions::{self, Head};
 use super::history::{self, History};
+use super::{Api, TlsFiles};
 use super::reply::Reply;
 use super::routes;
 use crate::store::Store;
@@ -77,49 +80,78 @@ fn respond(request: Request, reply: Reply) {
             // No length: tiny_http sends the body chunked.
             request.respond(Response::new(StatusCode(200), headers, body, None, None))
         }
-    };
-    if let Err(e) = outcome {
-        tracing::debug!(error = %e, "response not sent whole");
-    }
-}
-
-fn answer<S: Store + Clone>(api: &Api<S>, history: &History, request: Request) {
-    let url = request.url().to_owned();
-    let span = tracing::debug_span!("api.request", url = %url);
-    let _enter = span.enter();
-    let authorization = request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("Authorization"))
-        .map(|h| h.value.as_str().to_owned());
-    let reply = if !routes::authorised(api.settings.token.as_deref(), authorization.as_deref()) {
-        routes::error(401, "a bearer token is needed (Authorization: Bearer …)")
-    } else if *request.method() != Method::Get {
-        routes::error(405, "only GET is answered")
-    } else {
-        routes::get(api, history, &url)
-    };
-    let reply = match reply {
-        Reply::Full { status: 401, .. } => {
-            let mut response = Response::from_string(
-                serde_json::json!({ "error": "a bearer token is needed" }).to_string(),
-            )
-            .with_status_code(StatusCode(401));
+        Reply::Challenge { challenge, why } => {
+            let mut response =
+                Response::from_string(serde_json::json!({ "error": why }).to_string())
+                    .with_status_code(StatusCode(401));
             for h in [
-                header("WWW-Authenticate", "Bearer"),
+                header("WWW-Authenticate", challenge),
                 header("Content-Type", "application/json"),
+                header("Cache-Control", "no-store"),
             ]
             .into_iter()
             .flatten()
             {
                 response.add_header(h);
             }
-            if let Err(e) = request.respond(response) {
-                tracing::debug!(error = %e, "response not sent");
-            }
-            return;
+            request.respond(response)
         }
-        reply => reply,
+    };
+    if let Err(e) = outcome {
+        tracing::debug!(error = %e, "response not sent whole");
+    }
+}
+
+/// The largest form body an action takes: a few fields.
+const MAX_FORM_BYTES: u64 = 16 * 1024;
+
+/// The request's headers the answer depends on.
+fn head_of(request: &Request) -> Head {
+    let find = |name: &'static str| {
+        request
+            .headers()
+            .iter()
+            .find(|h| h.field.equiv(name))
+            .map(|h| h.value.as_str().to_owned())
+    };
+    Head {
+        authorization: find("Authorization"),
+        host: find("Host"),
+        origin: find("Origin"),
+        fetch_site: find("Sec-Fetch-Site"),
+    }
+}
+
+/// A form's body, read whole up to [`MAX_FORM_BYTES`]; `None` when it is
+/// longer or not UTF-8.
+fn form_body(request: &mut Request) -> Option<String> {
+    let mut body = String::new();
+    let read = std::io::Read::take(request.as_reader(), MAX_FORM_BYTES + 1)
+        .read_to_string(&mut body)
+        .ok()?;
+    (read as u64 <= MAX_FORM_BYTES).then_some(body)
+}
+
+fn answer<S: Store + Clone>(api: &Api<S>, history: &History, mut request: Request) {
+    let url = request.url().to_owned();
+    let span = tracing::debug_span!("api.request", url = %url);
+    let _enter = span.enter();
+    let head = head_of(&request);
+    let reply = if api.settings.actions.is_some() && actions::is_operator_path(&url) {
+        let form = match request.method() {
+            Method::Post => Some(form_body(&mut request)),
+            _ => None,
+        };
+        actions::answer(api, history, &head, &url, form)
+    } else if !routes::authorised(api.settings.token.as_deref(), head.authorization.as_deref()) {
+        Reply::Challenge {
+            challenge: "Bearer",
+            why: "a bearer token is needed (Authorization: Bearer …)",
+        }
+    } else if *request.method() != Method::Get {
+        routes::error(405, "only GET is answered")
+    } else {
+        routes::get(api, history, &url)
     };
     respond(request, reply);
 }
@@ -146,6 +178,18 @@ fn spawn_sampler<S: Store + Clone>(
         })
 }
 
+/// The PEM files of `tls`, read.
+fn ssl_config(tls: &TlsFiles) -> io::Result<tiny_http::SslConfig> {
+    let read = |path: &std::path::Path, what: &str| {
+        std::fs::read(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{what} {}: {e}", path.display())))
+    };
+    Ok(tiny_http::SslConfig {
+        certificate: read(&tls.certificate, "api.tls_cert_file")?,
+        private_key: read(&tls.private_key, "api.tls_key_file")?,
+    })
+}
+
 /// Listens on `bind` and answers with `threads` threads until `stop` is
 /// set.
 ///
@@ -158,7 +202,17 @@ pub fn start<S: Store + Clone>(
     threads: usize,
     stop: Arc<AtomicBool>,
 ) -> io::Result<Running> {
-    let server = Server::http(bind).map_err(|e| io::Error::other(format!("bind {bind}: {e}")))?;
+    if api.settings.actions.is_some() && api.settings.tls.is_none() && !super::loopback(bind) {
+        return Err(io::Error::other(format!(
+            "{bind} is not a loopback address and the API has no TLS: operators' passwords \
+             would cross the network in clear (set api.tls_cert_file and api.tls_key_file)"
+        )));
+    }
+    let server = match &api.settings.tls {
+        None => Server::http(bind),
+        Some(tls) => Server::https(bind, ssl_config(tls)?),
+    }
+    .map_err(|e| io::Error::other(format!("bind {bind}: {e}")))?;
     let addr = server
         .server_addr()
         .to_ip()
@@ -196,7 +250,13 @@ pub fn start<S: Store + Clone>(
                 })?,
         );
     }
-    tracing::info!(%addr, threads, "read API listening");
+    tracing::info!(
+        %addr,
+        threads,
+        tls = api.settings.tls.is_some(),
+        actions = api.settings.actions.is_some(),
+        "read API listening"
+    );
     Ok(Running {
         addr,
         threads: handles,

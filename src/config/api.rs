@@ -1,5 +1,7 @@
 //! The `[api]` section: the read API and status page.
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
 use super::{ConfigError, database_dialect, redact_url};
@@ -27,6 +29,18 @@ pub struct ApiConfig {
     pub dead_letters: u32,
     /// Operation days the status page and the metrics list.
     pub days: u32,
+    /// Whether the page offers operators' actions (requeue, release,
+    /// reject, request a day) under `/operator`; off: only `GET` is
+    /// answered.
+    pub actions: bool,
+    /// The operators who may act, each `name:<SHA-256 of the password, in
+    /// hex>`: the file never holds a password (docs/api.md, "Actions").
+    pub operators: Vec<String>,
+    /// The PEM certificate (chain) the API serves TLS with; with
+    /// `tls_key_file`. Unset: plain HTTP.
+    pub tls_cert_file: Option<PathBuf>,
+    /// The PEM private key of `tls_cert_file`.
+    pub tls_key_file: Option<PathBuf>,
 }
 
 impl Default for ApiConfig {
@@ -40,6 +54,10 @@ impl Default for ApiConfig {
             check_timeout_ms: 2_000,
             dead_letters: 20,
             days: 14,
+            actions: false,
+            operators: Vec::new(),
+            tls_cert_file: None,
+            tls_key_file: None,
         }
     }
 }
@@ -59,6 +77,17 @@ impl std::fmt::Debug for ApiConfig {
             .field("check_timeout_ms", &self.check_timeout_ms)
             .field("dead_letters", &self.dead_letters)
             .field("days", &self.days)
+            .field("actions", &self.actions)
+            .field(
+                "operators",
+                &self
+                    .operators
+                    .iter()
+                    .map(|o| o.split_once(':').map_or("***", |(name, _)| name))
+                    .collect::<Vec<_>>(),
+            )
+            .field("tls_cert_file", &self.tls_cert_file)
+            .field("tls_key_file", &self.tls_key_file)
             .finish()
     }
 }
@@ -90,6 +119,54 @@ impl ApiConfig {
                 setting: "api.token",
                 value: String::new(),
                 reason: "an empty token would let anyone in; leave it unset for no authentication",
+            });
+        }
+        self.validate_actions()
+    }
+
+    /// The operators' credentials: each well formed, and never sent in
+    /// clear over a network (docs/api.md, "Actions").
+    fn validate_actions(&self) -> Result<(), ConfigError> {
+        for entry in &self.operators {
+            if crate::api::Credential::parse(entry).is_none() {
+                return Err(ConfigError::BadValue {
+                    setting: "api.operators",
+                    value: entry.split_once(':').map_or("***", |(name, _)| name).to_owned(),
+                    reason: "each must be `name:<SHA-256 of the password, 64 hex digits>`",
+                });
+            }
+        }
+        if self.tls_cert_file.is_some() != self.tls_key_file.is_some() {
+            return Err(ConfigError::BadValue {
+                setting: "api.tls_cert_file",
+                value: String::new(),
+                reason: "api.tls_cert_file and api.tls_key_file are set together or not at all",
+            });
+        }
+        if !self.actions {
+            return Ok(());
+        }
+        if self.operators.is_empty() {
+            return Err(ConfigError::BadValue {
+                setting: "api.actions",
+                value: "true".to_owned(),
+                reason: "actions need at least one operator in api.operators",
+            });
+        }
+        if self.database_url.is_some() {
+            return Err(ConfigError::BadValue {
+                setting: "api.actions",
+                value: "true".to_owned(),
+                reason: "actions write to the state database; api.database_url (a read-only \
+                         replica or user) cannot take them: unset one of the two",
+            });
+        }
+        if self.tls_cert_file.is_none() && !crate::api::loopback(&self.bind) {
+            return Err(ConfigError::BadValue {
+                setting: "api.actions",
+                value: "true".to_owned(),
+                reason: "operators' passwords would cross the network in clear: set \
+                         api.tls_cert_file and api.tls_key_file, or bind to a loopback address",
             });
         }
         Ok(())

@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use super::{Config, ConfigError};
-use crate::api::{ApiSettings, StatusLimits, Topics};
+use crate::api::{
+    ActionSettings, ApiSettings, Credential, Operators, StatusLimits, Topics, TlsFiles,
+};
 
 impl Config {
     /// The URL the API reads: `api.database_url`, else `database.url`.
@@ -59,6 +61,25 @@ impl Config {
                 .transpose()?,
             station: self.station_clock(),
             day_boundary: self.day_boundary(),
+            actions: self.api.actions.then(|| ActionSettings {
+                operators: Operators::new(
+                    self.api
+                        .operators
+                        .iter()
+                        .filter_map(|entry| Credential::parse(entry))
+                        .collect(),
+                ),
+                requests: self.requests.settings(self.day_boundary()),
+            }),
+            tls: self
+                .api
+                .tls_cert_file
+                .clone()
+                .zip(self.api.tls_key_file.clone())
+                .map(|(certificate, private_key)| TlsFiles {
+                    certificate,
+                    private_key,
+                }),
         })
     }
 }

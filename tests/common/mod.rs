@@ -32,6 +32,7 @@ pub mod secured_broker;
 pub mod server;
 pub mod sis;
 pub mod tls;
+pub mod webdriver;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

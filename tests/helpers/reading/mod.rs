@@ -264,6 +264,8 @@ pub fn settings(token: Option<&str>, brokers: Option<String>) -> ApiSettings {
         // UTC: the station's "today" in a test does not hang on the host.
         station: flightstate::config::StationClock::new(Some(chrono_tz::UTC)),
         day_boundary: chrono::NaiveTime::MIN,
+        actions: None,
+        tls: None,
     }
 }
 

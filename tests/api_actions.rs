@@ -430,6 +430,29 @@ fn without_actions_a_post_is_refused_and_with_them_a_bad_token_changes_nothing()
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
     assert_eq!(record(&mut conn, id).expect("record").requeue_count, 0);
     assert!(actions(&mut conn).is_empty());
+    // The dead letters filtered by kind, words of the reason and day.
+    let reason = record(&mut conn, site.dead_alike[0])
+        .and_then(|r| r.error_text)
+        .expect("a reason");
+    let other_reason = record(&mut conn, id)
+        .and_then(|r| r.error_text)
+        .unwrap_or_default();
+    let word = word_only_in(&reason, &other_reason);
+    let today = chrono::Utc::now().date_naive();
+    for (query, matching) in [
+        ("kind=BAD_INPUT".to_owned(), 3),
+        (format!("kind=BAD_INPUT&error={word}"), 2),
+        (format!("day={today}"), 3),
+        ("day=2000-01-01".to_owned(), 0),
+        ("kind=DATA_REJECTED".to_owned(), 0),
+    ] {
+        let page = request(addr, "GET", &format!("/dead?{query}"), &[], "");
+        assert!(
+            page.contains(&format!("<p id=\"dead-matching\">{matching} match")),
+            "{query}: {page}"
+        );
+        assert!(!page.contains("method=\"post\""), "{page}");
+    }
     // The read page answers as before, and names no operator.
     let page = request(addr, "GET", "/", &[], "");
     assert!(page.starts_with("HTTP/1.1 200") && !page.contains("method=\"post\""));

@@ -81,6 +81,16 @@ fn a_flight_is_found_by_number_and_flid_and_its_page_shows_the_tables() {
         "{}",
         none.text()
     );
+    // No day, and the flight is not around the station's today: every
+    // day the state holds is searched, and the page says so.
+    let widened = get(api.addr, &format!("/search?q={number}")).text();
+    assert!(
+        widened.contains(&format!("<a href=\"/flight/{0}\">{0}</a>", flight.flid))
+            && widened.contains(&format!(
+                "the state holds the operation days {DAY}..{DAY}, searched above"
+            )),
+        "{widened}"
+    );
     // By FLID.
     let by_flid = get(api.addr, &format!("/search?q={}", flight.flid));
     assert!(

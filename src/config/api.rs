@@ -172,3 +172,71 @@ impl ApiConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ANA: &str = "ana:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
+
+    fn refusal(config: &ApiConfig) -> Option<&'static str> {
+        match config.validate() {
+            Ok(()) => None,
+            Err(ConfigError::BadValue { reason, .. }) => Some(reason),
+            Err(other) => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn actions_need_operators_a_writable_database_and_no_clear_network() {
+        let on = ApiConfig {
+            actions: true,
+            operators: vec![ANA.to_owned()],
+            ..ApiConfig::default()
+        };
+        assert_eq!(refusal(&on), None);
+        assert_eq!(refusal(&ApiConfig::default()), None);
+        let none = ApiConfig {
+            operators: Vec::new(),
+            ..on.clone()
+        };
+        assert!(refusal(&none).is_some_and(|r| r.contains("at least one operator")));
+        let replica = ApiConfig {
+            database_url: Some("postgres://reader@replica/flightstate".to_owned()),
+            ..on.clone()
+        };
+        assert!(refusal(&replica).is_some_and(|r| r.contains("api.database_url")));
+        let network = ApiConfig {
+            bind: "0.0.0.0:8080".to_owned(),
+            ..on.clone()
+        };
+        assert!(refusal(&network).is_some_and(|r| r.contains("in clear")));
+        let tls = ApiConfig {
+            tls_cert_file: Some("/etc/flightstate/api.pem".into()),
+            tls_key_file: Some("/etc/flightstate/api.key".into()),
+            ..network
+        };
+        assert_eq!(refusal(&tls), None);
+        let half = ApiConfig {
+            tls_key_file: None,
+            ..tls
+        };
+        assert!(refusal(&half).is_some_and(|r| r.contains("together")));
+        let plain = ApiConfig {
+            operators: vec!["ana:secret".to_owned()],
+            ..on
+        };
+        assert!(refusal(&plain).is_some_and(|r| r.contains("SHA-256")));
+        // The password's digest is never shown.
+        let shown = format!("{:?}", ApiConfig::default());
+        assert!(!shown.contains("2c26b46b"), "{shown}");
+        let shown = format!(
+            "{:?}",
+            ApiConfig {
+                operators: vec![ANA.to_owned()],
+                ..ApiConfig::default()
+            }
+        );
+        assert!(shown.contains("\"ana\"") && !shown.contains("2c26b46b"), "{shown}");
+    }
+}

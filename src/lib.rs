@@ -17,6 +17,7 @@ pub mod lease_holder;
 pub mod lost_tail;
 pub mod mailbox;
 pub mod memory;
+pub mod operator;
 pub mod pipeline;
 pub mod protocol;
 pub mod pump;

@@ -23,7 +23,7 @@ const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations_pg");
 
 /// Every table of DESIGN §3, as PostgreSQL names them (unquoted, so lower case), and the
 /// version floor of deleted flights (`docs/kafka.md`), and the evidence of the upstream's
-/// order and SEQN (`docs/open-questions.md`).
+/// order and SEQN (`docs/open-questions.md`), and the operator's record (`docs/operations.md`).
 const DESIGN_TABLES: &[&str] = &[
     "effect_call",
     "flight_bridge",
@@ -39,6 +39,7 @@ const DESIGN_TABLES: &[&str] = &[
     "flight_version_floor",
     "kafka_msg",
     "kafka_schd",
+    "operator_action",
     "order_evidence",
     "pipeline_lock",
     "proc_state",

@@ -1,13 +1,10 @@
 //! `flightstate dead list | show | requeue`: the dead letters, for an
 //! operator (docs/operations.md).
 //!
-//! A requeue is an explicit, recorded action: `PROC_STATE` counts it and
-//! keeps who and when (one state transaction), then the message's mailbox
-//! row is set pending again, so that the pump applies it through the normal
-//! path and writes its new outcome back by a call of its own
-//! (`backfill:{id}:requeue:{n}`). The state transaction comes first: a row
-//! pending again while its message is still DEAD would only be written back
-//! DEAD once more.
+//! A requeue is an explicit, recorded action, and a protocol across the
+//! state database and the mailbox: it is `operator::requeue` (its doc says
+//! the steps), the same for the page. This command parses, names the
+//! operator and prints what became of each message.
 
 use std::process::ExitCode;
 
@@ -16,13 +13,12 @@ use chrono::{NaiveDate, NaiveDateTime};
 use flightstate::config::Config;
 use flightstate::journal::write_back_intent;
 use flightstate::mailbox::{Mailbox, StoredMessage};
-use flightstate::store::{
-    DeadFilter, DeadOps, JournalOps, MessageRecord, ProcStatus, REQUEUED, Store, StoredCall,
+use flightstate::operator::{
+    Actor, MAX_LETTERS, Requeued, Via, operator_name, requeue, requeue_matching,
 };
-
-/// At most this many dead letters are listed, or requeued by `--kind`, at
-/// once: a list longer than that is read with `--since`.
-const MAX_LETTERS: i64 = 10_000;
+use flightstate::store::{
+    DeadFilter, DeadOps, JournalOps, MessageRecord, ProcStatus, Store, StoredCall,
+};
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -41,6 +37,8 @@ enum DeadCommand {
         /// (`YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS]`).
         #[arg(long, value_parser = parse_since)]
         since: Option<NaiveDateTime>,
+        #[command(flatten)]
+        matching: Matching,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -58,16 +56,33 @@ enum DeadCommand {
     /// fixed; the requeue is recorded with who and when.
     Requeue {
         /// The message ids.
-        #[arg(required_unless_present = "kind", conflicts_with = "kind")]
+        #[arg(
+            required_unless_present_any = ["kind", "error", "day"],
+            conflicts_with_all = ["kind", "error", "day"]
+        )]
         ids: Vec<i64>,
         /// Every DEAD message of this error kind instead.
         #[arg(long)]
         kind: Option<String>,
+        #[command(flatten)]
+        matching: Matching,
         /// Who requeues (recorded); default: the operating-system user
         /// (`$USER`).
         #[arg(long)]
         by: Option<String>,
     },
+}
+
+/// The filters `list` and `requeue` share besides `--kind`.
+#[derive(Debug, clap::Args)]
+struct Matching {
+    /// Only those whose error text (the reason) holds this text, as
+    /// written (case counts).
+    #[arg(long, value_name = "TEXT")]
+    error: Option<String>,
+    /// Only those recorded on this UTC day.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    day: Option<NaiveDate>,
 }
 
 fn parse_since(text: &str) -> Result<NaiveDateTime, String> {
@@ -93,11 +108,41 @@ struct Dead<'a> {
 impl super::open_store::StoreWork for Dead<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         match self.opts.command {
-            DeadCommand::List { kind, since, json } => list(&store, kind.as_deref(), since, json),
+            DeadCommand::List {
+                kind,
+                since,
+                matching,
+                json,
+            } => {
+                let filter = DeadFilter {
+                    error_kind: kind.as_deref(),
+                    since,
+                    error_text: matching.error.as_deref(),
+                    day: matching.day,
+                };
+                list(&store, filter, json)
+            }
             DeadCommand::Show { id, json } => show(&store, &mailbox(self.config)?, id, json),
-            DeadCommand::Requeue { ids, kind, by } => {
-                let by = operator(by)?;
-                requeue(&store, &mailbox(self.config)?, &ids, kind.as_deref(), &by)
+            DeadCommand::Requeue {
+                ids,
+                kind,
+                matching,
+                by,
+            } => {
+                let actor = Actor::new(&operator_name(by)?, Via::CommandLine)?;
+                let mailbox = mailbox(self.config)?;
+                let requeued = if ids.is_empty() {
+                    let filter = DeadFilter {
+                        error_kind: kind.as_deref(),
+                        since: None,
+                        error_text: matching.error.as_deref(),
+                        day: matching.day,
+                    };
+                    requeue_matching(&store, &mailbox, filter, &actor)?
+                } else {
+                    requeue(&store, &mailbox, &ids, &actor)?
+                };
+                Ok(print_requeued(&requeued))
             }
         }
     }
@@ -107,34 +152,7 @@ pub(super) fn mailbox(config: &Config) -> anyhow::Result<Mailbox> {
     Mailbox::connect(config.mailbox_settings()?).context("cannot open the mailbox pool")
 }
 
-/// The operator named by `--by`, else `$USER`, else the account the
-/// process runs as (as `psql` does): systemd units, cron and some `sudo`
-/// shells leave `$USER` unset.
-pub(super) fn operator(by: Option<String>) -> anyhow::Result<String> {
-    let name = [by, std::env::var("USER").ok()]
-        .into_iter()
-        .flatten()
-        .map(|n| n.trim().to_owned())
-        .find(|n| !n.is_empty())
-        .or_else(account_name);
-    let name = name.context(
-        "no operator name: give `--by NAME` ($USER is unset and this process's user id has no \
-         account name)",
-    )?;
-    // PROC_STATE.REQUEUED_BY is VARCHAR(128).
-    Ok(name.chars().take(128).collect())
-}
-
-fn list<S: Store>(
-    store: &S,
-    kind: Option<&str>,
-    since: Option<NaiveDateTime>,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
-    let filter = DeadFilter {
-        error_kind: kind,
-        since,
-    };
+fn list<S: Store>(store: &S, filter: DeadFilter<'_>, json: bool) -> anyhow::Result<ExitCode> {
     let letters = store.transaction(|tx| tx.select_dead_letters(filter, MAX_LETTERS))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&letters)?);
@@ -274,124 +292,18 @@ fn show_text(id: i64, shown: &Shown) -> String {
     text
 }
 
-fn requeue<S: Store>(
-    store: &S,
-    mailbox: &Mailbox,
-    ids: &[i64],
-    kind: Option<&str>,
-    by: &str,
-) -> anyhow::Result<ExitCode> {
-    let now = flightstate::station::utc_now();
-    let named: Vec<i64> = match kind {
-        Some(kind) => {
-            let filter = DeadFilter {
-                error_kind: Some(kind),
-                since: None,
-            };
-            let letters = store.transaction(|tx| tx.select_dead_letters(filter, MAX_LETTERS))?;
-            letters.into_iter().map(|r| r.message_id).collect()
-        }
-        None => ids.to_vec(),
-    };
-    // Only rows written back: a DEAD write-back still to be made would
-    // land after the requeue and leave the row DEAD whatever the pump does.
-    let mut all_done = true;
-    let mut asked = Vec::with_capacity(named.len());
-    for id in named {
-        match mailbox.stored_message(id)? {
-            Some(row) if row.processed_at.is_some() => asked.push(id),
-            Some(_) => {
-                all_done = false;
-                println!(
-                    "{id}: not requeued: its mailbox row is pending (its write-back is not made yet, or it is requeued already); try again once it is written back"
-                );
-            }
-            None => {
-                all_done = false;
-                println!("{id}: not requeued: its mailbox row is gone");
-            }
-        }
+/// Prints what became of each message; exit 1 unless every one is on its
+/// way.
+fn print_requeued(requeued: &[Requeued]) -> ExitCode {
+    for r in requeued {
+        println!("{r}");
     }
-    let (requeued, records) = store.transaction(|tx| {
-        let requeued = tx.requeue_dead_letters(&asked, by, now)?;
-        let mut records = Vec::with_capacity(asked.len());
-        for id in &asked {
-            records.push(tx.select_message_record(*id)?);
-        }
-        Ok::<_, anyhow::Error>((requeued, records))
-    })?;
-    for (id, record) in asked.iter().zip(records) {
-        let fresh = requeued.iter().find(|(r, _)| r == id).map(|(_, n)| *n);
-        let waiting = record.as_ref().is_some_and(|r| {
-            r.status == ProcStatus::Failed && r.error_kind.as_deref() == Some(REQUEUED)
-        });
-        if !waiting {
-            all_done = false;
-            match record {
-                Some(r) => println!("{id}: not requeued: it is {}, not DEAD", r.status.code()),
-                None => println!("{id}: not requeued: no such message in PROC_STATE"),
-            }
-            continue;
-        }
-        if let Some(n) = fresh {
-            tracing::info!(
-                msg.id = id,
-                requeue = n,
-                requeued_by = by,
-                "dead letter requeued"
-            );
-        }
-        let what = fresh.map_or_else(
-            || "already requeued".to_owned(),
-            |n| format!("requeued (requeue {n}, by {by})"),
-        );
-        match mailbox.requeue_message(*id) {
-            Ok(true) => println!("{id}: {what}; its mailbox row is pending again"),
-            Ok(false) => {
-                all_done = false;
-                println!(
-                    "{id}: {what}; its mailbox row was set pending or removed meanwhile: see `dead show {id}`"
-                );
-            }
-            Err(e) => {
-                all_done = false;
-                println!(
-                    "{id}: {what}; its mailbox row could not be set pending ({e:#}): run `dead requeue {id}` again"
-                );
-            }
-        }
-    }
-    if asked.is_empty() && all_done {
+    if requeued.is_empty() {
         println!("no dead letter to requeue");
     }
-    Ok(if all_done {
+    if requeued.iter().all(Requeued::ok) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
-}
-
-/// The name of the account this process runs as (its effective user id),
-/// from the system's user database.
-fn account_name() -> Option<String> {
-    let mut buffer = vec![0_u8; 16 * 1024];
-    // SAFETY: `passwd` is plain data that getpwuid_r fills; `buffer` outlives
-    // the `pw_name` pointer read below, and its length is passed.
-    unsafe {
-        let mut entry: libc::passwd = std::mem::zeroed();
-        let mut found: *mut libc::passwd = std::ptr::null_mut();
-        let status = libc::getpwuid_r(
-            libc::geteuid(),
-            &raw mut entry,
-            buffer.as_mut_ptr().cast(),
-            buffer.len(),
-            &raw mut found,
-        );
-        if status != 0 || found.is_null() || entry.pw_name.is_null() {
-            return None;
-        }
-        let name = std::ffi::CStr::from_ptr(entry.pw_name).to_string_lossy();
-        let name = name.trim();
-        (!name.is_empty()).then(|| name.to_owned())
     }
 }

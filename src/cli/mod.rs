@@ -34,6 +34,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use flightstate::config::Config;
+use flightstate::operator::Decision;
 
 /// Keeps the current state of every flight at an airport from AODB SIS
 /// messages.
@@ -142,8 +143,8 @@ pub fn main() -> ExitCode {
         Command::Resync(opts) => resync::run(opts, &config),
         Command::Republish(opts) => republish::run(opts, &config),
         Command::CatchUp(opts) => catch_up::run(opts, &config),
-        Command::Release(opts) => held::run(opts, &config, held::Decision::Release),
-        Command::Reject(opts) => held::run(opts, &config, held::Decision::Reject),
+        Command::Release(opts) => held::run(opts, &config, Decision::Release),
+        Command::Reject(opts) => held::run(opts, &config, Decision::Reject),
     };
     match outcome {
         Ok(code) => code,

@@ -1,13 +1,15 @@
 //! `flightstate request --day YYYY-MM-DD`: registers an RQFD request for an
-//! operation day (docs/requests.md) and prints its id. The message is
-//! written into `COUTMSGS` by the effect worker (`run`, or `pump`), never
-//! by this command.
+//! operation day (docs/requests.md) and prints its id. The registration and
+//! its record are `operator::request_day`, the same for the page. The
+//! message is written into `COUTMSGS` by the effect worker (`run`, or
+//! `pump`), never by this command.
 
 use std::process::ExitCode;
 
 use chrono::NaiveDate;
 use flightstate::config::Config;
-use flightstate::request::{RequestError, register_day_request};
+use flightstate::operator::{Actor, Via, operator_name, request_day};
+use flightstate::request::RequestError;
 use flightstate::store::Store;
 
 #[derive(Debug, clap::Args)]
@@ -15,6 +17,9 @@ pub struct Opts {
     /// The operation day to ask AODB for.
     #[arg(long, value_name = "YYYY-MM-DD")]
     day: NaiveDate,
+    /// Who asks (recorded); default: the operating-system user (`$USER`).
+    #[arg(long)]
+    by: Option<String>,
     /// Print JSON instead of the id alone.
     #[arg(long)]
     json: bool,
@@ -33,11 +38,9 @@ struct Register<'a> {
 impl super::open_store::StoreWork for Register<'_> {
     fn run<S: Store + Clone>(self, store: S) -> anyhow::Result<ExitCode> {
         let settings = self.config.requests.settings(self.config.day_boundary());
-        let now = flightstate::station::utc_now();
-        let local_now = self.config.station_clock().local_at(now);
-        let registered = store
-            .transaction(|tx| register_day_request(tx, &settings, self.opts.day, now, local_now));
-        let registered = match registered {
+        let actor = Actor::new(&operator_name(self.opts.by)?, Via::CommandLine)?;
+        let clock = self.config.station_clock();
+        let registered = match request_day(&store, &settings, &clock, self.opts.day, &actor) {
             Ok(registered) => registered,
             Err(e @ RequestError::DigestMismatch { .. }) => {
                 eprintln!("flightstate: {:#}", anyhow::Error::new(e));

@@ -79,7 +79,7 @@ pub fn run(opts: Opts, config: &Config) -> anyhow::Result<ExitCode> {
         },
         move_flights: opts.move_flights,
         dry_run: opts.dry_run,
-        by: super::dead::operator(opts.by)?,
+        by: flightstate::operator::operator_name(opts.by)?,
     };
     super::open_store::with_store(
         config,

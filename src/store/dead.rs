@@ -7,7 +7,7 @@
 //! failed attempt: the message is applied again at its next delivery, and
 //! its write-back is a new journaled call named after the requeue count.
 
-use chrono::NaiveDateTime;
+use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
 use super::{ProcStatus, StoreError};
@@ -67,6 +67,28 @@ pub struct DeadFilter<'a> {
     pub error_kind: Option<&'a str>,
     /// Only those whose outcome was recorded at or after this time (UTC).
     pub since: Option<NaiveDateTime>,
+    /// Only those whose `ERROR_TEXT` holds this text (case as written: the
+    /// database's words are matched as they are).
+    pub error_text: Option<&'a str>,
+    /// Only those whose outcome was recorded on this UTC day.
+    pub day: Option<NaiveDate>,
+}
+
+impl DeadFilter<'_> {
+    /// The start of [`day`](DeadFilter::day) and of the day after (UTC),
+    /// as the statement compares them: computed here, so that both
+    /// dialects bind the same two times and no day arithmetic is written
+    /// twice in SQL.
+    pub fn day_bounds(&self) -> (Option<NaiveDateTime>, Option<NaiveDateTime>) {
+        match self.day {
+            Some(day) => (
+                Some(day.and_time(chrono::NaiveTime::MIN)),
+                day.succ_opt()
+                    .map(|next| next.and_time(chrono::NaiveTime::MIN)),
+            ),
+            None => (None, None),
+        }
+    }
 }
 
 /// Dead-letter operations. Method names are the names of the SQL files

@@ -9,6 +9,7 @@ use std::error::Error as StdError;
 
 use crate::FailureKind;
 
+mod action;
 mod browse;
 mod cleanup;
 mod dead;
@@ -37,6 +38,7 @@ mod tail;
 mod timeouts;
 mod version_floor;
 
+pub use action::{ACTION_BY_CHARS, ACTION_DETAIL_CHARS, ActionOps, ActionRecord, NewAction};
 pub use browse::{BrowseOps, FlightMatch, ProcMinute};
 pub use cleanup::{CleanupOps, RetiredFlight, StaleFlight};
 pub use dead::{

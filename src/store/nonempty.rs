@@ -8,7 +8,7 @@
 //! element is "no value").
 
 use crate::FailureKind;
-use crate::store::{ChangeNotice, NewCall, StoreError};
+use crate::store::{ChangeNotice, NewAction, NewCall, StoreError};
 
 /// Fails with `DataRejected` on the first of `fields` (column name, value) that is empty.
 ///
@@ -64,6 +64,16 @@ pub(crate) fn refuse_empty_notices(notices: &[ChangeNotice]) -> Result<(), Store
             ],
         )
     })
+}
+
+/// The `NOT NULL` text of an `OPERATOR_ACTION` row that comes from outside: who took it (the
+/// codes are Rust constants).
+///
+/// # Errors
+///
+/// As [`refuse_empty`].
+pub(crate) fn refuse_empty_action(action: &NewAction<'_>) -> Result<(), StoreError> {
+    refuse_empty("insert_operator_action", &[("TAKEN_BY", action.taken_by)])
 }
 
 #[cfg(test)]

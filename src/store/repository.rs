@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::StoreError;
+use super::action::ActionOps;
 use super::browse::BrowseOps;
 use super::cleanup::CleanupOps;
 use super::dead::DeadOps;
@@ -43,6 +44,7 @@ pub trait Store: Send + Sync + 'static {
         + RepublishOps
         + BrowseOps
         + TailOps
+        + ActionOps
     where
         Self: 'c;
 

@@ -25,7 +25,7 @@ fn day(row: &Row, op: &'static str) -> Result<NaiveDate, StoreError> {
 impl OracleTx<'_> {
     /// Runs `text` once per batch of `ids` (bound as `:ids`) with `binds`;
     /// returns the rows deleted.
-    fn delete_listed(
+    pub(super) fn delete_listed(
         &mut self,
         text: &'static str,
         op: &'static str,

@@ -45,6 +45,7 @@ impl DeadOps for OracleTx<'_> {
         limit: i64,
     ) -> Result<Vec<MessageRecord>, StoreError> {
         let op = "select_dead_letters";
+        let (day_start, day_end) = filter.day_bounds();
         let rows = self
             .conn()
             .query_named(
@@ -53,6 +54,9 @@ impl DeadOps for OracleTx<'_> {
                     ("status", &Text(Some(ProcStatus::Dead.code()))),
                     ("error_kind", &Text(filter.error_kind)),
                     ("since", &AsTimestamp(filter.since)),
+                    ("error_text", &Text(filter.error_text)),
+                    ("day_start", &AsTimestamp(day_start)),
+                    ("day_end", &AsTimestamp(day_end)),
                     ("max_rows", &limit),
                 ],
             )

@@ -58,6 +58,7 @@ pub(super) const SCRIPTS: &[(u16, &str, &str)] = &[
     script!(16, "outbox_key_slots", "V016__outbox_key_slots.sql"),
     script!(17, "proc_state_minutes", "V017__proc_state_minutes.sql"),
     script!(18, "proc_state_received", "V018__proc_state_received.sql"),
+    script!(19, "operator_action", "V019__operator_action.sql"),
 ];
 
 /// The history table V000 creates.

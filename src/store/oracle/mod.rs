@@ -7,6 +7,7 @@
 //! from `sql/oracle/` (`statements`). The Oracle client library is loaded at run time, on the
 //! first connection: the dialect builds and its unit tests run without it.
 
+mod action;
 mod binds;
 mod browse;
 mod cleanup;

@@ -76,10 +76,14 @@ impl DeadOps for PgTx<'_> {
         limit: i64,
     ) -> Result<Vec<MessageRecord>, StoreError> {
         let op = "select_dead_letters";
+        let (day_start, day_end) = filter.day_bounds();
         let rows: Vec<RecordRow> = sql_query(sql::SELECT_DEAD_LETTERS)
             .bind::<Text, _>(ProcStatus::Dead.code())
             .bind::<Nullable<Text>, _>(filter.error_kind)
             .bind::<Nullable<Timestamp>, _>(filter.since)
+            .bind::<Nullable<Text>, _>(filter.error_text)
+            .bind::<Nullable<Timestamp>, _>(day_start)
+            .bind::<Nullable<Timestamp>, _>(day_end)
             .bind::<BigInt, _>(limit)
             .prepared()
             .load(self.conn())

@@ -127,6 +127,7 @@ const PIPELINE_TABLES: &[&str] = &[
     "FLIGHT_VERSION_FLOOR",
     "KAFKA_MSG",
     "KAFKA_SCHD",
+    "OPERATOR_ACTION",
     "ORDER_EVIDENCE",
     "PIPELINE_LOCK",
     "PROC_STATE",

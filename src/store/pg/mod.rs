@@ -5,6 +5,7 @@
 //! failures become a [`FailureKind`](crate::FailureKind), `migrate` applies the embedded
 //! migrations. Only what the binary and the tests need is re-exported.
 
+mod action;
 mod browse;
 mod cleanup;
 mod copy;

@@ -514,6 +514,37 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// What operators did (flightstate dead requeue, release, reject, request, and the same from the page): one row per action and message, written in the action's own state transaction, refused actions included
+    operator_action (action_id) {
+        /// Action id, given by the database
+        action_id -> Int8,
+        /// When the action was taken (UTC)
+        taken_at -> Timestamp,
+        /// Who took it: the --by name, else the operating-system user; on the page, the signed-in name
+        #[max_length = 128]
+        taken_by -> Varchar,
+        /// Where it was taken: CLI = the command line, PAGE = the web page
+        #[max_length = 8]
+        via -> Varchar,
+        /// REQUEUE = a dead letter applied again; RELEASE, REJECT = the answer to a held snapshot; REQUEST_DAY = an RQFD request for an operation day
+        #[max_length = 16]
+        action -> Varchar,
+        /// The message acted on (CMINMSGS_ID); NULL for an action about no message
+        message_id -> Nullable<Int8>,
+        /// The operation day acted on; NULL for an action about no day
+        operation_day -> Nullable<Date>,
+        /// The flight acted on (SIS FLID); NULL for an action about no flight
+        flid -> Nullable<Int8>,
+        /// What became of it, as a code: REQUEUED, ALREADY_REQUEUED, PENDING, GONE, NOT_DEAD, UNKNOWN, RELEASED, REJECTED, ALREADY_DECIDED, NOT_HELD, REGISTERED, REFUSED
+        #[max_length = 32]
+        result -> Varchar,
+        /// What became of it, for people (cut to 1000 characters)
+        #[max_length = 1000]
+        detail -> Nullable<Varchar>,
+    }
+}
+
+diesel::table! {
     /// Per operation day, the arrivals that contradict the senders' clocks (META DTTM): evidence for or against rule M (a same-day snapshot overwrites earlier events), which assumes arrival order is upstream order
     order_evidence (operation_day) {
         /// The operation day (SCHD_GEN.OPERATION_DAY, FLIGHT_SCHD.OPERATION_DAY)
@@ -725,6 +756,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     flight_version_floor,
     kafka_msg,
     kafka_schd,
+    operator_action,
     order_evidence,
     pipeline_lock,
     proc_state,

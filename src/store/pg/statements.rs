@@ -30,6 +30,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("delete_counters", DELETE_COUNTERS),
     ("delete_delays", DELETE_DELAYS),
     ("delete_effect_calls", DELETE_EFFECT_CALLS),
+    ("delete_operator_actions", DELETE_OPERATOR_ACTIONS),
     ("delete_flights", DELETE_FLIGHTS),
     ("delete_flights_of_day", DELETE_FLIGHTS_OF_DAY),
     ("delete_gates", DELETE_GATES),
@@ -56,6 +57,7 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("insert_effect_intent", INSERT_EFFECT_INTENT),
     ("insert_flights", INSERT_FLIGHTS),
     ("insert_gates", INSERT_GATES),
+    ("insert_operator_action", INSERT_OPERATOR_ACTION),
     ("insert_request", INSERT_REQUEST),
     ("insert_route_points", INSERT_ROUTE_POINTS),
     ("insert_snapshot_ledger", INSERT_SNAPSHOT_LEDGER),
@@ -104,8 +106,10 @@ pub(crate) const ALL: &[(&str, &str)] = &[
     ("select_latest_order_evidence", SELECT_LATEST_ORDER_EVIDENCE),
     ("select_message_record", SELECT_MESSAGE_RECORD),
     ("select_migration_table", SELECT_MIGRATION_TABLE),
+    ("select_old_operator_actions", SELECT_OLD_OPERATOR_ACTIONS),
     ("select_missing_privileges", SELECT_MISSING_PRIVILEGES),
     ("select_open_effect_calls", SELECT_OPEN_EFFECT_CALLS),
+    ("select_operator_actions", SELECT_OPERATOR_ACTIONS),
     ("select_order_evidence", SELECT_ORDER_EVIDENCE),
     ("select_outbox_backlog", SELECT_OUTBOX_BACKLOG),
     ("select_pipeline_lease", SELECT_PIPELINE_LEASE),
@@ -269,3 +273,9 @@ pub(crate) const SELECT_LAST_FINAL_MESSAGE: &str = sql!("select_last_final_messa
 /// `flightstate republish` (`crate::store::RepublishOps`).
 pub(crate) const SELECT_FLIDS_OF_AIRLINE_AFTER: &str = sql!("select_flids_of_airline_after");
 pub(crate) const SELECT_CURRENT_VERSIONS: &str = sql!("select_current_versions");
+
+// The operator's record (`store::action`).
+pub(crate) const INSERT_OPERATOR_ACTION: &str = sql!("insert_operator_action");
+pub(crate) const SELECT_OPERATOR_ACTIONS: &str = sql!("select_operator_actions");
+pub(crate) const SELECT_OLD_OPERATOR_ACTIONS: &str = sql!("select_old_operator_actions");
+pub(crate) const DELETE_OPERATOR_ACTIONS: &str = sql!("delete_operator_actions");

@@ -85,7 +85,7 @@ fn a_dry_run_names_what_it_would_remove_and_the_clean_up_reports_progress_into_a
     // 20 flights and the record of the message that made them (SUCCEEDED in
     // September, no journaled call): one plain line per tenth of 21.
     assert!(
-        stdout.ends_with("removed 1 processing records\n"),
+        stdout.ends_with("removed 1 processing records\nremoved 0 recorded operator actions\n"),
         "{stdout}"
     );
     let lines: Vec<&str> = stderr
@@ -126,4 +126,50 @@ fn the_clean_up_on_a_terminal_draws_a_bar() {
         !shown.contains("\nremoved 5 of 5"),
         "no plain lines on a terminal"
     );
+}
+
+/// The operator's record is kept `cleanup.action_days` and then removed:
+/// of two actions, the one taken 401 days ago goes, the one taken today
+/// stays.
+#[test]
+fn the_clean_up_removes_operator_actions_older_than_their_retention() {
+    use flightstate::store::{ActionOps, NewAction, Store};
+    let db = TestDatabase::migrated();
+    let store = PgStore::from_pool(db.pool());
+    let now = chrono::Utc::now().naive_utc();
+    let action = |days_ago: i64, by: &'static str| NewAction {
+        taken_at: now - chrono::Duration::days(days_ago),
+        taken_by: by,
+        via: "CLI",
+        action: "REQUEUE",
+        message_id: Some(7),
+        operation_day: None,
+        flid: None,
+        result: "NOT_DEAD",
+        detail: "not requeued: it is SUCCEEDED, not DEAD",
+    };
+    store
+        .transaction(|tx| {
+            tx.insert_operator_action(&action(401, "old-hand"))?;
+            tx.insert_operator_action(&action(0, "new-hand"))
+        })
+        .expect("two actions recorded");
+
+    let dry = cleanup(&db, &["--dry-run"]);
+    let stdout = String::from_utf8_lossy(&dry.stdout).into_owned();
+    assert!(
+        stdout.ends_with("would remove 1 recorded operator actions\n"),
+        "{stdout}"
+    );
+    let done = cleanup(&db, &["--json"]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).expect("JSON");
+    assert_eq!(report["actions"], 1);
+    let kept = common::operator::operator_actions(&mut db.connect());
+    let kept: Vec<&str> = kept.iter().map(|a| a.0.as_str()).collect();
+    assert_eq!(kept, ["new-hand"]);
 }

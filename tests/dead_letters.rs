@@ -13,7 +13,7 @@ mod pumping;
 use std::process::Output;
 
 use common::TestDatabase;
-use common::operator::{operator_command, stdout_of};
+use common::operator::{cli_action, operator_actions, operator_command, stdout_of};
 use common::sis::{at, flight, flop, reno, sep, site_settings, snapshot};
 use diesel::connection::SimpleConnection;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
@@ -115,15 +115,38 @@ fn a_dead_letter_is_listed_shown_requeued_after_its_fix_and_then_succeeds() {
         serde_json::from_str(&stdout_of(&dead(&db, &mb, &["list", "--json"]), 0)).expect("JSON");
     assert_eq!(json[0]["message_id"], refused);
     assert_eq!(json.as_array().map(Vec::len), Some(1));
+    let today = chrono::Utc::now().date_naive().to_string();
     for other in [
         &["list", "--kind", "BAD_INPUT"][..],
         &["list", "--since", "2999-01-01"],
+        &["list", "--error", "no_such_rule"],
+        &["list", "--error", "SITE_RENO"],
+        &["list", "--day", "2026-01-01"],
+        &[
+            "list",
+            "--kind",
+            "DATA_REJECTED",
+            "--error",
+            "site_reno",
+            "--day",
+            "2026-01-01",
+        ],
     ] {
         let none = stdout_of(&dead(&db, &mb, other), 0);
         assert_eq!(none, "0 dead letter(s)\n", "{other:?}");
     }
-    let kind = stdout_of(&dead(&db, &mb, &["list", "--kind", "DATA_REJECTED"]), 0);
-    assert!(kind.starts_with(&format!("{refused} ")), "{kind}");
+    for selecting in [
+        &["list", "--kind", "DATA_REJECTED"][..],
+        &["list", "--error", "site_reno"],
+        &["list", "--day", &today],
+        &["list", "--error", "site_reno", "--day", &today],
+    ] {
+        let listed = stdout_of(&dead(&db, &mb, selecting), 0);
+        assert!(
+            listed.starts_with(&format!("{refused} ")) && listed.ends_with("1 dead letter(s)\n"),
+            "{selecting:?}: {listed}"
+        );
+    }
 
     // Shown: its record, its write-back and its body.
     let shown = stdout_of(&dead(&db, &mb, &["show", &refused.to_string()]), 0);
@@ -143,6 +166,17 @@ fn a_dead_letter_is_listed_shown_requeued_after_its_fix_and_then_succeeds() {
         refused_again.contains("not requeued: it is SUCCEEDED"),
         "{refused_again}"
     );
+    assert_eq!(
+        operator_actions(&mut conn),
+        vec![cli_action(
+            "night-shift",
+            "REQUEUE",
+            Some(fine),
+            None,
+            "NOT_DEAD"
+        )],
+        "a refused requeue is recorded too"
+    );
 
     // The cause is fixed; the operator requeues the message.
     conn.batch_execute("ALTER TABLE flight_schd DROP CONSTRAINT site_reno")
@@ -159,6 +193,16 @@ fn a_dead_letter_is_listed_shown_requeued_after_its_fix_and_then_succeeds() {
     assert!(
         requeued.contains("requeued (requeue 1, by alice); its mailbox row is pending again"),
         "{requeued}"
+    );
+    assert_eq!(
+        operator_actions(&mut conn)[1..],
+        [cli_action(
+            "alice",
+            "REQUEUE",
+            Some(refused),
+            None,
+            "REQUEUED"
+        )]
     );
     let recorded = requeue_of(&mut conn, refused);
     assert_eq!(recorded.requeue_count, 1);
@@ -246,6 +290,16 @@ fn a_requeued_message_still_refused_is_dead_again_and_written_back_again() {
         requeued.contains(&format!("{refused}: requeued (requeue 1, by night-shift)")),
         "{requeued}"
     );
+    assert_eq!(
+        operator_actions(&mut conn),
+        vec![cli_action(
+            "night-shift",
+            "REQUEUE",
+            Some(refused),
+            None,
+            "REQUEUED"
+        )]
+    );
     pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
     assert_eq!(
         proc_states(&mut conn)[1],
@@ -290,6 +344,100 @@ fn a_dead_letter_whose_row_is_pending_is_not_requeued() {
         (refused, "DEAD".into(), Some("DATA_REJECTED".into()), 1)
     );
     assert_eq!(requeue_of(&mut conn, refused).requeue_count, 0);
+    assert_eq!(
+        operator_actions(&mut conn),
+        vec![cli_action(
+            "night-shift",
+            "REQUEUE",
+            Some(refused),
+            None,
+            "PENDING"
+        )],
+        "refused by its mailbox row: recorded all the same"
+    );
+}
+
+/// A requeue by filter (`--error`, `--day`) whose mailbox step fails after
+/// the state transaction: recorded REQUEUED (the state transaction did it),
+/// and the rerun, once the mailbox takes updates again, ALREADY_REQUEUED.
+#[test]
+fn a_requeue_by_filter_whose_mailbox_step_fails_is_recorded_and_completed_by_a_rerun() {
+    let (db, mb, _, refused) = a_renumbering_refused_by_a_site_rule("dead_filter");
+    let mut conn = db.connect();
+    pump_until_idle(db.url(), &mb, site_settings(), "dead-letters");
+    let today = chrono::Utc::now().date_naive().to_string();
+
+    // A filter that selects nothing requeues and records nothing.
+    let none = stdout_of(
+        &dead(
+            &db,
+            &mb,
+            &["requeue", "--error", "no_such_rule", "--by", "carol"],
+        ),
+        0,
+    );
+    assert_eq!(none, "no dead letter to requeue\n");
+    assert_eq!(operator_actions(&mut conn), Vec::new());
+
+    // The mailbox refuses to set any row pending.
+    mb.conn()
+        .query_drop(
+            "CREATE TRIGGER refuse_pending BEFORE UPDATE ON cminmsgs FOR EACH ROW \
+             IF NEW.CMINMSGS_DATE_PROCESSED IS NULL THEN \
+             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'mailbox refuses'; END IF",
+        )
+        .expect("the refusing trigger");
+    let half = stdout_of(
+        &dead(
+            &db,
+            &mb,
+            &[
+                "requeue",
+                "--error",
+                "site_reno",
+                "--day",
+                &today,
+                "--by",
+                "carol",
+            ],
+        ),
+        1,
+    );
+    assert!(
+        half.contains(&format!(
+            "{refused}: requeued (requeue 1, by carol); its mailbox row could not be set pending"
+        )) && half.contains(&format!("run `dead requeue {refused}` again")),
+        "{half}"
+    );
+    assert_eq!(
+        proc_states(&mut conn)[1],
+        (refused, "FAILED".into(), Some("REQUEUED".into()), 0)
+    );
+    assert_eq!(mb.rows()[1], (refused, Some("DEAD".into()), true));
+
+    mb.conn()
+        .query_drop("DROP TRIGGER refuse_pending")
+        .expect("drop the trigger");
+    let done = stdout_of(&dead(&db, &mb, &["requeue", &refused.to_string()]), 0);
+    assert_eq!(
+        done,
+        format!("{refused}: already requeued; its mailbox row is pending again\n")
+    );
+    assert_eq!(requeue_of(&mut conn, refused).requeue_count, 1);
+    assert_eq!(mb.rows()[1], (refused, Some("VALID".into()), false));
+    assert_eq!(
+        operator_actions(&mut conn),
+        vec![
+            cli_action("carol", "REQUEUE", Some(refused), None, "REQUEUED"),
+            cli_action(
+                "night-shift",
+                "REQUEUE",
+                Some(refused),
+                None,
+                "ALREADY_REQUEUED"
+            ),
+        ]
+    );
 }
 
 /// Without `$USER` (systemd, cron, some `sudo` shells) the requeue is

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::TestDatabase;
-use common::operator::{operator_command, stdout_of};
+use common::operator::{cli_action, operator_actions, operator_command, stdout_of};
 use common::sis::{at, count, flight, flop, parse_options, sep, snapshot};
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamp};
 use diesel::{PgConnection, QueryableByName, RunQueryDsl};
@@ -240,8 +240,19 @@ fn a_truncated_day_is_held_until_released_and_then_applied_as_it_is() {
     assert_eq!(value(&metrics, "flightstate_messages_held", &[]), 0.0);
 
     // Nothing held is left to release.
-    let again = stdout_of(&flightstate(&db, &mb, &["release", &held.to_string()]), 1);
+    let again = stdout_of(
+        &flightstate(&db, &mb, &["release", &held.to_string(), "--by", "dora"]),
+        1,
+    );
     assert!(again.contains("it is SUCCEEDED"), "{again}");
+    assert_eq!(
+        operator_actions(&mut conn),
+        vec![
+            cli_action("night-shift", "RELEASE", Some(held), None, "RELEASED"),
+            cli_action("dora", "RELEASE", Some(held), None, "NOT_HELD"),
+        ],
+        "the answer and the refused one, each recorded"
+    );
     pump.release();
 }
 
@@ -277,6 +288,19 @@ fn a_streamed_empty_snapshot_of_a_full_day_is_held_and_rejected_dead() {
     );
     let twice = stdout_of(&flightstate(&db, &mb, &["release", &held.to_string()]), 1);
     assert!(twice.contains("already decided it (REJECTED)"), "{twice}");
+    assert_eq!(
+        operator_actions(&mut conn),
+        vec![
+            cli_action("night-shift", "REJECT", Some(held), None, "REJECTED"),
+            cli_action(
+                "night-shift",
+                "RELEASE",
+                Some(held),
+                None,
+                "ALREADY_DECIDED"
+            ),
+        ]
+    );
 
     drain(&mut pump);
     let states = proc_states(&mut conn);

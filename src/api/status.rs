@@ -13,12 +13,16 @@ use super::evidence::{self, HeadBlocked, SENDERS_LISTED};
 use crate::lost_tail::{LostTail, detect};
 use crate::mailbox::{Backlog, Mailbox};
 use crate::store::{
-    DayOrder, EvidenceOps, HeldDays, OutboxBacklog, PipelineLease, ProcCount, ProcEntry,
-    ProcStatus, ReadOps, RequestEntry, RequestOps, SenderSeqn, SnapshotDay, Store, StoreError,
+    ActionOps, ActionRecord, DayOrder, EvidenceOps, HeldDays, OutboxBacklog, PipelineLease,
+    ProcCount, ProcEntry, ProcStatus, ReadOps, RequestEntry, RequestOps, SenderSeqn, SnapshotDay,
+    Store, StoreError,
 };
 
 /// Requests the status lists: the live ones first, then the latest.
 const REQUESTS_LISTED: i64 = 10;
+
+/// Operator actions the status lists, the latest.
+pub const ACTIONS_LISTED: i64 = 20;
 
 /// How much the status lists.
 #[derive(Clone, Copy, Debug)]
@@ -81,6 +85,8 @@ pub struct StateFacts {
     pub order: Vec<DayOrder>,
     /// Evidence of each inbound sender's SEQN, by sender.
     pub senders: Vec<SenderSeqn>,
+    /// The latest operator actions (`OPERATOR_ACTION`), newest first.
+    pub actions: Vec<ActionRecord>,
 }
 
 /// The pump lease as people read it.
@@ -170,6 +176,7 @@ pub fn state_facts<S: Store>(
                 .map(|head| HeadBlocked::of(head, now, limits.head_blocked_alert_secs)),
             order: tx.select_latest_order_evidence(i64::from(limits.days))?,
             senders: tx.select_seqn_senders(SENDERS_LISTED)?,
+            actions: tx.select_operator_actions(ACTIONS_LISTED)?,
         })
     })
 }

@@ -47,6 +47,7 @@ pub fn run_every<S: Store>(
                 days = report.days.len(),
                 effect_calls = report.effect_calls,
                 proc_states = report.proc_states,
+                actions = report.actions,
                 "clean-up done"
             ),
             Ok(_) => tracing::debug!("clean-up found nothing to remove"),

@@ -19,7 +19,9 @@
 //! 4. settled journaled calls (`EFFECT_CALL`) older than their retention;
 //! 5. processing records (`PROC_STATE`) of SUCCEEDED messages older than
 //!    their retention whose calls are gone: a message delivered again after
-//!    that is applied again.
+//!    that is applied again;
+//! 6. the operator's record (`OPERATOR_ACTION`) older than its retention
+//!    (`cleanup.action_days`, long: it answers "who did what" months later).
 //!
 //! Every batch is one short state transaction under `PIPELINE_LOCK`, so the
 //! pump waits at most one batch. A dry run reads the same batches without
@@ -35,7 +37,7 @@ use chrono::{NaiveDate, NaiveDateTime, Timelike};
 use serde::Serialize;
 
 use crate::journal::WRITE_BACK_TARGET_PREFIX;
-use crate::store::{CleanupOps, StateTx, Store, StoreError};
+use crate::store::{ActionOps, CleanupOps, StateTx, Store, StoreError};
 
 pub use job::run_every;
 pub use settings::CleanupSettings;
@@ -55,6 +57,8 @@ pub enum Part {
     EffectCalls,
     /// Processing records of SUCCEEDED messages.
     ProcStates,
+    /// The operator's record.
+    Actions,
 }
 
 /// What a clean-up removed, or with `dry_run` would remove.
@@ -75,6 +79,8 @@ pub struct CleanupReport {
     pub effect_calls: usize,
     /// How many processing records were purged.
     pub proc_states: usize,
+    /// How many recorded operator actions were removed.
+    pub actions: usize,
 }
 
 impl CleanupReport {
@@ -85,6 +91,7 @@ impl CleanupReport {
             + self.days.len()
             + self.effect_calls
             + self.proc_states
+            + self.actions
     }
 }
 
@@ -95,6 +102,7 @@ struct Cutoffs {
     days: NaiveDate,
     effect_calls: NaiveDateTime,
     proc_states: NaiveDateTime,
+    actions: NaiveDateTime,
 }
 
 impl Cutoffs {
@@ -109,6 +117,7 @@ impl Cutoffs {
             days: retired.map_or(ledgers, |first_kept| first_kept.max(ledgers)),
             effect_calls: before(settings.effect_call_days),
             proc_states: before(settings.proc_state_days),
+            actions: before(settings.action_days),
         }
     }
 }
@@ -176,8 +185,8 @@ pub fn clean_up<S: Store>(
             report.effect_calls += purged;
             Ok((calls.last().copied(), purged))
         })?;
-    if go_on {
-        walk.run(store, Part::ProcStates, i64::MIN, |tx, after, batch| {
+    let go_on = go_on
+        && walk.run(store, Part::ProcStates, i64::MIN, |tx, after, batch| {
             let records = tx.select_stale_proc_states(
                 cutoffs.proc_states,
                 (WRITE_BACK_TARGET_PREFIX, cutoffs.effect_calls),
@@ -191,6 +200,17 @@ pub fn clean_up<S: Store>(
             };
             report.proc_states += purged;
             Ok((records.last().copied(), purged))
+        })?;
+    if go_on {
+        walk.run(store, Part::Actions, i64::MIN, |tx, after, batch| {
+            let old = tx.select_old_operator_actions(cutoffs.actions, after, batch)?;
+            let removed = if dry_run {
+                old.len()
+            } else {
+                tx.delete_operator_actions(&old, cutoffs.actions)?
+            };
+            report.actions += removed;
+            Ok((old.last().copied(), removed))
         })?;
     }
     Ok(report)

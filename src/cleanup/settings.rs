@@ -19,6 +19,8 @@ pub struct CleanupSettings {
     /// A SUCCEEDED message's processing record is purged once unchanged for
     /// this many days (and its calls are purged).
     pub proc_state_days: u32,
+    /// A recorded operator action is removed once this many days old.
+    pub action_days: u32,
     /// Rows per transaction: `PIPELINE_LOCK` is held for one batch at most.
     pub batch: u32,
     /// The station's day boundary: which day a flight's SODT falls in, to
@@ -36,6 +38,7 @@ impl Default for CleanupSettings {
             ledger_days: 30,
             effect_call_days: 30,
             proc_state_days: 30,
+            action_days: 400,
             batch: 500,
             day_boundary: NaiveTime::MIN,
             history: None,

@@ -62,6 +62,7 @@ impl super::open_store::StoreWork for Clean<'_> {
             days = report.days.len(),
             effect_calls = report.effect_calls,
             proc_states = report.proc_states,
+            actions = report.actions,
             "clean-up done"
         );
         Ok(ExitCode::SUCCESS)
@@ -92,7 +93,8 @@ fn text(report: &CleanupReport) -> String {
          {retire} {} operation days{} ({} flights)\n\
          {verb} the snapshot ledgers of {} days{}\n\
          {verb} {} settled journaled calls\n\
-         {verb} {} processing records\n",
+         {verb} {} processing records\n\
+         {verb} {} recorded operator actions\n",
         report.flights.len(),
         list(report.flights.iter().map(ToString::to_string).collect()),
         report.retired_days.len(),
@@ -108,6 +110,7 @@ fn text(report: &CleanupReport) -> String {
         list(report.days.iter().map(ToString::to_string).collect()),
         report.effect_calls,
         report.proc_states,
+        report.actions,
     )
 }
 
@@ -125,6 +128,7 @@ mod tests {
             days: Vec::new(),
             effect_calls: 3,
             proc_states: 0,
+            actions: 4,
         };
         assert_eq!(
             text(&report),
@@ -132,7 +136,8 @@ mod tests {
              would retire 1 operation days: 2026-09-01 (3 flights)\n\
              would remove the snapshot ledgers of 0 days\n\
              would remove 3 settled journaled calls\n\
-             would remove 0 processing records\n"
+             would remove 0 processing records\n\
+             would remove 4 recorded operator actions\n"
         );
     }
 }

@@ -30,6 +30,8 @@ pub struct CleanupConfig {
     pub effect_call_days: u32,
     /// Days a SUCCEEDED message's processing record is kept.
     pub proc_state_days: u32,
+    /// Days a recorded operator action is kept.
+    pub action_days: u32,
     /// Rows per transaction (1 to 1000).
     pub batch: u32,
     /// Past operation days kept besides today (station time); older days
@@ -49,6 +51,7 @@ impl Default for CleanupConfig {
             ledger_days: settings.ledger_days,
             effect_call_days: settings.effect_call_days,
             proc_state_days: settings.proc_state_days,
+            action_days: settings.action_days,
             batch: settings.batch,
             history_days: 0,
         }
@@ -74,6 +77,7 @@ impl CleanupConfig {
             ("cleanup.ledger_days", self.ledger_days),
             ("cleanup.effect_call_days", self.effect_call_days),
             ("cleanup.proc_state_days", self.proc_state_days),
+            ("cleanup.action_days", self.action_days),
         ] {
             if days == 0 {
                 return Err(ConfigError::BadValue {
@@ -111,6 +115,7 @@ impl Config {
             ledger_days: c.ledger_days,
             effect_call_days: c.effect_call_days,
             proc_state_days: c.proc_state_days,
+            action_days: c.action_days,
             batch: c.batch,
             day_boundary: self.day_boundary(),
             history: c.history(self.station_clock(), self.day_boundary()),

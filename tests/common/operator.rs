@@ -62,3 +62,72 @@ pub fn printed(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// One row of the operator's record (`OPERATOR_ACTION`) as the tests compare
+/// it: who, via, action, message, day, result.
+pub type ActionRow = (
+    String,
+    String,
+    String,
+    Option<i64>,
+    Option<chrono::NaiveDate>,
+    String,
+);
+
+#[derive(diesel::QueryableByName)]
+struct ActionLine {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    taken_by: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    via: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    action: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    message_id: Option<i64>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Date>)]
+    operation_day: Option<chrono::NaiveDate>,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    result: String,
+}
+
+/// The operator's record, oldest first.
+pub fn operator_actions(conn: &mut diesel::PgConnection) -> Vec<ActionRow> {
+    use diesel::RunQueryDsl;
+    let rows: Vec<ActionLine> = diesel::sql_query(
+        "SELECT taken_by, via, action, message_id, operation_day, result \
+         FROM operator_action ORDER BY action_id",
+    )
+    .load(conn)
+    .expect("read OPERATOR_ACTION");
+    rows.into_iter()
+        .map(|r| {
+            (
+                r.taken_by,
+                r.via,
+                r.action,
+                r.message_id,
+                r.operation_day,
+                r.result,
+            )
+        })
+        .collect()
+}
+
+/// The operator's record's row as [`operator_actions`] reads it, done via
+/// the command line.
+pub fn cli_action(
+    by: &str,
+    action: &str,
+    message_id: Option<i64>,
+    day: Option<chrono::NaiveDate>,
+    result: &str,
+) -> ActionRow {
+    (
+        by.to_owned(),
+        "CLI".to_owned(),
+        action.to_owned(),
+        message_id,
+        day,
+        result.to_owned(),
+    )
+}

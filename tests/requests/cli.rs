@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::common::TestDatabase;
 use crate::common::child::run_to_end;
+use crate::common::operator::{cli_action, operator_actions};
 use crate::pumping::{MailboxDatabase, pump_command};
 use crate::requesting::coutmsgs;
 
@@ -47,8 +48,18 @@ fn flightstate_with(
 fn request_prints_its_id_and_the_pump_sends_it_and_requests_shows_the_call() {
     let db = TestDatabase::migrated();
     let mb = MailboxDatabase::create("req_cli");
-    let printed = flightstate(&db, &mb, &["request", "--day", "2026-09-25"]);
+    let printed = flightstate(
+        &db,
+        &mb,
+        &["request", "--day", "2026-09-25", "--by", "carol"],
+    );
     let req_id: i64 = printed.trim().parse().expect("the request id alone");
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 9, 25);
+    assert_eq!(
+        operator_actions(&mut db.connect()),
+        vec![cli_action("carol", "REQUEST_DAY", None, day, "REGISTERED")],
+        "the request is recorded with who, how and the day"
+    );
     assert!(
         coutmsgs(&mb).is_empty(),
         "the command writes nothing itself"
@@ -85,6 +96,17 @@ fn request_prints_its_id_and_the_pump_sends_it_and_requests_shows_the_call() {
     assert_eq!(shown["req_id"], req_id);
     assert_eq!(shown["remote_ref"], rows[0].id.to_string());
     assert_eq!(shown["attempts"], 1);
+    let action = &status["state"]["actions"][0];
+    assert_eq!(action["taken_by"], "carol");
+    assert_eq!(action["result"], "REGISTERED");
+    assert_eq!(action["operation_day"], "2026-09-25");
+    let text = flightstate(&db, &mb, &["status"]);
+    assert!(
+        text.contains(&format!(
+            " carol (CLI)  REQUEST_DAY day 2026-09-25  REGISTERED: request {req_id} (SEQN 000001) for 2026-09-25\n"
+        )),
+        "{text}"
+    );
 }
 
 #[test]

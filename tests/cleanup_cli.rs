@@ -10,7 +10,7 @@ mod common;
 use std::process::{Command, Output};
 
 use common::TestDatabase;
-use common::child::BIN;
+use common::child::{BIN, on_a_terminal_draws_a_full_bar};
 use common::sis::{at, dump_database, flop, parse_options};
 use flightstate::pipeline::{Applied, Rules, apply_message};
 use flightstate::store::pg::PgStore;
@@ -109,23 +109,8 @@ fn a_dry_run_names_what_it_would_remove_and_the_clean_up_reports_progress_into_a
 #[test]
 fn the_clean_up_on_a_terminal_draws_a_bar() {
     let db = database_with_stale_flights(4);
-    let command = format!(
-        "FLIGHTSTATE_DATABASE_URL='{}' RUST_LOG=warn {BIN} --config /nonexistent/flightstate.toml cleanup",
-        db.url()
-    );
-    let out = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .output()
-        .expect("run `script` (util-linux)");
-    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{shown}");
     // 4 flights and 1 processing record.
-    let full = format!("\rremoved [{}] 5 of 5\r\n", "#".repeat(30));
-    assert!(shown.contains(&full), "no full bar {full:?} in {shown:?}");
-    assert!(
-        !shown.contains("\nremoved 5 of 5"),
-        "no plain lines on a terminal"
-    );
+    on_a_terminal_draws_a_full_bar(db.url(), "cleanup", "removed", 5);
 }
 
 /// The operator's record is kept `cleanup.action_days` and then removed:

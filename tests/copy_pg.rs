@@ -12,12 +12,11 @@ mod common;
 
 use chrono::NaiveDate;
 use common::dialects::{PgDb, ScenarioDb};
+use common::generated_day;
 use flightstate::FailureKind;
-use flightstate::protocol::Body;
-use flightstate::state::{StoredFlight, state_from_record};
+use flightstate::state::StoredFlight;
 use flightstate::store::pg::{DetailRows, NewFlights, PgStore, PgTx};
 use flightstate::store::{FlightRows, FlightWrite, StateTx, Store, StoreError};
-use flightstate::synth::{DayOptions, Moment, snapshot_of};
 
 /// Weights at every place value and boundary a `NUMERIC(11, 2)` weight has.
 const WEIGHTS: &[&str] = &[
@@ -38,21 +37,11 @@ const WEIGHTS: &[&str] = &[
 /// without an operation day.
 fn flights() -> Vec<StoredFlight> {
     let day = NaiveDate::from_ymd_opt(2026, 9, 9).expect("day");
-    let options = DayOptions {
-        flights: 120,
-        day,
-        ..DayOptions::default()
-    };
-    let Body::Schedule(schedule) = snapshot_of(&options, Moment::Closing).body else {
-        panic!("the generator gives a snapshot");
-    };
-    let updated_at = day.and_hms_opt(23, 59, 59).expect("time");
-    schedule
-        .flights
-        .iter()
+    let (states, updated_at) = generated_day::closing_flights(day);
+    states
+        .into_iter()
         .enumerate()
-        .map(|(i, record)| {
-            let mut state = state_from_record(record).expect("a generated flight is valid");
+        .map(|(i, mut state)| {
             state.fields.lbwt = WEIGHTS
                 .get(i % (WEIGHTS.len() + 1))
                 .map(|w| (*w).to_owned());

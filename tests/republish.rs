@@ -22,7 +22,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use common::TestDatabase;
-use common::child::BIN;
+use common::child::{BIN, on_a_terminal_draws_a_full_bar};
 use common::sis::{day_messages, dump_database, flop};
 use diesel::sql_types::{BigInt, Date, Text};
 use diesel::{QueryableByName, RunQueryDsl};
@@ -569,22 +569,11 @@ fn on_a_terminal_it_draws_a_bar() {
     apply_message(&store, &Rules::default(), 1, snapshot, now).expect("applied");
     let flids: Vec<String> = versions(&db).keys().map(ToString::to_string).collect();
     assert_eq!(flids.len(), 4);
-    let command = format!(
-        "FLIGHTSTATE_DATABASE_URL='{}' RUST_LOG=warn {BIN} --config /nonexistent/flightstate.toml \
-         republish --day {DAY} --batch 3",
-        db.url()
-    );
-    let out = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .output()
-        .expect("run `script` (util-linux)");
-    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{shown}");
-    let full = format!("\rqueued [{}] 4 of 4\r\n", "#".repeat(30));
-    assert!(shown.contains(&full), "no full bar {full:?} in {shown:?}");
-    assert!(
-        !shown.contains("\nqueued 4 of 4"),
-        "no plain lines on a terminal"
+    let shown = on_a_terminal_draws_a_full_bar(
+        db.url(),
+        &format!("republish --day {DAY} --batch 3"),
+        "queued",
+        4,
     );
     assert!(shown.contains("queued 4 states"), "{shown}");
 }

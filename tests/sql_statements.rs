@@ -182,27 +182,15 @@ fn record_copies() -> Option<Box<dyn diesel::connection::Instrumentation>> {
 #[test]
 fn the_catalogued_copies_are_what_diesel_sends() {
     use common::dialects::{PgDb, ScenarioDb};
-    use flightstate::protocol::Body;
-    use flightstate::state::{StoredFlight, state_from_record};
+    use flightstate::state::StoredFlight;
     use flightstate::store::{FlightRows, FlightWrite, StateTx, Store};
-    use flightstate::synth::{DayOptions, Moment, snapshot_of};
 
     diesel::connection::set_default_instrumentation(record_copies).expect("instrumentation");
     let day = chrono::NaiveDate::from_ymd_opt(2026, 9, 9).expect("day");
-    let options = DayOptions {
-        flights: 120,
-        day,
-        ..DayOptions::default()
-    };
-    let Body::Schedule(schedule) = snapshot_of(&options, Moment::Closing).body else {
-        panic!("the generator gives a snapshot");
-    };
-    let updated_at = day.and_hms_opt(23, 59, 59).expect("time");
-    let writes: Vec<FlightWrite> = schedule
-        .flights
-        .iter()
-        .map(|record| {
-            let state = state_from_record(record).expect("a generated flight is valid");
+    let (states, updated_at) = common::generated_day::closing_flights(day);
+    let writes: Vec<FlightWrite> = states
+        .into_iter()
+        .map(|state| {
             let flight = StoredFlight {
                 state,
                 operation_day: Some(day),

@@ -11,7 +11,7 @@ use chrono::{Duration, NaiveDateTime};
 use super::charts::{self, Series, Window};
 use super::history::{History, Sample};
 use super::html::escape;
-use crate::store::{BrowseOps, ProcMinute, ProcStatus, ReadOps, Store};
+use crate::store::{BrowseOps, ProcMinute, ProcStatus, ReadOps, Store, StoreError};
 
 /// How often the page reloads itself unless `?refresh=off`: the history's
 /// sampling interval, so each reload can show a new point.
@@ -98,36 +98,52 @@ pub fn render<S: Store>(store: &S, history: &History, now: NaiveDateTime, hours:
     let samples = history.since(window.start);
     let mut out = String::with_capacity(32 * 1024);
     out.push_str("<h2 id=\"charts\">The last hours</h2>");
-    charts::lines(
-        &mut out,
-        "chart-mailbox",
-        "Mailbox backlog (rows)",
-        "",
-        &window,
-        &[level(&samples, "pending", |s| {
-            s.mailbox_pending.map(|v| v as f64)
-        })],
-    );
-    charts::lines(
-        &mut out,
-        "chart-mailbox-age",
-        "Oldest pending mailbox row (seconds)",
-        " s",
-        &window,
-        &[level(&samples, "oldest", |s| {
-            s.mailbox_oldest_secs.map(|v| v as f64)
-        })],
-    );
+    mailbox_charts(&mut out, &window, &samples);
     let minutes = store.transaction(|tx| {
         tx.set_read_only_snapshot()?;
         tx.select_proc_minutes(window.start)
     });
-    match &minutes {
+    applied_chart(&mut out, &window, &minutes);
+    latency_chart(&mut out, &window, &samples);
+    outbox_charts(&mut out, &window, &samples);
+    if let Ok(rows) = &minutes {
+        dead_held_chart(&mut out, &window, rows);
+    }
+    out
+}
+
+/// The mailbox's backlog and the age of its oldest pending row.
+fn mailbox_charts(out: &mut String, window: &Window, samples: &[Sample]) {
+    charts::lines(
+        out,
+        "chart-mailbox",
+        "Mailbox backlog (rows)",
+        "",
+        window,
+        &[level(samples, "pending", |s| {
+            s.mailbox_pending.map(|v| v as f64)
+        })],
+    );
+    charts::lines(
+        out,
+        "chart-mailbox-age",
+        "Oldest pending mailbox row (seconds)",
+        " s",
+        window,
+        &[level(samples, "oldest", |s| {
+            s.mailbox_oldest_secs.map(|v| v as f64)
+        })],
+    );
+}
+
+/// The messages applied per minute by kind, or why they could not be read.
+fn applied_chart(out: &mut String, window: &Window, minutes: &Result<Vec<ProcMinute>, StoreError>) {
+    match minutes {
         Ok(rows) => charts::bars(
-            &mut out,
+            out,
             "chart-applied",
             "Messages applied per minute, by kind",
-            &window,
+            window,
             &per_minute(rows, |r| {
                 (r.status == ProcStatus::Succeeded).then(|| kind(r))
             }),
@@ -139,61 +155,70 @@ pub fn render<S: Store>(store: &S, history: &History, now: NaiveDateTime, hours:
             ));
         }
     }
+}
+
+/// This process's pump's apply latency, p50 and p99.
+fn latency_chart(out: &mut String, window: &Window, samples: &[Sample]) {
     charts::lines(
-        &mut out,
+        out,
         "chart-latency",
         "Apply latency per minute (seconds, p50 and p99; this process's pump)",
         " s",
-        &window,
+        window,
         &[
-            level(&samples, "p50", |s| s.apply_p50),
-            level(&samples, "p99", |s| s.apply_p99),
+            level(samples, "p50", |s| s.apply_p50),
+            level(samples, "p99", |s| s.apply_p99),
         ],
     );
+}
+
+/// The outbox's rows still to send and the age of the oldest, per topic.
+fn outbox_charts(out: &mut String, window: &Window, samples: &[Sample]) {
     charts::lines(
-        &mut out,
+        out,
         "chart-outbox",
         "Outbox pending (rows), per topic",
         "",
-        &window,
+        window,
         &[
-            level(&samples, "state (KAFKA_SCHD)", |s| {
+            level(samples, "state (KAFKA_SCHD)", |s| {
                 s.state_pending.map(|v| v as f64)
             }),
-            level(&samples, "change (KAFKA_MSG)", |s| {
+            level(samples, "change (KAFKA_MSG)", |s| {
                 s.change_pending.map(|v| v as f64)
             }),
         ],
     );
     charts::lines(
-        &mut out,
+        out,
         "chart-outbox-age",
         "Oldest outbox row (seconds), per topic",
         " s",
-        &window,
+        window,
         &[
-            level(&samples, "state (KAFKA_SCHD)", |s| {
+            level(samples, "state (KAFKA_SCHD)", |s| {
                 s.state_oldest_secs.map(|v| v as f64)
             }),
-            level(&samples, "change (KAFKA_MSG)", |s| {
+            level(samples, "change (KAFKA_MSG)", |s| {
                 s.change_oldest_secs.map(|v| v as f64)
             }),
         ],
     );
-    if let Ok(rows) = &minutes {
-        charts::bars(
-            &mut out,
-            "chart-dead-held",
-            "Messages recorded dead or held, per minute",
-            &window,
-            &per_minute(rows, |r| match r.status {
-                ProcStatus::Dead => Some("dead".to_owned()),
-                ProcStatus::Held => Some("held".to_owned()),
-                _ => None,
-            }),
-        );
-    }
-    out
+}
+
+/// The messages recorded dead or held per minute.
+fn dead_held_chart(out: &mut String, window: &Window, rows: &[ProcMinute]) {
+    charts::bars(
+        out,
+        "chart-dead-held",
+        "Messages recorded dead or held, per minute",
+        window,
+        &per_minute(rows, |r| match r.status {
+            ProcStatus::Dead => Some("dead".to_owned()),
+            ProcStatus::Held => Some("held".to_owned()),
+            _ => None,
+        }),
+    );
 }
 
 #[cfg(test)]

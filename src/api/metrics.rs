@@ -7,9 +7,12 @@
 
 use std::fmt::Write as _;
 
-use super::status::{Status, age_secs};
+use chrono::NaiveDateTime;
+
+use super::status::{Lease, StateFacts, Status, age_secs};
 use crate::histogram::Reading;
-use crate::store::{PoolCount, ProcStatus};
+use crate::mailbox::Backlog;
+use crate::store::{OutboxBacklog, PoolCount, ProcStatus};
 
 /// The topics' names, for the outbox series' `topic` label.
 #[derive(Clone, Debug)]
@@ -73,6 +76,28 @@ fn seconds(value: Option<i64>) -> f64 {
 /// the part it connects to (`state_db`, `mailbox`).
 pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> String {
     let mut out = Exposition(String::new());
+    up(&mut out, status);
+    pool_counts(&mut out, pools);
+    if let Some(backlog) = &status.mailbox {
+        mailbox(&mut out, backlog);
+    }
+    let Some(state) = &status.state else {
+        return out.0;
+    };
+    messages(&mut out, state);
+    messages_applied(&mut out, state);
+    messages_waiting_for_an_operator(&mut out, state);
+    outbox(&mut out, &state.outbox, topics, status.taken_at);
+    lease(&mut out, &state.lease);
+    days(&mut out, state);
+    evidence(&mut out, state);
+    histograms(&mut out, topics);
+    out.0
+}
+
+/// Whether each part answered this scrape; the mailbox only where the
+/// process has one.
+fn up(out: &mut Exposition, status: &Status) {
     out.family(
         "flightstate_up",
         "gauge",
@@ -90,22 +115,24 @@ pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> 
             f64::from(u8::from(status.mailbox.is_some())),
         );
     }
-    pool_counts(&mut out, pools);
-    if let Some(backlog) = &status.mailbox {
-        out.gauge(
-            "flightstate_mailbox_pending",
-            "Inbound mailbox rows waiting for the pump",
-            backlog.pending as f64,
-        );
-        out.gauge(
-            "flightstate_mailbox_oldest_pending_age_seconds",
-            "How long the oldest pending mailbox row has waited (0 when none)",
-            seconds(backlog.oldest_age_secs),
-        );
-    }
-    let Some(state) = &status.state else {
-        return out.0;
-    };
+}
+
+/// The inbound queue: what waits for the pump, and for how long.
+fn mailbox(out: &mut Exposition, backlog: &Backlog) {
+    out.gauge(
+        "flightstate_mailbox_pending",
+        "Inbound mailbox rows waiting for the pump",
+        backlog.pending as f64,
+    );
+    out.gauge(
+        "flightstate_mailbox_oldest_pending_age_seconds",
+        "How long the oldest pending mailbox row has waited (0 when none)",
+        seconds(backlog.oldest_age_secs),
+    );
+}
+
+/// Every count of `PROC_STATE`, by status, error kind and message kind.
+fn messages(out: &mut Exposition, state: &StateFacts) {
     out.family(
         "flightstate_messages",
         "gauge",
@@ -123,6 +150,11 @@ pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> 
             count.messages as f64,
         );
     }
+}
+
+/// The SUCCEEDED counts summed by message kind, in the order the kinds
+/// first appear.
+fn messages_applied(out: &mut Exposition, state: &StateFacts) {
     out.family(
         "flightstate_messages_applied",
         "gauge",
@@ -150,6 +182,11 @@ pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> 
             messages as f64,
         );
     }
+}
+
+/// The messages an operator has to look at (DEAD, HELD), and the
+/// unsupported ones.
+fn messages_waiting_for_an_operator(out: &mut Exposition, state: &StateFacts) {
     out.gauge(
         "flightstate_messages_dead",
         "Messages given up (DEAD); each needs an operator",
@@ -165,7 +202,11 @@ pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> 
         "Messages whose latest failure is UNSUPPORTED (FAILED or DEAD)",
         state.count_of_kind("UNSUPPORTED") as f64,
     );
-    let outbox = &state.outbox;
+}
+
+/// The outbox rows still to send and the age of the oldest, per topic,
+/// aged at `taken_at`.
+fn outbox(out: &mut Exposition, outbox: &OutboxBacklog, topics: &Topics, taken_at: NaiveDateTime) {
     out.family(
         "flightstate_outbox_pending",
         "gauge",
@@ -189,14 +230,17 @@ pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> 
     out.sample(
         "flightstate_outbox_oldest_age_seconds",
         &[("topic", &topics.state)],
-        seconds(age_secs(outbox.state_oldest, status.taken_at)),
+        seconds(age_secs(outbox.state_oldest, taken_at)),
     );
     out.sample(
         "flightstate_outbox_oldest_age_seconds",
         &[("topic", &topics.change)],
-        seconds(age_secs(outbox.change_oldest, status.taken_at)),
+        seconds(age_secs(outbox.change_oldest, taken_at)),
     );
-    let lease = &state.lease;
+}
+
+/// The pump lease: its holder, epoch and time left.
+fn lease(out: &mut Exposition, lease: &Lease) {
     out.family(
         "flightstate_lease_holder",
         "gauge",
@@ -219,6 +263,10 @@ pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> 
         "Seconds until the pump lease runs out (negative: ran out that long ago)",
         seconds(lease.expires_in_secs),
     );
+}
+
+/// The snapshot version and the flights of each recent operation day.
+fn days(out: &mut Exposition, state: &StateFacts) {
     out.family(
         "flightstate_snapshot_version",
         "gauge",
@@ -243,14 +291,11 @@ pub fn render(status: &Status, pools: &[(&str, PoolCount)], topics: &Topics) -> 
             day.flights as f64,
         );
     }
-    evidence(&mut out, state);
-    histograms(&mut out, topics);
-    out.0
 }
 
 /// The head-blocked alert, and the evidence of the upstream's order and
 /// SEQN (docs/open-questions.md).
-fn evidence(out: &mut Exposition, state: &super::StateFacts) {
+fn evidence(out: &mut Exposition, state: &StateFacts) {
     let blocked = state.blocked_head.as_ref();
     out.gauge(
         "flightstate_head_blocked_seconds",

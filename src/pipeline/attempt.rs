@@ -63,6 +63,17 @@ pub struct Attempt<'a> {
     pub(super) origin: Origin<'a>,
 }
 
+/// A rule was handed a message whose META was not read yet: a broken
+/// invariant of the pipeline, not of the message. The attempt fails as an
+/// infrastructure fault (retried, and the blocked head alerts), as the
+/// pump's own bug should, rather than panicking.
+#[derive(Debug, thiserror::Error)]
+#[error("message {message_id} reached a rule before its META was read")]
+pub struct MetaUnread {
+    /// The message's id.
+    pub message_id: i64,
+}
+
 /// Where the message comes from, which decides what its transactions
 /// check and record besides the rule's own steps.
 #[derive(Clone, Debug)]
@@ -171,14 +182,15 @@ impl<'a> Attempt<'a> {
 
     /// The message's META for a rule that runs only on a message read.
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// When the message was not read: a rule was handed a message before
-    /// its reading, a broken invariant of the pipeline.
-    pub(super) fn read_meta(&self) -> &Meta {
-        self.meta
-            .get()
-            .expect("a rule runs on a message whose META was read")
+    /// [`MetaUnread`] when the message was not read: a rule was handed a
+    /// message before its reading, a broken invariant of the pipeline that
+    /// fails the attempt rather than the pump.
+    pub(super) fn read_meta(&self) -> Result<&Meta, MetaUnread> {
+        self.meta.get().ok_or(MetaUnread {
+            message_id: self.message_id,
+        })
     }
 
     /// Its outcome SUCCEEDED, as a rule records it.
@@ -413,5 +425,24 @@ impl ReplayPolicy {
             text.push_str(" move-flights");
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::PipelineError;
+
+    #[test]
+    fn a_rule_on_a_message_not_read_fails_the_attempt_not_the_pump() {
+        let now = NaiveDate::from_ymd_opt(2026, 9, 9)
+            .and_then(|d| d.and_hms_opt(12, 0, 0))
+            .expect("time");
+        let attempt = Attempt::one_off(7, b"<MSG/>", now);
+        let unread = attempt.read_meta().expect_err("META not read yet");
+        assert_eq!(unread.message_id, 7);
+        let failure = PipelineError::from(unread);
+        assert_eq!(failure.kind(), FailureKind::Other);
+        assert_eq!(failure.error_kind(), "INFRA");
     }
 }

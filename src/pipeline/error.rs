@@ -33,6 +33,9 @@ pub enum PipelineError {
     /// over (kind [`FailureKind::Fenced`]).
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A rule ran on a message not read yet: the pipeline's own fault.
+    #[error(transparent)]
+    Unread(#[from] super::attempt::MetaUnread),
     /// A failure injected by a test (feature `failpoints`).
     #[cfg(feature = "failpoints")]
     #[error(transparent)]
@@ -47,6 +50,7 @@ impl PipelineError {
             PipelineError::BadInput(_) | PipelineError::Held(_) => FailureKind::BadInput,
             PipelineError::Unsupported { .. } => FailureKind::Unsupported,
             PipelineError::Store(e) => e.kind(),
+            PipelineError::Unread(_) => FailureKind::Other,
             #[cfg(feature = "failpoints")]
             PipelineError::Injected(e) => match e.action {
                 crate::failpoint::Action::Conflict => FailureKind::Conflict,

@@ -234,3 +234,32 @@ impl Drop for Running {
         }
     }
 }
+
+/// Runs `flightstate <arguments>` on a terminal (util-linux `script`), on
+/// the state database at `database_url`, and asserts that it succeeded and
+/// that its progress bar, `verb [###…] n of n`, was drawn full with no plain
+/// progress line besides; returns what the terminal showed.
+#[track_caller]
+pub fn on_a_terminal_draws_a_full_bar(
+    database_url: &str,
+    arguments: &str,
+    verb: &str,
+    n: usize,
+) -> String {
+    let command = format!(
+        "FLIGHTSTATE_DATABASE_URL='{database_url}' RUST_LOG=warn {BIN} --config /nonexistent/flightstate.toml {arguments}"
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("run `script` (util-linux)");
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shown}");
+    let full = format!("\r{verb} [{}] {n} of {n}\r\n", "#".repeat(30));
+    assert!(shown.contains(&full), "no full bar {full:?} in {shown:?}");
+    assert!(
+        !shown.contains(&format!("\n{verb} {n} of {n}")),
+        "no plain lines on a terminal"
+    );
+    shown
+}

@@ -24,6 +24,7 @@ pub mod binaries;
 pub mod child;
 pub mod contract;
 pub mod dialects;
+pub mod generated_day;
 pub mod log;
 pub mod operator;
 pub mod private_mariadb;

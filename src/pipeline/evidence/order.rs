@@ -22,8 +22,9 @@ use std::collections::BTreeMap;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::seqn::{self, Sent};
+use crate::pipeline::PipelineError;
 use crate::pipeline::attempt::Attempt;
-use crate::store::{DayOrder, StateTx, StoreError};
+use crate::store::{DayOrder, StateTx};
 
 /// Counts a snapshot of `day` into the day's evidence: a stale snapshot
 /// when an event of the day since the previous snapshot is newer. The
@@ -63,18 +64,20 @@ pub(super) fn on_event(day: &mut DayOrder, message_id: i64, dttm: NaiveDateTime)
 ///
 /// # Errors
 ///
-/// A [`StoreError`] reading or writing the evidence.
+/// A [`StoreError`](crate::store::StoreError) reading or writing the
+/// evidence, or [`MetaUnread`](crate::pipeline::attempt::MetaUnread) for a
+/// message not read.
 pub(in crate::pipeline) fn count_snapshot<T: StateTx>(
     tx: &mut T,
     day: NaiveDate,
     message: &Attempt<'_>,
-) -> Result<(), StoreError> {
+) -> Result<(), PipelineError> {
     let mut evidence = tx
         .select_order_evidence(day)?
         .unwrap_or_else(|| DayOrder::new(day));
-    on_snapshot(&mut evidence, message.message_id, message.read_meta().dttm);
+    on_snapshot(&mut evidence, message.message_id, message.read_meta()?.dttm);
     tx.upsert_order_evidence(&evidence, message.now)?;
-    seqn::count(tx, Sent::of(message).as_slice(), message.now)
+    Ok(seqn::count(tx, Sent::of(message).as_slice(), message.now)?)
 }
 
 /// Counts flight-level messages, in order, each with the operation days of
@@ -82,11 +85,13 @@ pub(in crate::pipeline) fn count_snapshot<T: StateTx>(
 ///
 /// # Errors
 ///
-/// A [`StoreError`] reading or writing the evidence.
+/// A [`StoreError`](crate::store::StoreError) reading or writing the
+/// evidence, or [`MetaUnread`](crate::pipeline::attempt::MetaUnread) for a
+/// message not read.
 pub(in crate::pipeline) fn count_flight_messages<T: StateTx>(
     tx: &mut T,
     messages: &[(&Attempt<'_>, Vec<NaiveDate>)],
-) -> Result<(), StoreError> {
+) -> Result<(), PipelineError> {
     let Some((last, _)) = messages.last() else {
         return Ok(());
     };
@@ -100,7 +105,7 @@ pub(in crate::pipeline) fn count_flight_messages<T: StateTx>(
                 days.insert(*day, evidence);
             }
             if let Some(evidence) = days.get_mut(day) {
-                on_event(evidence, message.message_id, message.read_meta().dttm);
+                on_event(evidence, message.message_id, message.read_meta()?.dttm);
             }
         }
     }
@@ -108,7 +113,7 @@ pub(in crate::pipeline) fn count_flight_messages<T: StateTx>(
         tx.upsert_order_evidence(evidence, last.now)?;
     }
     let sent: Vec<Sent<'_>> = messages.iter().filter_map(|(m, _)| Sent::of(m)).collect();
-    seqn::count(tx, &sent, last.now)
+    Ok(seqn::count(tx, &sent, last.now)?)
 }
 
 #[cfg(test)]

@@ -139,7 +139,7 @@ impl Working {
         &mut self,
         message: &Attempt<'_>,
     ) -> Result<SettledMessage, PipelineError> {
-        let meta = message.read_meta();
+        let meta = message.read_meta()?;
         let mut settled = SettledMessage {
             report: EventReport {
                 event: format!("{}/{}", meta.msg_type, meta.styp),

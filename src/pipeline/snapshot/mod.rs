@@ -34,7 +34,7 @@ use std::borrow::Cow;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
-use super::attempt::Attempt;
+use super::attempt::{Attempt, MetaUnread};
 use super::evidence::order;
 use super::outcome::SnapshotReport;
 use super::rules::Rules;
@@ -110,6 +110,12 @@ impl Stop {
 impl From<PipelineError> for Stop {
     fn from(e: PipelineError) -> Self {
         Stop::Failed(e)
+    }
+}
+
+impl From<MetaUnread> for Stop {
+    fn from(e: MetaUnread) -> Self {
+        Stop::Failed(e.into())
     }
 }
 
@@ -271,7 +277,7 @@ fn snapshot_transaction<T: StateTx + RequestOps + JournalOps + DeadOps>(
     //    An operator's replay is neither: it is not the upstream speaking.
     if !operator_replay {
         order::count_snapshot(tx, day, attempt)?;
-        let answer = attempt.read_meta();
+        let answer = attempt.read_meta()?;
         request::complete_by_answer(tx, answer, day, (attempt.message_id, attempt.now))?;
     }
     // 9. Register the events and the outcome.
@@ -316,8 +322,8 @@ fn answered_day<T: RequestOps>(
     tx: &mut T,
     attempt: &Attempt<'_>,
     mut checked: CheckedSnapshot,
-) -> Result<CheckedSnapshot, StoreError> {
-    let meta = attempt.read_meta();
+) -> Result<CheckedSnapshot, PipelineError> {
+    let meta = attempt.read_meta()?;
     if checked.day_source == DaySource::Explicit
         || !request::takes_request_day(&meta.msg_type, &meta.styp)
     {

@@ -211,7 +211,7 @@ fn after<T: StateTx + ReplayOps + ?Sized>(
     (list, before): (&[i64], DayBeforeReplay),
 ) -> Result<ReplayPlan, Stop> {
     let message_id = attempt.message_id;
-    let meta = attempt.read_meta();
+    let meta = attempt.read_meta()?;
     let after = tx.flight_digests(&before.flids)?;
     let ledger = tx.snapshot_ledger(policy.day)?;
     let mut plan = ReplayPlan {

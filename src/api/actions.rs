@@ -34,10 +34,6 @@ use crate::store::Store;
 /// The Basic challenge: the realm names what the credentials are for.
 const CHALLENGE: &str = "Basic realm=\"flightstate operator\", charset=\"UTF-8\"";
 
-/// Most dead letters one "requeue all that match" takes: the command
-/// line's limit.
-const MATCHING_AT_MOST: i64 = 10_000;
-
 /// The request's headers the answer depends on.
 pub(super) struct Head {
     /// `Authorization`.
@@ -171,9 +167,9 @@ fn post<S: Store + Clone>(
         Ok(form) => form,
         Err(reply) => return reply,
     };
-    let actor = Actor {
-        name: view.account.clone(),
-        via: Via::Page,
+    let actor = match Actor::new(&view.account, Via::Page) {
+        Ok(actor) => actor,
+        Err(e) => return chrome::error(403, &e.to_string()),
     };
     let outcome = match path {
         "/operator/requeue" => requeue(api, &form, &actor),
@@ -198,10 +194,10 @@ fn mailbox<S>(api: &Api<S>) -> Result<&crate::mailbox::Mailbox, Reply> {
 fn requeue<S: Store + Clone>(api: &Api<S>, form: &Form, actor: &Actor) -> Result<Reply, Reply> {
     let id = form.id()?;
     let results = operator::requeue(&api.store, mailbox(api)?, &[id], actor)
-        .map_err(|e| chrome::error(503, &format!("not requeued: {e:#}")))?;
+        .map_err(|e| refused("not requeued", &e))?;
     let lines: Vec<(bool, String)> = results
         .iter()
-        .map(|r| (r.result.ok(), format!("{}: {}", r.message_id, r.result)))
+        .map(|r| (r.ok(), r.to_string()))
         .collect();
     Ok(done("Requeue", &lines))
 }
@@ -215,7 +211,7 @@ fn requeue_matching<S: Store + Clone>(
     let filter =
         Filter::read(&form.fields, &["token", "confirm"]).map_err(|why| chrome::error(400, &why))?;
     if !form.confirmed {
-        let letters = dead_page::matching(&api.store, &filter, MATCHING_AT_MOST)
+        let letters = dead_page::matching(&api.store, &filter, operator::MAX_LETTERS)
             .map_err(|e| chrome::error(503, &format!("state database unavailable: {e:#}")))?;
         let ids: Vec<String> = letters.iter().map(|r| r.message_id.to_string()).collect();
         let fields = filter.fields();
@@ -234,10 +230,10 @@ fn requeue_matching<S: Store + Clone>(
         ));
     }
     let results = operator::requeue_matching(&api.store, mailbox(api)?, filter.as_store(), actor)
-        .map_err(|e| chrome::error(503, &format!("not requeued: {e:#}")))?;
+        .map_err(|e| refused("not requeued", &e))?;
     let mut lines: Vec<(bool, String)> = results
         .iter()
-        .map(|r| (r.result.ok(), format!("{}: {}", r.message_id, r.result)))
+        .map(|r| (r.ok(), r.to_string()))
         .collect();
     if lines.is_empty() {
         lines.push((true, "no dead letter matched".to_owned()));
@@ -270,10 +266,10 @@ fn decide<S: Store + Clone>(
         return Ok(confirm(view, action, &[("id", &id)], &question, effect));
     }
     let decided = operator::decide_held(&api.store, id, decision, actor)
-        .map_err(|e| chrome::error(503, &format!("not decided: {e:#}")))?;
+        .map_err(|e| refused("not decided", &e))?;
     Ok(done(
         if action == "release" { "Release" } else { "Reject" },
-        &[(decided.ok(), format!("{id}: {decided}"))],
+        &[(decided.ok(), decided.to_string())],
     ))
 }
 
@@ -297,6 +293,12 @@ fn request_day<S: Store + Clone>(
         Err(e) => (false, format!("{day}: not requested: {e}")),
     };
     Ok(done("Request a day", &[line]))
+}
+
+/// An action the store or the mailbox failed: nothing was done (the
+/// operator module's promise), and why, with its causes.
+fn refused(what: &str, e: &operator::OperatorError) -> Reply {
+    chrome::error(503, &format!("{what}: {}", crate::failure::Causes(e)))
 }
 
 /// The page asking to confirm: the same form again with `confirm=yes`.

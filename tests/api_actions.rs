@@ -192,19 +192,28 @@ fn a_site_with_dead_letters_and_a_held_snapshot(tag: &str) -> Site {
         sep(9),
         (1..=20).map(|f| flight(f, at(9, 6, 0))).collect(),
     ));
+    let log = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{tag}-pump.log"));
     let pump = Killed(
         flightstate(&db, &mb, "pump", true)
+            .env("RUST_LOG", "info")
+            .stderr(std::fs::File::create(&log).expect("the pump's log"))
             .spawn()
             .expect("start flightstate pump"),
     );
     let mut conn = db.connect();
-    wait_for("the dead letters written back and the snapshot held", || {
-        status_of(&mut conn, held) == "HELD"
-            && [first, second, other].iter().all(|id| {
-                status_of(&mut conn, *id) == "DEAD"
-                    && mb.rows().iter().any(|(row, _, processed)| row == id && *processed)
-            })
-    });
+    wait_for(
+        "the dead letters written back and the snapshot held",
+        || {
+            status_of(&mut conn, held) == "HELD"
+                && [first, second, other].iter().all(|id| {
+                    status_of(&mut conn, *id) == "DEAD"
+                        && mb
+                            .rows()
+                            .iter()
+                            .any(|(row, _, processed)| row == id && *processed)
+                })
+        },
+    );
     Site {
         db,
         mb,
@@ -228,7 +237,11 @@ fn word_only_in(text: &str, other: &str) -> String {
 /// A page of another site (`localhost`, not `127.0.0.1`) that posts a
 /// requeue of `id` to `target` as soon as it loads, with `token` (as if it
 /// had leaked): only the browser's own origin headers can stop it.
-fn forged_page(target: SocketAddr, id: i64, token: &str) -> (SocketAddr, std::thread::JoinHandle<()>) {
+fn forged_page(
+    target: SocketAddr,
+    id: i64,
+    token: &str,
+) -> (SocketAddr, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a port for the other site");
     let addr = listener.local_addr().expect("its address");
     let page = format!(
@@ -275,7 +288,10 @@ fn an_operator_requeues_and_releases_from_the_page_and_every_action_is_listed() 
     );
 
     // The operator signs in and requeues one dead letter.
-    browser.go(&format!("http://{OPERATOR}:{}@{addr}/operator/", PASSWORD.replace(' ', "%20")));
+    browser.go(&format!(
+        "http://{OPERATOR}:{}@{addr}/operator/",
+        PASSWORD.replace(' ', "%20")
+    ));
     assert!(
         browser.text("#operator").contains(OPERATOR),
         "{}",
@@ -304,7 +320,12 @@ fn an_operator_requeues_and_releases_from_the_page_and_every_action_is_listed() 
     browser.type_into("input[name=kind]", "BAD_INPUT");
     browser.type_into("input[name=error]", &word);
     browser.click("#filter-button");
-    assert!(browser.text("#dead-matching").starts_with("2 match"), "{}", browser.source());
+    wait_for("the filtered page", || browser.url().contains("error="));
+    assert!(
+        browser.text("#dead-matching").starts_with("2 match"),
+        "{}",
+        browser.source()
+    );
     browser.click("#requeue-matching");
     let question = browser.text("#question");
     assert!(
@@ -323,7 +344,9 @@ fn an_operator_requeues_and_releases_from_the_page_and_every_action_is_listed() 
     browser.go(&format!("http://{addr}/operator/"));
     browser.click(&format!("#release-{}", site.held));
     assert!(
-        browser.text("#question").contains(&format!("Release held snapshot {}", site.held)),
+        browser
+            .text("#question")
+            .contains(&format!("Release held snapshot {}", site.held)),
         "{}",
         browser.source()
     );
@@ -333,11 +356,22 @@ fn an_operator_requeues_and_releases_from_the_page_and_every_action_is_listed() 
         "{}",
         browser.source()
     );
-    wait_for("the released snapshot applied", || {
-        status_of(&mut conn, site.held) == "SUCCEEDED"
-    });
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while status_of(&mut conn, site.held) != "SUCCEEDED" {
+        assert!(
+            Instant::now() < deadline,
+            "the released snapshot was not applied: {:?}\n{}",
+            [first, second, other, site.held].map(|id| record(&mut conn, id)),
+            std::fs::read_to_string(std::env::temp_dir().join("none")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     assert_eq!(
-        count(&mut conn, "flight_schd", "operation_day = DATE '2026-09-09'"),
+        count(
+            &mut conn,
+            "flight_schd",
+            "operation_day = DATE '2026-09-09'"
+        ),
         20
     );
 
@@ -364,7 +398,11 @@ fn an_operator_requeues_and_releases_from_the_page_and_every_action_is_listed() 
     let answer = browser.source();
     assert!(answer.contains("comes from another site"), "{answer}");
     assert_eq!(record(&mut conn, other).expect("record").requeue_count, 1);
-    assert_eq!(actions(&mut conn).len(), before, "a forged request left a record");
+    assert_eq!(
+        actions(&mut conn).len(),
+        before,
+        "a forged request left a record"
+    );
 
     // The command line's action lands in the same list.
     let cli = stdout_of(
@@ -379,7 +417,14 @@ fn an_operator_requeues_and_releases_from_the_page_and_every_action_is_listed() 
     let listed = actions(&mut conn);
     let summary: Vec<(&str, &str, &str, Option<i64>)> = listed
         .iter()
-        .map(|a| (a.taken_by.as_str(), a.via.as_str(), a.action.as_str(), a.message_id))
+        .map(|a| {
+            (
+                a.taken_by.as_str(),
+                a.via.as_str(),
+                a.action.as_str(),
+                a.message_id,
+            )
+        })
         .collect();
     assert_eq!(
         summary,
@@ -424,7 +469,11 @@ fn without_actions_a_post_is_refused_and_with_them_a_bad_token_changes_nothing()
         addr,
         "POST",
         "/operator/requeue",
-        &[&basic(), "Origin: http://evil.example", "Sec-Fetch-Site: cross-site"],
+        &[
+            &basic(),
+            "Origin: http://evil.example",
+            "Sec-Fetch-Site: cross-site",
+        ],
         &form,
     );
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
@@ -484,7 +533,9 @@ fn actions_on_a_network_address_need_tls() {
             .spawn()
             .expect("start flightstate serve over TLS"),
     );
-    wait_for("flightstate serve over TLS", || TcpStream::connect(addr).is_ok());
+    wait_for("flightstate serve over TLS", || {
+        TcpStream::connect(addr).is_ok()
+    });
     let browser = Browser::start(&["--ignore-certificate-errors"]);
     browser.go(&format!(
         "https://{OPERATOR}:{}@127.0.0.1:{}/operator/",

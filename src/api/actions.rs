@@ -27,7 +27,7 @@ use super::forms::OperatorView;
 use super::history::History;
 use super::html::escape;
 use super::reply::Reply;
-use super::{Api, ActionSettings, chrome, page};
+use super::{ActionSettings, Api, chrome, page};
 use crate::operator::{self, Actor, Decision, Via};
 use crate::store::Store;
 
@@ -135,10 +135,7 @@ impl Form {
             ));
         }
         let confirmed = fields.iter().any(|(k, v)| k == "confirm" && v == "yes");
-        Ok(Form {
-            fields,
-            confirmed,
-        })
+        Ok(Form { fields, confirmed })
     }
 
     fn value(&self, name: &str) -> Option<&str> {
@@ -195,10 +192,7 @@ fn requeue<S: Store + Clone>(api: &Api<S>, form: &Form, actor: &Actor) -> Result
     let id = form.id()?;
     let results = operator::requeue(&api.store, mailbox(api)?, &[id], actor)
         .map_err(|e| refused("not requeued", &e))?;
-    let lines: Vec<(bool, String)> = results
-        .iter()
-        .map(|r| (r.ok(), r.to_string()))
-        .collect();
+    let lines: Vec<(bool, String)> = results.iter().map(|r| (r.ok(), r.to_string())).collect();
     Ok(done("Requeue", &lines))
 }
 
@@ -208,8 +202,8 @@ fn requeue_matching<S: Store + Clone>(
     view: &OperatorView,
     actor: &Actor,
 ) -> Result<Reply, Reply> {
-    let filter =
-        Filter::read(&form.fields, &["token", "confirm"]).map_err(|why| chrome::error(400, &why))?;
+    let filter = Filter::read(&form.fields, &["token", "confirm"])
+        .map_err(|why| chrome::error(400, &why))?;
     if !form.confirmed {
         let letters = dead_page::matching(&api.store, &filter, operator::MAX_LETTERS)
             .map_err(|e| chrome::error(503, &format!("state database unavailable: {e:#}")))?;
@@ -224,17 +218,18 @@ fn requeue_matching<S: Store + Clone>(
                 "Requeue {} dead letter(s) ({}): {}?",
                 ids.len(),
                 filter.describe(),
-                if ids.is_empty() { "none".to_owned() } else { ids.join(", ") }
+                if ids.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ids.join(", ")
+                }
             ),
             "The pump applies each again through the normal path.",
         ));
     }
     let results = operator::requeue_matching(&api.store, mailbox(api)?, filter.as_store(), actor)
         .map_err(|e| refused("not requeued", &e))?;
-    let mut lines: Vec<(bool, String)> = results
-        .iter()
-        .map(|r| (r.ok(), r.to_string()))
-        .collect();
+    let mut lines: Vec<(bool, String)> = results.iter().map(|r| (r.ok(), r.to_string())).collect();
     if lines.is_empty() {
         lines.push((true, "no dead letter matched".to_owned()));
     }
@@ -268,7 +263,11 @@ fn decide<S: Store + Clone>(
     let decided = operator::decide_held(&api.store, id, decision, actor)
         .map_err(|e| refused("not decided", &e))?;
     Ok(done(
-        if action == "release" { "Release" } else { "Reject" },
+        if action == "release" {
+            "Release"
+        } else {
+            "Reject"
+        },
         &[(decided.ok(), decided.to_string())],
     ))
 }
@@ -289,7 +288,10 @@ fn request_day<S: Store + Clone>(
         day,
         actor,
     ) {
-        Ok(registered) => (true, format!("{day}: request {} registered", registered.req_id)),
+        Ok(registered) => (
+            true,
+            format!("{day}: request {} registered", registered.req_id),
+        ),
         Err(e) => (false, format!("{day}: not requested: {e}")),
     };
     Ok(done("Request a day", &[line]))

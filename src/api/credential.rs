@@ -127,7 +127,11 @@ fn process_secret() -> [u8; 32] {
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut secret));
     if read.is_err() {
         let mut hasher = Sha256::new();
-        hasher.update(format!("{:?}{}", std::time::SystemTime::now(), std::process::id()));
+        hasher.update(format!(
+            "{:?}{}",
+            std::time::SystemTime::now(),
+            std::process::id()
+        ));
         secret.copy_from_slice(&hasher.finalize());
     }
     secret
@@ -154,7 +158,10 @@ pub fn same_origin(host: Option<&str>, origin: Option<&str>, fetch_site: Option<
 pub fn loopback(bind: &str) -> bool {
     let host = bind.rsplit_once(':').map_or(bind, |(host, _)| host);
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
@@ -174,7 +181,10 @@ mod tests {
             Credential::parse(&format!("ana:{}", hex("correct horse"))).expect("valid"),
         ]);
         // "ana:correct horse" in base64.
-        assert_eq!(ops.account(Some("Basic YW5hOmNvcnJlY3QgaG9yc2U=")), Some("ana"));
+        assert_eq!(
+            ops.account(Some("Basic YW5hOmNvcnJlY3QgaG9yc2U=")),
+            Some("ana")
+        );
         // "ana:wrong".
         assert_eq!(ops.account(Some("Basic YW5hOndyb25n")), None);
         // "bob:correct horse".
@@ -213,7 +223,11 @@ mod tests {
     #[test]
     fn another_origin_is_refused() {
         let host = Some("127.0.0.1:8080");
-        assert!(same_origin(host, Some("http://127.0.0.1:8080"), Some("same-origin")));
+        assert!(same_origin(
+            host,
+            Some("http://127.0.0.1:8080"),
+            Some("same-origin")
+        ));
         assert!(same_origin(host, None, None));
         assert!(!same_origin(host, Some("http://evil.example"), None));
         assert!(!same_origin(host, None, Some("cross-site")));

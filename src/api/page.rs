@@ -93,7 +93,11 @@ fn write_heading(
             escape(&view.account)
         );
     }
-    switches(out, options, if operator.is_some() { "/operator" } else { "/" });
+    switches(
+        out,
+        options,
+        if operator.is_some() { "/operator" } else { "/" },
+    );
 }
 
 fn write_mailbox(out: &mut String, status: &Status) {
@@ -188,9 +192,8 @@ fn write_messages(out: &mut String, state: &StateFacts, operator: Option<&Operat
 
 fn write_outbox(out: &mut String, state: &StateFacts, taken_at: chrono::NaiveDateTime) {
     let o = &state.outbox;
-    let age = |oldest| {
-        age_secs(oldest, taken_at).map_or_else(|| "–".to_owned(), |s| format!("{s} s"))
-    };
+    let age =
+        |oldest| age_secs(oldest, taken_at).map_or_else(|| "–".to_owned(), |s| format!("{s} s"));
     let _ = write!(
         out,
         "<h2>Outbox</h2><div class=\"wrap\"><table id=\"outbox\"><tr><th>Outbox</th>\

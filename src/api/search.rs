@@ -17,9 +17,7 @@ use super::html::escape;
 use super::reply::Reply;
 use super::{Api, ApiSettings};
 use crate::state::day_of;
-use crate::store::{
-    BrowseOps, FlightMatch, HeldDays, ReadOps, StateTx, Store, StoreError,
-};
+use crate::store::{BrowseOps, FlightMatch, HeldDays, ReadOps, StateTx, Store, StoreError};
 
 /// Flights a search lists at most: a number flies once or twice a day, so
 /// more than this is a query too loose to be useful, and the page stays
@@ -127,24 +125,48 @@ struct Found {
 /// today, with no day named, is searched on every day the state holds (a
 /// person looking up yesterday's demo or last week's flight), and the
 /// page says so.
-fn find_or_widen<S: Store>(store: &S, wanted: Wanted, day_named: bool) -> Result<Found, StoreError> {
+fn find_or_widen<S: Store>(
+    store: &S,
+    wanted: Wanted,
+    day_named: bool,
+) -> Result<Found, StoreError> {
     let matches = find(store, &wanted)?;
     let Wanted::Number { number, .. } = &wanted else {
-        return Ok(Found { wanted, matches, widened: None });
+        return Ok(Found {
+            wanted,
+            matches,
+            widened: None,
+        });
     };
     if !matches.is_empty() || day_named {
-        return Ok(Found { wanted, matches, widened: None });
+        return Ok(Found {
+            wanted,
+            matches,
+            widened: None,
+        });
     }
     let held = store.transaction(|tx| {
         tx.set_read_only_snapshot()?;
         tx.select_held_days()
     })?;
     let (Some(first), Some(last)) = (held.first_day, held.last_day) else {
-        return Ok(Found { wanted, matches, widened: Some(held) });
+        return Ok(Found {
+            wanted,
+            matches,
+            widened: Some(held),
+        });
     };
-    let wider = Wanted::Number { number: number.clone(), first, last };
+    let wider = Wanted::Number {
+        number: number.clone(),
+        first,
+        last,
+    };
     let matches = find(store, &wider)?;
-    Ok(Found { wanted: wider, matches, widened: Some(held) })
+    Ok(Found {
+        wanted: wider,
+        matches,
+        widened: Some(held),
+    })
 }
 
 /// The answer to `GET /search?…`.

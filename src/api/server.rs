@@ -15,9 +15,9 @@ use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
 
 use super::actions::{self, Head};
 use super::history::{self, History};
-use super::{Api, TlsFiles};
 use super::reply::Reply;
 use super::routes;
+use super::{Api, TlsFiles};
 use crate::store::Store;
 
 /// How often an idle thread looks at the stop flag.

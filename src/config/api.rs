@@ -131,7 +131,10 @@ impl ApiConfig {
             if crate::api::Credential::parse(entry).is_none() {
                 return Err(ConfigError::BadValue {
                     setting: "api.operators",
-                    value: entry.split_once(':').map_or("***", |(name, _)| name).to_owned(),
+                    value: entry
+                        .split_once(':')
+                        .map_or("***", |(name, _)| name)
+                        .to_owned(),
                     reason: "each must be `name:<SHA-256 of the password, 64 hex digits>`",
                 });
             }
@@ -237,6 +240,9 @@ mod tests {
                 ..ApiConfig::default()
             }
         );
-        assert!(shown.contains("\"ana\"") && !shown.contains("2c26b46b"), "{shown}");
+        assert!(
+            shown.contains("\"ana\"") && !shown.contains("2c26b46b"),
+            "{shown}"
+        );
     }
 }

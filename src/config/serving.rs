@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{Config, ConfigError};
 use crate::api::{
-    ActionSettings, ApiSettings, Credential, Operators, StatusLimits, Topics, TlsFiles,
+    ActionSettings, ApiSettings, Credential, Operators, StatusLimits, TlsFiles, Topics,
 };
 
 impl Config {

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
+use super::error::MetaUnread;
 use super::identity::identity_key;
 use crate::FailureKind;
 use crate::journal::{FinalRow, WriteBackStatuses, record_write_back};
@@ -61,17 +62,6 @@ pub struct Attempt<'a> {
     /// kind, and what its evidence and a request's answer are counted by.
     meta: OnceCell<Meta>,
     pub(super) origin: Origin<'a>,
-}
-
-/// A rule was handed a message whose META was not read yet: a broken
-/// invariant of the pipeline, not of the message. The attempt fails as an
-/// infrastructure fault (retried, and the blocked head alerts), as the
-/// pump's own bug should, rather than panicking.
-#[derive(Debug, thiserror::Error)]
-#[error("message {message_id} reached a rule before its META was read")]
-pub struct MetaUnread {
-    /// The message's id.
-    pub message_id: i64,
 }
 
 /// Where the message comes from, which decides what its transactions

@@ -35,7 +35,7 @@ pub enum PipelineError {
     Store(#[from] StoreError),
     /// A rule ran on a message not read yet: the pipeline's own fault.
     #[error(transparent)]
-    Unread(#[from] super::attempt::MetaUnread),
+    Unread(#[from] MetaUnread),
     /// A failure injected by a test (feature `failpoints`).
     #[cfg(feature = "failpoints")]
     #[error(transparent)]
@@ -74,4 +74,15 @@ impl PipelineError {
             _ => "INFRA",
         }
     }
+}
+
+/// A rule was handed a message whose META was not read yet: a broken
+/// invariant of the pipeline, not of the message. The attempt fails as an
+/// infrastructure fault (retried, and the blocked head alerts), as the
+/// pump's own bug should, rather than panicking.
+#[derive(Debug, thiserror::Error)]
+#[error("message {message_id} reached a rule before its META was read")]
+pub struct MetaUnread {
+    /// The message's id.
+    pub message_id: i64,
 }

@@ -9,6 +9,8 @@ use super::StoreError;
 /// run them.
 pub trait TailOps {
     /// The highest message id `PROC_STATE` holds as SUCCEEDED or DEAD, or
-    /// `None` when it holds none.
+    /// as requeued by an operator (FAILED, `REQUEUED`: final once, its
+    /// mailbox row pending again by hand, not lost), or `None` when it
+    /// holds none.
     fn select_last_final_message(&mut self) -> Result<Option<i64>, StoreError>;
 }

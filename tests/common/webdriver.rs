@@ -43,14 +43,39 @@ fn call(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> Res
         body.len()
     )
     .map_err(|e| e.to_string())?;
+    // The driver keeps the connection open whatever the request says: the
+    // body is as long as its `Content-Length`.
     let mut reply = Vec::new();
-    stream.read_to_end(&mut reply).map_err(|e| e.to_string())?;
-    let reply = String::from_utf8_lossy(&reply);
-    let (_, json_text) = reply
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("not an HTTP reply: {reply}"))?;
-    let parsed: Value = serde_json::from_str(json_text)
-        .map_err(|e| format!("not JSON ({e}): {json_text}"))?;
+    let mut chunk = [0_u8; 64 * 1024];
+    let body_start = loop {
+        let n = stream.read(&mut chunk).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err(format!(
+                "chromedriver closed: {}",
+                String::from_utf8_lossy(&reply)
+            ));
+        }
+        reply.extend_from_slice(&chunk[..n]);
+        if let Some(end) = reply.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&reply[..body_start]).to_ascii_lowercase();
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .ok_or_else(|| format!("no Content-Length: {head}"))?;
+    while reply.len() < body_start + length {
+        let n = stream.read(&mut chunk).map_err(|e| e.to_string())?;
+        if n == 0 {
+            break;
+        }
+        reply.extend_from_slice(&chunk[..n]);
+    }
+    let json_text = String::from_utf8_lossy(&reply[body_start..]);
+    let parsed: Value =
+        serde_json::from_str(&json_text).map_err(|e| format!("not JSON ({e}): {json_text}"))?;
     let value = parsed.get("value").cloned().unwrap_or(Value::Null);
     if let Some(error) = value.get("error") {
         return Err(format!("{method} {path}: {error}: {}", value["message"]));
@@ -165,24 +190,45 @@ impl Browser {
         found[ELEMENT].as_str().map(str::to_owned)
     }
 
+    /// The element `css` selects, waiting for it while a page that a
+    /// click or a form's submission asked for loads.
+    fn wait_for(&self, css: &str) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let found = self.find(css);
+            if found.is_some() || Instant::now() >= deadline {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Clicks the element `css` selects and waits for what it loads.
     #[track_caller]
     pub fn click(&self, css: &str) {
         let element = self
-            .find(css)
+            .wait_for(css)
             .unwrap_or_else(|| panic!("no {css} on the page:\n{}", self.source()));
-        self.command("POST", &format!("/element/{element}/click"), Some(&json!({})))
-            .unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
+        self.command(
+            "POST",
+            &format!("/element/{element}/click"),
+            Some(&json!({})),
+        )
+        .unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
     }
 
     /// Types `text` into the field `css` selects.
     #[track_caller]
     pub fn type_into(&self, css: &str, text: &str) {
         let element = self
-            .find(css)
+            .wait_for(css)
             .unwrap_or_else(|| panic!("no {css} on the page:\n{}", self.source()));
-        self.command("POST", &format!("/element/{element}/clear"), Some(&json!({})))
-            .unwrap_or_else(|e| panic!("cannot clear {css}: {e}"));
+        self.command(
+            "POST",
+            &format!("/element/{element}/clear"),
+            Some(&json!({})),
+        )
+        .unwrap_or_else(|e| panic!("cannot clear {css}: {e}"));
         self.command(
             "POST",
             &format!("/element/{element}/value"),
@@ -195,7 +241,7 @@ impl Browser {
     #[track_caller]
     pub fn text(&self, css: &str) -> String {
         let element = self
-            .find(css)
+            .wait_for(css)
             .unwrap_or_else(|| panic!("no {css} on the page:\n{}", self.source()));
         self.command("GET", &format!("/element/{element}/text"), None)
             .expect("the element's text")

@@ -65,7 +65,7 @@ pub(super) fn on_event(day: &mut DayOrder, message_id: i64, dttm: NaiveDateTime)
 /// # Errors
 ///
 /// A [`StoreError`](crate::store::StoreError) reading or writing the
-/// evidence, or [`MetaUnread`](crate::pipeline::attempt::MetaUnread) for a
+/// evidence, or [`MetaUnread`](crate::pipeline::error::MetaUnread) for a
 /// message not read.
 pub(in crate::pipeline) fn count_snapshot<T: StateTx>(
     tx: &mut T,
@@ -86,7 +86,7 @@ pub(in crate::pipeline) fn count_snapshot<T: StateTx>(
 /// # Errors
 ///
 /// A [`StoreError`](crate::store::StoreError) reading or writing the
-/// evidence, or [`MetaUnread`](crate::pipeline::attempt::MetaUnread) for a
+/// evidence, or [`MetaUnread`](crate::pipeline::error::MetaUnread) for a
 /// message not read.
 pub(in crate::pipeline) fn count_flight_messages<T: StateTx>(
     tx: &mut T,

@@ -34,7 +34,8 @@ use std::borrow::Cow;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use super::PipelineError;
-use super::attempt::{Attempt, MetaUnread};
+use super::attempt::Attempt;
+use super::error::MetaUnread;
 use super::evidence::order;
 use super::outcome::SnapshotReport;
 use super::rules::Rules;

@@ -5,7 +5,7 @@ use super::binds::Text;
 use super::errors::at;
 use super::statements as sql;
 use super::tx::OracleTx;
-use crate::store::{ProcStatus, StoreError, TailOps};
+use crate::store::{ProcStatus, REQUEUED, StoreError, TailOps};
 
 impl TailOps for OracleTx<'_> {
     fn select_last_final_message(&mut self) -> Result<Option<i64>, StoreError> {
@@ -17,6 +17,8 @@ impl TailOps for OracleTx<'_> {
                 &[
                     ("succeeded", &Text(Some(ProcStatus::Succeeded.code()))),
                     ("dead", &Text(Some(ProcStatus::Dead.code()))),
+                    ("failed", &Text(Some(ProcStatus::Failed.code()))),
+                    ("requeued", &Text(Some(REQUEUED))),
                 ],
             )
             .map_err(at(op))?;

@@ -7,7 +7,7 @@ use super::errors::query;
 use super::prepared::Prepare;
 use super::statements as sql;
 use super::tx::PgTx;
-use crate::store::{ProcStatus, StoreError, TailOps};
+use crate::store::{ProcStatus, REQUEUED, StoreError, TailOps};
 
 #[derive(QueryableByName)]
 struct LastRow {
@@ -20,6 +20,8 @@ impl TailOps for PgTx<'_> {
         let row: LastRow = sql_query(sql::SELECT_LAST_FINAL_MESSAGE)
             .bind::<Text, _>(ProcStatus::Succeeded.code())
             .bind::<Text, _>(ProcStatus::Dead.code())
+            .bind::<Text, _>(ProcStatus::Failed.code())
+            .bind::<Text, _>(REQUEUED)
             .prepared()
             .get_result(self.conn())
             .map_err(|e| query("select_last_final_message", e))?;

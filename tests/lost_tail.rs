@@ -143,6 +143,46 @@ fn history_other_readers_and_purged_rows_are_not_a_lost_tail() {
     );
 }
 
+/// An operator's requeue sets the highest final message FAILED (REQUEUED)
+/// and its mailbox row pending: the state database's last final message
+/// moves down by the operator's hand, not by a lost commit, and the pump
+/// that recorded it goes on and applies it again.
+#[test]
+fn a_requeue_of_the_last_final_message_is_not_a_lost_tail() {
+    let db = TestDatabase::migrated();
+    let store = pg_store(db.url());
+    let mb = MailboxDatabase::create("tail_requeue");
+    let mailbox = mailbox(mb.url());
+    let mut pump = Pump::new(
+        store.clone(),
+        Arc::clone(&mailbox),
+        site_settings(),
+        pump_settings("tail-requeue"),
+    );
+    mb.insert(&reno(1, "B1"));
+    let dead = mb.insert(b"<MSG/>");
+    drain(&mut pump);
+    assert!(mb.all_written_back(2));
+    let actor = flightstate::operator::Actor::new("night-shift", flightstate::operator::Via::CommandLine)
+        .expect("a name");
+    let requeued = flightstate::operator::requeue(&store, &mailbox, &[dead], &actor)
+        .expect("the requeue");
+    assert!(requeued.iter().all(|r| r.ok()), "{requeued:?}");
+    assert_eq!(detect(&store, &mailbox).expect("look"), None);
+    let summary = pump
+        .run(&AtomicBool::new(false), true)
+        .expect("no failpoint armed");
+    assert_eq!(summary.lost_tail, None);
+    assert_eq!(pump.lost_tail(), None);
+    assert!(
+        proc_states(&mut db.connect())
+            .iter()
+            .any(|(id, status, _, _)| *id == dead && status == "DEAD"),
+        "the requeued message is applied again (and refused again)"
+    );
+    assert!(mb.all_written_back(2));
+}
+
 /// The site's pump, with a lease short enough for a test to wait out.
 fn site_pump(holder: &str) -> PumpSettings {
     PumpSettings {

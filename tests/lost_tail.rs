@@ -163,10 +163,11 @@ fn a_requeue_of_the_last_final_message_is_not_a_lost_tail() {
     let dead = mb.insert(b"<MSG/>");
     drain(&mut pump);
     assert!(mb.all_written_back(2));
-    let actor = flightstate::operator::Actor::new("night-shift", flightstate::operator::Via::CommandLine)
-        .expect("a name");
-    let requeued = flightstate::operator::requeue(&store, &mailbox, &[dead], &actor)
-        .expect("the requeue");
+    let actor =
+        flightstate::operator::Actor::new("night-shift", flightstate::operator::Via::CommandLine)
+            .expect("a name");
+    let requeued =
+        flightstate::operator::requeue(&store, &mailbox, &[dead], &actor).expect("the requeue");
     assert!(requeued.iter().all(|r| r.ok()), "{requeued:?}");
     assert_eq!(detect(&store, &mailbox).expect("look"), None);
     let summary = pump

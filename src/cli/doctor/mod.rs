@@ -113,6 +113,7 @@ fn state_database(report: &mut Report, config: &Config) {
             },
         );
     }
+    let schema_behind = facts.schema.check().is_err();
     report.line(
         "schema",
         match facts.schema.check() {
@@ -134,6 +135,13 @@ fn state_database(report: &mut Report, config: &Config) {
             Some(missing) if missing.is_empty() => {
                 Verdict::Ok("SELECT, INSERT, UPDATE, DELETE on every table".to_owned())
             }
+            // Tables a pending migration creates are missing until it runs:
+            // the schema line says so already, and its remedy is the same.
+            Some(missing) if schema_behind => Verdict::Warn(format!(
+                "not judged while the schema is behind: no SELECT, INSERT, UPDATE and DELETE on \
+                 {} yet; look again after `flightstate migrate`",
+                missing.join(", ")
+            )),
             Some(missing) => Verdict::Fail(format!(
                 "no SELECT, INSERT, UPDATE and DELETE on {} (or the table is missing): run \
                  `flightstate migrate`, or grant them to this user",

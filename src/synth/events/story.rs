@@ -1,14 +1,29 @@
 //! Each flight's story through the day: when it is retimed, boards,
 //! lands or leaves, and which FLOP says so, in time order.
+//!
+//! Each step below draws from the flight's random stream in a fixed order;
+//! the order is part of what a seed means (the same seed, the same day), so
+//! a new step goes after the others, never between them.
 
 use super::*;
+use crate::synth::plan::Visit;
+
+/// A flight's updates with the time each is sent, unordered.
+type Updates = Vec<(NaiveDateTime, Change)>;
+
+/// Where the aircraft stands through the turnaround, after any stand change.
+struct Parking<'a> {
+    stand: String,
+    /// At a contact stand: the bridges dock and undock.
+    contact: bool,
+    bridges: &'a [String],
+}
 
 /// The updates one flight receives, unordered.
-pub(super) fn story(plan: &Plan, index: usize, rng: &mut Rng) -> Vec<(NaiveDateTime, Change)> {
+pub(super) fn story(plan: &Plan, index: usize, rng: &mut Rng) -> Updates {
     let flight = &plan.flights[index];
     let visit = &plan.visits[flight.visit];
-    let mut out: Vec<(NaiveDateTime, Change)> = Vec::new();
-    let s = flight.sodt;
+    let mut out = Updates::new();
     if let Some(at) = flight.announced {
         out.push((at, Change::Announce));
     }
@@ -16,15 +31,41 @@ pub(super) fn story(plan: &Plan, index: usize, rng: &mut Rng) -> Vec<(NaiveDateT
         // Cancelled before the day began: nothing more happens to it.
         return out;
     }
-    // The stand the aircraft really uses, after a stand change.
+    let parking = parking(visit, &mut out);
+    incidents(flight, index, rng, &mut out);
+    if ends_before_operating(flight, rng, &mut out) {
+        return out;
+    }
+    delays(flight, rng, &mut out);
+    match flight.mvin {
+        Movement::Arrival => arrival(flight, &parking, rng, &mut out),
+        Movement::Departure => departure(flight, &parking, rng, &mut out),
+    }
+    partner_ground_events(plan, flight, &parking, &mut out);
+    out
+}
+
+/// The stand the aircraft really uses, and the stand change that moves it there.
+fn parking<'a>(visit: &'a Visit, out: &mut Updates) -> Parking<'a> {
     let planned_stand = visit.stands[0].clone();
     let (stand, contact) = match &visit.stand_change {
         Some((at, to)) => {
-            out.push((*at, Change::StandPlan(planned_stand.clone(), to.clone())));
+            out.push((*at, Change::StandPlan(planned_stand, to.clone())));
             (to.clone(), false)
         }
         None => (planned_stand, !visit.bridges.is_empty()),
     };
+    Parking {
+        stand,
+        contact,
+        bridges: &visit.bridges,
+    }
+}
+
+/// What may happen to any flight hours before it operates: a remark, new
+/// handling agents, an aircraft swap, a bus gate, VIPs.
+fn incidents(flight: &Flight, index: usize, rng: &mut Rng, out: &mut Updates) {
+    let s = flight.sodt;
     if rng.chance(0.05) {
         out.push((
             s - minutes(rng.range(120, 300)),
@@ -67,91 +108,100 @@ pub(super) fn story(plan: &Plan, index: usize, rng: &mut Rng) -> Vec<(NaiveDateT
             Change::Vip(rng.range(1, 4) as u32, rng.range(1, 3) as u8),
         ));
     }
+}
+
+/// A flight cancelled or deleted during the day: its last updates, and true.
+fn ends_before_operating(flight: &Flight, rng: &mut Rng, out: &mut Updates) -> bool {
+    let s = flight.sodt;
     match flight.fate {
         Fate::Cancelled => {
             let at = s - minutes(rng.range(30, 240));
             out.push((at, Change::Cancel(at)));
             out.push((at + minutes(1), Change::Status("CNL")));
-            return out;
+            true
         }
         Fate::Deleted => {
             out.push((s - minutes(rng.range(60, 300)), Change::Delete));
-            return out;
+            true
         }
-        _ => {}
+        _ => false,
     }
+}
+
+/// A delay of a quarter of an hour or more: its codes, and at times an
+/// external status.
+fn delays(flight: &Flight, rng: &mut Rng, out: &mut Updates) {
+    let s = flight.sodt;
     let late = flight.delay;
-    if late >= 15 {
-        let (code, text) = *rng.pick(DELAY_CODES);
-        let at = s - minutes(rng.range(20, 60));
-        if late > 30 && rng.chance(0.5) {
-            // A long delay is often split between a knock-on and its own cause.
-            let (second, why) = *rng.pick(DELAY_CODES);
-            let part = late / 2;
-            out.push((at, Change::Delay(code, s, part as u32, text)));
-            if second != code {
-                out.push((
-                    at + minutes(1),
-                    Change::Delay(second, s + minutes(part), (late - part) as u32, why),
-                ));
-            }
-        } else {
-            out.push((at, Change::Delay(code, s, late as u32, text)));
-        }
-        if rng.chance(0.5) {
-            let (code, text) = EXTERNAL_STATUSES[rng.index(4)];
-            out.push((at + minutes(1), Change::External(code, text)));
-        }
+    if late < 15 {
+        return;
     }
-    match flight.mvin {
-        Movement::Arrival => arrival(flight, &stand, contact, &visit.bridges, rng, &mut out),
-        Movement::Departure => departure(flight, &stand, contact, &visit.bridges, rng, &mut out),
+    let (code, text) = *rng.pick(DELAY_CODES);
+    let at = s - minutes(rng.range(20, 60));
+    if late > 30 && rng.chance(0.5) {
+        // A long delay is often split between a knock-on and its own cause.
+        let (second, why) = *rng.pick(DELAY_CODES);
+        let part = late / 2;
+        out.push((at, Change::Delay(code, s, part as u32, text)));
+        if second != code {
+            out.push((
+                at + minutes(1),
+                Change::Delay(second, s + minutes(part), (late - part) as u32, why),
+            ));
+        }
+    } else {
+        out.push((at, Change::Delay(code, s, late as u32, text)));
     }
-    // AODB keeps the ground events of a turnaround on both of its flights: the arrival
-    // also gets the off-blocks and undocking, the departure the in-blocks and docking.
+    if rng.chance(0.5) {
+        let (code, text) = EXTERNAL_STATUSES[rng.index(4)];
+        out.push((at + minutes(1), Change::External(code, text)));
+    }
+}
+
+/// AODB keeps the ground events of a turnaround on both of its flights: the
+/// arrival also gets the off-blocks and undocking, the departure the
+/// in-blocks and docking.
+fn partner_ground_events(plan: &Plan, flight: &Flight, parking: &Parking, out: &mut Updates) {
+    let visit = &plan.visits[flight.visit];
     let partner = match flight.mvin {
         Movement::Arrival => visit.departure,
         Movement::Departure => visit.arrival,
     };
-    if let Some(partner) = partner.map(|p| &plan.flights[p])
-        && operates(partner)
-        && flight.fate != Fate::Diverted
-        && flight.fate != Fate::Returned
-    {
-        match flight.mvin {
-            Movement::Arrival => {
-                let off_block = partner.sodt + minutes(partner.delay);
-                out.push((
-                    off_block - minutes(1),
-                    Change::Chocks(ChockState::Off, off_block - minutes(1), stand.clone()),
-                ));
-                if contact {
-                    for bridge in &visit.bridges {
-                        out.push((
-                            off_block - minutes(4),
-                            Change::Bridge('D', off_block - minutes(4), bridge.clone()),
-                        ));
-                    }
+    let Some(partner) = partner.map(|p| &plan.flights[p]) else {
+        return;
+    };
+    if !operates(partner) || flight.fate == Fate::Diverted || flight.fate == Fate::Returned {
+        return;
+    }
+    let block = partner.sodt + minutes(partner.delay);
+    let stand = &parking.stand;
+    match flight.mvin {
+        Movement::Arrival => {
+            out.push((
+                block - minutes(1),
+                Change::Chocks(ChockState::Off, block - minutes(1), stand.clone()),
+            ));
+            if parking.contact {
+                for bridge in parking.bridges {
+                    out.push((
+                        block - minutes(4),
+                        Change::Bridge('D', block - minutes(4), bridge.clone()),
+                    ));
                 }
             }
-            Movement::Departure => {
-                let in_block = partner.sodt + minutes(partner.delay);
-                out.push((
-                    in_block,
-                    Change::Chocks(ChockState::On, in_block, stand.clone()),
-                ));
-                if contact {
-                    for bridge in &visit.bridges {
-                        out.push((
-                            in_block + minutes(2),
-                            Change::Bridge('A', in_block + minutes(2), bridge.clone()),
-                        ));
-                    }
+        }
+        Movement::Departure => {
+            out.push((block, Change::Chocks(ChockState::On, block, stand.clone())));
+            if parking.contact {
+                for bridge in parking.bridges {
+                    out.push((
+                        block + minutes(2),
+                        Change::Bridge('A', block + minutes(2), bridge.clone()),
+                    ));
                 }
             }
         }
     }
-    out
 }
 
 /// Whether a flight reaches its block here: not cancelled, deleted or diverted.
@@ -160,14 +210,7 @@ pub(super) fn operates(flight: &Flight) -> bool {
         && matches!(flight.fate, Fate::Normal | Fate::GoAround | Fate::Returned)
 }
 
-pub(super) fn arrival(
-    flight: &Flight,
-    stand: &str,
-    contact: bool,
-    bridges: &[String],
-    rng: &mut Rng,
-    out: &mut Vec<(NaiveDateTime, Change)>,
-) {
+fn arrival(flight: &Flight, parking: &Parking, rng: &mut Rng, out: &mut Updates) {
     let s = flight.sodt;
     let in_block = s + minutes(flight.delay);
     let off_origin = in_block - minutes(flight.block);
@@ -202,7 +245,8 @@ pub(super) fn arrival(
             Change::Abort(AbortKind::GoAround, "unstable approach"),
         ));
     }
-    out.push((in_block - minutes(25), Change::Stand(stand.to_owned())));
+    let stand = &parking.stand;
+    out.push((in_block - minutes(25), Change::Stand(stand.clone())));
     if rng.chance(0.3) {
         out.push((
             in_block - minutes(8),
@@ -211,11 +255,11 @@ pub(super) fn arrival(
     }
     out.push((
         in_block,
-        Change::Chocks(ChockState::On, in_block, stand.to_owned()),
+        Change::Chocks(ChockState::On, in_block, stand.clone()),
     ));
     out.push((in_block, Change::Status("ARR")));
-    if contact {
-        for bridge in bridges {
+    if parking.contact {
+        for bridge in parking.bridges {
             out.push((
                 in_block + minutes(2),
                 Change::Bridge('A', in_block + minutes(2), bridge.clone()),
@@ -234,37 +278,56 @@ pub(super) fn arrival(
     out.push((last, Change::LastBag(last)));
 }
 
-pub(super) fn departure(
-    flight: &Flight,
-    stand: &str,
-    contact: bool,
-    bridges: &[String],
-    rng: &mut Rng,
-    out: &mut Vec<(NaiveDateTime, Change)>,
-) {
-    let s = flight.sodt;
-    let off_block = s + minutes(flight.delay);
-    let counters = flight.record.ckdt.items().first();
-    if let Some(c) = counters
+/// A departure from its counters opening to its next estimate: check-in,
+/// the off-block estimates, boarding, the push-back, and the departure (or
+/// its return).
+fn departure(flight: &Flight, parking: &Parking, rng: &mut Rng, out: &mut Updates) {
+    let off_block = flight.sodt + minutes(flight.delay);
+    check_in(flight, rng, out);
+    off_block_estimates(flight, off_block, rng, out);
+    boarding(flight, off_block, &parking.stand, rng, out);
+    push_back(off_block, parking, rng, out);
+    if flight.fate == Fate::Returned {
+        let (kind, why) = if rng.chance(0.5) {
+            (ReturnKind::Ground, "passenger unwell")
+        } else {
+            (ReturnKind::Air, "cabin pressure warning")
+        };
+        out.push((off_block + minutes(20), Change::Return(kind, why)));
+        out.push((off_block + minutes(21), Change::Status("RTN")));
+        return;
+    }
+    departed(flight, off_block, rng, out);
+}
+
+/// The check-in counters and baggage chutes opening and closing, the
+/// closing moved by the delay.
+fn check_in(flight: &Flight, rng: &mut Rng, out: &mut Updates) {
+    let late = minutes(flight.delay.max(0));
+    if let Some(c) = flight.record.ckdt.items().first()
         && rng.chance(0.5)
         && let (Some(open), Some(close)) = (c.pcot.value(), c.pcct.value())
     {
         out.push((*open, Change::CountersOpen(*open)));
-        out.push((
-            *close + minutes(flight.delay.max(0)),
-            Change::CountersClose(*close + minutes(flight.delay.max(0))),
-        ));
+        out.push((*close + late, Change::CountersClose(*close + late)));
     }
     if let Some(c) = flight.record.chdt.items().first()
         && rng.chance(0.3)
         && let (Some(begin), Some(end)) = (c.pcbt.value(), c.pcet.value())
     {
         out.push((*begin, Change::ChutesBegin(*begin)));
-        out.push((
-            *end + minutes(flight.delay.max(0)),
-            Change::ChutesEnd(*end + minutes(flight.delay.max(0))),
-        ));
+        out.push((*end + late, Change::ChutesEnd(*end + late)));
     }
+}
+
+/// EOBT, TOBT, COBT and CTOT, sent hours before the flight.
+fn off_block_estimates(
+    flight: &Flight,
+    off_block: NaiveDateTime,
+    rng: &mut Rng,
+    out: &mut Updates,
+) {
+    let s = flight.sodt;
     if rng.chance(0.4) {
         out.push((s - minutes(180), Change::Time(FlopSubtype::Eobt, off_block)));
     }
@@ -280,6 +343,17 @@ pub(super) fn departure(
             Change::Time(FlopSubtype::Ctot, off_block + minutes(15)),
         ));
     }
+}
+
+/// The stand, the gates opening and closing, boarding, the load sheet, the
+/// final call and the door closing.
+fn boarding(
+    flight: &Flight,
+    off_block: NaiveDateTime,
+    stand: &str,
+    rng: &mut Rng,
+    out: &mut Updates,
+) {
     if rng.chance(0.6) {
         out.push((off_block - minutes(70), Change::Stand(stand.to_owned())));
     }
@@ -317,8 +391,13 @@ pub(super) fn departure(
             Change::Door(PortAction::Close, off_block - minutes(6)),
         ));
     }
-    if contact {
-        for bridge in bridges {
+}
+
+/// Undocking, the tractor, engine start, off-blocks, the push and the runway.
+fn push_back(off_block: NaiveDateTime, parking: &Parking, rng: &mut Rng, out: &mut Updates) {
+    let stand = &parking.stand;
+    if parking.contact {
+        for bridge in parking.bridges {
             out.push((
                 off_block - minutes(4),
                 Change::Bridge('D', off_block - minutes(4), bridge.clone()),
@@ -327,7 +406,7 @@ pub(super) fn departure(
         if rng.chance(0.5) {
             out.push((
                 off_block - minutes(8),
-                Change::Tractor(off_block - minutes(8), stand.to_owned()),
+                Change::Tractor(off_block - minutes(8), stand.clone()),
             ));
         }
     }
@@ -343,10 +422,10 @@ pub(super) fn departure(
     }
     out.push((
         off_block - minutes(1),
-        Change::Chocks(ChockState::Off, off_block - minutes(1), stand.to_owned()),
+        Change::Chocks(ChockState::Off, off_block - minutes(1), stand.clone()),
     ));
-    if contact {
-        out.push((off_block, Change::Push(off_block, stand.to_owned())));
+    if parking.contact {
+        out.push((off_block, Change::Push(off_block, stand.clone())));
     }
     if rng.chance(0.3) {
         out.push((
@@ -354,16 +433,10 @@ pub(super) fn departure(
             Change::Runway(RUNWAYS[rng.index(RUNWAYS.len())]),
         ));
     }
-    if flight.fate == Fate::Returned {
-        let (kind, why) = if rng.chance(0.5) {
-            (ReturnKind::Ground, "passenger unwell")
-        } else {
-            (ReturnKind::Air, "cabin pressure warning")
-        };
-        out.push((off_block + minutes(20), Change::Return(kind, why)));
-        out.push((off_block + minutes(21), Change::Status("RTN")));
-        return;
-    }
+}
+
+/// Departed: the status, and the next station's estimate and arrival.
+fn departed(flight: &Flight, off_block: NaiveDateTime, rng: &mut Rng, out: &mut Updates) {
     out.push((off_block + minutes(12), Change::Status("DEP")));
     let next = off_block + minutes(flight.block + 10);
     if rng.chance(0.2) {
